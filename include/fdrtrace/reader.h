@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fdrtrace/reader.h - the streaming trace reader.
+ *
+ * A reader parses an FDR trace (versions 1 to 5) one record at a time, in
+ * the shape of FreeBSD's pmclog(3): open it on a file descriptor, or on
+ * memory that the caller hands over piece by piece with
+ * fdrtrace_reader_feed(); call fdrtrace_reader_read() until it stops
+ * returning 0 and look at the state it left in the event.
+ *
+ * The reader never seeks and its memory does not grow with the size of the
+ * trace: it holds one record (plus, at most, one custom-event payload, capped
+ * at FDRTRACE_READER_MAX_PAYLOAD bytes). It enforces the grammar of the
+ * format (docs/format.md) and stops at the first violation with the byte
+ * offset, what it expected and what it found. Errors are sticky; where the
+ * end of the damaged buffer is known, fdrtrace_reader_skip_buffer() resumes
+ * at the next one.
+ *
+ * Events come out expanded: the absolute TSC rebuilt from deltas, TSCWrap
+ * and NewCPUId applied, the wall-clock time derived from the buffer's
+ * WallTimeMarker and the header's cycle_frequency, and the thread, process
+ * and CPU of the buffer attached to every event.
+ *
+ * Thread safety: a reader belongs to one thread at a time.
+ */
+#ifndef FDRTRACE_READER_H
+#define FDRTRACE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fdrtrace/format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Pass as fd to fdrtrace_reader_open() for a reader fed from memory. */
+#define FDRTRACE_FD_NONE (-1)
+
+/* Largest custom/typed event payload the reader will hold (bytes). */
+#define FDRTRACE_READER_MAX_PAYLOAD (64u << 20)
+
+/* The parser state left in fdrtrace_event.state by every read. */
+enum fdrtrace_state {
+	FDRTRACE_OK = 0,		/* a complete event is in the struct */
+	FDRTRACE_EOF = 1,		/* clean end of the trace, at a buffer boundary */
+	FDRTRACE_ERROR = 2,		/* malformed, truncated or unreadable input */
+	FDRTRACE_REQUIRE_DATA = 3,	/* memory reader: feed more, then read again */
+};
+
+/* What an event is. One per record, plus the header and v1 padding. */
+enum fdrtrace_event_type {
+	FDRTRACE_EV_HEADER = 0,		/* the 32-byte file header */
+	FDRTRACE_EV_FUNCTION,		/* an 8-byte function record */
+	FDRTRACE_EV_NEW_BUFFER,
+	FDRTRACE_EV_END_OF_BUFFER,
+	FDRTRACE_EV_NEW_CPU_ID,
+	FDRTRACE_EV_TSC_WRAP,
+	FDRTRACE_EV_WALLTIME,
+	FDRTRACE_EV_CUSTOM_EVENT,	/* marker and its payload */
+	FDRTRACE_EV_CALL_ARGUMENT,
+	FDRTRACE_EV_BUFFER_EXTENTS,
+	FDRTRACE_EV_TYPED_EVENT,	/* marker and its payload */
+	FDRTRACE_EV_PID,
+	FDRTRACE_EV_PADDING,		/* v1: the bytes after EndOfBuffer up to the boundary */
+	FDRTRACE_EV_TYPE_COUNT
+};
+
+/* Why the reader stopped with FDRTRACE_ERROR (see fdrtrace_reader_errmsg()). */
+enum fdrtrace_error {
+	FDRTRACE_E_NONE = 0,
+	FDRTRACE_E_IO,			/* read(2) failed; errno in fdrtrace_reader_errno() */
+	FDRTRACE_E_NOMEM,		/* an allocation failed */
+	FDRTRACE_E_TRUNCATED,		/* the input ended inside a record or buffer */
+	FDRTRACE_E_BAD_HEADER,		/* too short, or fields that make no sense */
+	FDRTRACE_E_UNSUPPORTED,		/* a valid XRay log we do not read (basic mode, version) */
+	FDRTRACE_E_GRAMMAR,		/* a record where the grammar forbids it */
+	FDRTRACE_E_BAD_KIND,		/* an unknown metadata record kind */
+	FDRTRACE_E_BAD_SIZE,		/* a size field that cannot be right */
+	FDRTRACE_E_OVERRUN,		/* a record or payload crosses its buffer's end */
+	FDRTRACE_E_USAGE,		/* the API was misused (feed on a file reader, ...) */
+	FDRTRACE_E_COUNT
+};
+
+/**
+ * struct fdrtrace_event - one parsed record, expanded
+ * @state: enum fdrtrace_state; the fields below are valid only for FDRTRACE_OK
+ * @offset: byte offset of the record in the stream (0 is the file header)
+ * @serial: serial number of this event, from 0
+ * @size: bytes of the stream the event covers (record plus payload/padding)
+ * @type: enum fdrtrace_event_type
+ * @version: the trace's FDR version (from the header)
+ * @tsc: absolute TSC after this record (0 before the first reference)
+ * @wall_ns: wall-clock time of @tsc in ns since the epoch of the buffer's
+ *	WallTimeMarker; 0 when the buffer has none yet
+ * @tid: thread id of the current buffer (0 outside buffers)
+ * @pid: process id (the Pid record of the buffer, 0 when unknown)
+ * @cpu: CPU from the last NewCPUId (or custom event v4) in the buffer
+ * @buffer: index of the current buffer, from 0
+ * @raw: the record's bytes (header, record, then payload); valid until the
+ *	next call on the reader
+ * @raw_len: bytes at @raw (equals @size except for padding, where @raw is
+ *	the padding itself)
+ * @u: per-type fields
+ */
+struct fdrtrace_event {
+	enum fdrtrace_state state;
+	uint64_t offset;
+	uint64_t serial;
+	uint64_t size;
+	enum fdrtrace_event_type type;
+	uint16_t version;
+	uint64_t tsc;
+	uint64_t wall_ns;
+	int32_t tid;
+	int32_t pid;
+	uint16_t cpu;
+	uint64_t buffer;
+	const uint8_t *raw;
+	size_t raw_len;
+	union {
+		/* FDRTRACE_EV_HEADER */
+		struct {
+			uint16_t version;
+			uint16_t type;
+			uint32_t bitfield;
+			uint64_t cycle_frequency;
+			uint64_t buffer_size;
+		} header;
+		/* FDRTRACE_EV_FUNCTION */
+		struct {
+			enum fdrtrace_func_action action;
+			uint32_t func_id;
+			uint32_t delta;
+		} func;
+		/* FDRTRACE_EV_NEW_BUFFER: @tid above */
+		/* FDRTRACE_EV_NEW_CPU_ID and FDRTRACE_EV_TSC_WRAP */
+		struct {
+			uint16_t cpu;	/* NewCPUId only */
+			uint64_t tsc;
+		} ref;
+		/* FDRTRACE_EV_WALLTIME */
+		struct {
+			uint64_t seconds;
+			uint32_t micros;
+		} walltime;
+		/* FDRTRACE_EV_CALL_ARGUMENT */
+		struct {
+			uint64_t arg;
+		} arg;
+		/* FDRTRACE_EV_BUFFER_EXTENTS */
+		struct {
+			uint64_t size;
+		} extents;
+		/* FDRTRACE_EV_PID: @pid above */
+		/* FDRTRACE_EV_CUSTOM_EVENT and FDRTRACE_EV_TYPED_EVENT */
+		struct {
+			uint32_t size;		/* payload bytes */
+			const uint8_t *data;	/* the payload */
+			int32_t delta;		/* v5 custom and typed events */
+			uint16_t event_type;	/* typed events */
+		} event;
+		/* FDRTRACE_EV_PADDING: @size bytes, at @raw */
+	} u;
+};
+
+struct fdrtrace_reader;
+
+/**
+ * fdrtrace_reader_open - allocate a reader
+ * @fd: a descriptor open for reading, or FDRTRACE_FD_NONE to feed memory
+ *
+ * The reader does not own @fd and never seeks it.
+ *
+ * Return: the reader, or NULL with errno ENOMEM.
+ */
+struct fdrtrace_reader *fdrtrace_reader_open(int fd);
+
+/**
+ * fdrtrace_reader_feed - hand a memory reader its next bytes
+ * @r: a reader opened on FDRTRACE_FD_NONE
+ * @data: the bytes; they must stay valid until the next read returns
+ *	FDRTRACE_REQUIRE_DATA, FDRTRACE_EOF or FDRTRACE_ERROR
+ * @len: number of bytes; 0 marks the end of the stream
+ *
+ * Return: 0, or -EINVAL on a file reader or after the end was marked.
+ */
+int fdrtrace_reader_feed(struct fdrtrace_reader *r, const void *data, size_t len);
+
+/**
+ * fdrtrace_reader_read - parse the next event
+ * @r: the reader
+ * @ev: filled in; @ev->state is always set
+ *
+ * Return: 0 with @ev->state FDRTRACE_OK, or -1 with @ev->state one of
+ * FDRTRACE_EOF, FDRTRACE_ERROR (see fdrtrace_reader_error()) or
+ * FDRTRACE_REQUIRE_DATA.
+ */
+int fdrtrace_reader_read(struct fdrtrace_reader *r, struct fdrtrace_event *ev);
+
+/**
+ * fdrtrace_reader_skip_buffer - resume after an error at the next buffer
+ * @r: a reader whose last read returned FDRTRACE_ERROR
+ *
+ * Possible when the damaged buffer's end is known: its BufferExtents (v2+)
+ * or the buffer_size boundary (v1). Errors in the file header, I/O errors
+ * and truncation cannot be skipped.
+ *
+ * Return: 0 when the next read continues at the next buffer, -ENOENT when
+ * the error cannot be skipped.
+ */
+int fdrtrace_reader_skip_buffer(struct fdrtrace_reader *r);
+
+/**
+ * fdrtrace_reader_error - the reason for the last FDRTRACE_ERROR
+ * @r: the reader
+ * @offset: if not NULL, set to the byte offset the error refers to
+ *
+ * Return: enum fdrtrace_error, FDRTRACE_E_NONE if there was no error.
+ */
+enum fdrtrace_error fdrtrace_reader_error(const struct fdrtrace_reader *r, uint64_t *offset);
+
+/**
+ * fdrtrace_reader_errmsg - the last error as one line of text
+ * @r: the reader
+ *
+ * The message says what was expected and what was found, without the offset
+ * (callers print "FILE:OFFSET: message").
+ *
+ * Return: a string owned by the reader, valid until the next call on it;
+ * "" if there was no error.
+ */
+const char *fdrtrace_reader_errmsg(const struct fdrtrace_reader *r);
+
+/**
+ * fdrtrace_reader_header - the file header, once it has been read
+ * @r: the reader
+ *
+ * Return: the header, or NULL before the first event.
+ */
+const struct fdrtrace_file_header *fdrtrace_reader_header(const struct fdrtrace_reader *r);
+
+/**
+ * fdrtrace_reader_close - free a reader (not its descriptor)
+ * @r: the reader, or NULL
+ */
+void fdrtrace_reader_close(struct fdrtrace_reader *r);
+
+/* Names for printing: "OK", "new_buffer", "truncated", ... */
+const char *fdrtrace_state_name(enum fdrtrace_state s);
+const char *fdrtrace_event_type_name(enum fdrtrace_event_type t);
+const char *fdrtrace_error_name(enum fdrtrace_error e);
+
+/* ------------------------------------------------------------------ */
+/* fdrtrace extension records (custom-event payloads starting "FDRx") */
+/* ------------------------------------------------------------------ */
+
+/* A length-counted string inside a payload (not NUL-terminated). */
+struct fdrtrace_str {
+	const char *ptr;
+	uint16_t len;
+};
+
+/**
+ * struct fdrtrace_ext - a decoded extension record
+ * @kind: enum fdrtrace_ext_kind
+ * @version: the extension's version byte
+ * @body, @body_len: the raw body (for kinds this reader does not know)
+ * @u: the decoded fields; pointers point into the payload
+ */
+struct fdrtrace_ext {
+	uint8_t kind;
+	uint8_t version;
+	const uint8_t *body;
+	uint16_t body_len;
+	union {
+		struct {
+			uint32_t pid, ppid;
+			uint64_t start_realtime_ns;
+			uint8_t clock, freq_source;
+			struct fdrtrace_str program;
+		} process;
+		struct {
+			uint16_t pairs;
+			const uint8_t *data;	/* walk with fdrtrace_ext_config_pair() */
+			uint16_t data_len;
+		} config;
+		struct {
+			uint32_t module_id;
+			uint64_t load_base, size;
+			uint8_t build_id_len;
+			const uint8_t *build_id;
+			struct fdrtrace_str path;
+		} module_map;
+		struct {
+			uint32_t module_id;
+			uint64_t load_base, size;
+		} module_unmap;
+		struct {
+			uint32_t func_id;
+			uint64_t address;
+			uint32_t module_id;
+			struct fdrtrace_str name;
+		} func;
+		struct {
+			uint32_t tid;
+			struct fdrtrace_str name;
+		} thread_name;
+		struct {
+			uint32_t tid;
+			uint8_t reason;
+			uint64_t records, buffers;
+		} drop;
+		struct {
+			uint32_t parent_pid, child_pid;
+		} fork;
+		struct {
+			uint32_t pid;
+			struct fdrtrace_str path;
+		} exec;
+		struct {
+			uint8_t how;
+			uint64_t records, records_dropped, buffers, buffers_dropped;
+			uint32_t threads;
+			uint64_t cycle_frequency;
+			uint64_t end_realtime_ns;
+		} close;
+		struct {
+			uint32_t tid;
+			uint32_t depth;
+			const uint8_t *ids;	/* depth little-endian u32s */
+		} stack;
+	} u;
+};
+
+/**
+ * fdrtrace_ext_decode - decode a custom-event payload written by fdrtrace
+ * @data: the payload
+ * @len: its size
+ * @ext: filled in on success
+ *
+ * Return: 0 on success; -ENOENT when the payload is not ours (no magic: an
+ * application's event, to pass through untouched); -EBADMSG when it has our
+ * magic but its body is shorter than its kind requires or its length is
+ * wrong; -ENOTSUP for an extension version newer than this reader (the
+ * header fields of @ext are still set).
+ */
+int fdrtrace_ext_decode(const void *data, size_t len, struct fdrtrace_ext *ext);
+
+/**
+ * fdrtrace_ext_config_pair - walk the pairs of an FDRTRACE_EXT_CONFIG body
+ * @ext: a decoded config extension
+ * @pos: cursor, start at 0
+ * @key: set to the next key
+ * @value: set to the next value
+ *
+ * Return: 1 with @key/@value set, 0 at the end, -EBADMSG if malformed.
+ */
+int fdrtrace_ext_config_pair(const struct fdrtrace_ext *ext, size_t *pos, struct fdrtrace_str *key,
+			     struct fdrtrace_str *value);
+
+/* "process", "config", "module_map", ...; "unknown" for others. */
+const char *fdrtrace_ext_kind_name(unsigned kind);
+const char *fdrtrace_drop_reason_name(unsigned reason);
+const char *fdrtrace_close_how_name(unsigned how);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FDRTRACE_READER_H */
