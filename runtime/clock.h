@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime/clock.h - the trace clock: which instruction, which frequency.
+ *
+ * fdr_clock_init() decides once, at initialisation, which clock the hooks
+ * use and how fast it ticks: rdtscp where CPUID reports it (TSC_AUX gives
+ * the CPU); rdtsc otherwise, with the CPU from the rseq area (glibc >= 2.35)
+ * or sched_getcpu(); CLOCK_MONOTONIC_RAW in ns (1 GHz) where the TSC is not
+ * usable (no invariant TSC, or the user asked). Never CLOCK_REALTIME.
+ * The frequency comes from CPUID leaf 0x15/0x16, or sysfs tsc_freq_khz, or
+ * a calibration against CLOCK_MONOTONIC_RAW; fdr_clock_refine() improves it
+ * at the end of the run from the (TSC, CLOCK_MONOTONIC_RAW) pairs taken at
+ * init and at the end.
+ *
+ * The read functions are the hot path: inline, notrace, no syscalls
+ * (clock_gettime of CLOCK_MONOTONIC_RAW goes through the vDSO).
+ */
+#ifndef FDR_CLOCK_H
+#define FDR_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <fdrtrace/format.h>
+
+#include "compiler.h"
+#include "config.h"
+
+/**
+ * struct fdr_clock_info - what fdr_clock_init() decided
+ * @source: FDRTRACE_CLOCK_RDTSCP, _RDTSC or _MONOTONIC
+ * @freq: ticks per second of what the read functions return
+ * @freq_source: enum fdrtrace_freq_source
+ * @constant_tsc: CPUID 0x80000007 EDX bit 8 (invariant TSC); 1 for MONOTONIC
+ * @nonstop_tsc: same bit (the invariant TSC also runs in deep C-states)
+ * @cpuid_rdtscp: CPUID 0x80000001 EDX bit 27
+ * @cpu_from_rseq: the rdtsc/monotonic clocks take the CPU from rseq
+ */
+struct fdr_clock_info {
+	enum fdrtrace_clock_source source;
+	uint64_t freq;
+	enum fdrtrace_freq_source freq_source;
+	bool constant_tsc;
+	bool nonstop_tsc;
+	bool cpuid_rdtscp;
+	bool cpu_from_rseq;
+};
+
+/* Set by fdr_clock_init(); read-only afterwards. */
+extern struct fdr_clock_info fdr_clock fdr_hidden;
+
+/**
+ * fdr_clock_init - choose the clock and measure its frequency
+ * @choice: the user's clock option
+ *
+ * A choice the machine cannot honour (rdtscp without CPUID support) falls
+ * back to the best available clock and says so once on stderr.
+ * Calibration, when needed, takes about 20 ms.
+ *
+ * Context: initialisation only. Return: 0 (a clock is always found).
+ */
+int fdr_clock_init(enum fdr_clock_choice choice);
+
+/**
+ * fdr_clock_refine - the frequency measured over the whole run
+ *
+ * Return: the refined frequency when the run was long enough to improve on
+ * the initial value (at least 100 ms and a calibrated/unknown source),
+ * otherwise fdr_clock.freq. Does not change fdr_clock.freq.
+ */
+uint64_t fdr_clock_refine(void);
+
+/**
+ * fdr_clock_read - read the trace clock and the current CPU
+ * @cpu: set to the CPU the thread runs on (best effort: 0 when unknown)
+ *
+ * Context: any, including signal handlers. Return: the clock value.
+ */
+static fdr_always_inline notrace uint64_t fdr_clock_read(unsigned *cpu);
+
+/* Out-of-line fallbacks used by the inline reader. */
+uint64_t fdr_clock_read_monotonic(void) fdr_hidden;
+unsigned fdr_clock_cpu_slow(void) fdr_hidden;
+
+#include "clock_api.h"
+
+#endif /* FDR_CLOCK_H */

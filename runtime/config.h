@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime/config.h - the runtime's configuration, from the environment.
+ *
+ * Every option is declared once, in config.def (an X-macro table); the
+ * parser, the defaults and docs/environment.md are generated from it.
+ * Called once from the runtime's initialisation, on one thread, before any
+ * other thread of ours exists. May allocate; never aborts the program.
+ */
+#ifndef FDR_CONFIG_H
+#define FDR_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum fdr_clock_choice {
+	FDR_CLOCK_AUTO = 0,
+	FDR_CLOCK_CHOICE_RDTSCP,
+	FDR_CLOCK_CHOICE_RDTSC,
+	FDR_CLOCK_CHOICE_MONOTONIC,
+};
+
+/**
+ * struct fdr_config - every option, parsed
+ * One member per FDR_OPT row of config.def, same name.
+ */
+struct fdr_config {
+	bool enabled;			/* FDRTRACE_MODE=fdr */
+	uint64_t buffer_size;		/* bytes per buffer */
+	uint64_t buffer_max;		/* buffers in the pool */
+	uint64_t func_duration_threshold_us;
+	char logfile_base[4096];	/* prefix of the trace path */
+	uint64_t verbosity;		/* 0 silent, 1 one line at exit, 2+ more */
+	uint64_t format_version;	/* 1 or 5 */
+	enum fdr_clock_choice clock;
+	uint64_t flush_interval_ms;	/* flush partial buffers this often (0: never) */
+};
+
+/**
+ * fdr_config_load - fill @cfg from FDRTRACE_MODE and FDRTRACE_OPTIONS
+ * @cfg: set to the defaults, then overridden by the environment
+ *
+ * Reads the environment with secure_getenv(): in a setuid/setgid program
+ * nothing is honoured and recording stays off. A bad value writes one line
+ * to stderr naming the option and the value ("fdrtrace: FDRTRACE_OPTIONS:
+ * buffer_size: 'abc' is not a number, using 65536") and keeps the default.
+ *
+ * Context: initialisation only. Return: 0, or the number of bad settings
+ * as a positive count (each already reported); never fails otherwise.
+ */
+int fdr_config_load(struct fdr_config *cfg);
+
+/**
+ * fdr_config_parse - the parser behind fdr_config_load(), for tests
+ * @cfg: set to defaults first, then overridden
+ * @mode: the value of FDRTRACE_MODE, or NULL
+ * @options: the value of FDRTRACE_OPTIONS, or NULL
+ * @errfd: where diagnostics go (2 in the runtime), -1 for none
+ *
+ * Return: the number of bad settings (0 when all were good).
+ */
+int fdr_config_parse(struct fdr_config *cfg, const char *mode, const char *options, int errfd);
+
+/**
+ * fdr_config_foreach - visit every option's current value as text
+ * @cfg: the configuration
+ * @fn: called with the option's name and its value formatted as text
+ * @arg: passed to @fn
+ *
+ * Used to record the run's configuration in the trace (FDRTRACE_EXT_CONFIG).
+ */
+void fdr_config_foreach(const struct fdr_config *cfg,
+			void (*fn)(const char *name, const char *value, void *arg), void *arg);
+
+#endif /* FDR_CONFIG_H */

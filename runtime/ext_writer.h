@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime/ext_writer.h - encode fdrtrace extension payloads.
+ *
+ * Each function writes one complete custom-event payload (the 8-byte
+ * "FDRx" header and the body of its kind, include/fdrtrace/format.h) into
+ * @buf and returns its length, or 0 when @cap is too small (nothing is
+ * written then). Strings longer than 65535 bytes are cut. Pure functions:
+ * no allocation, no locks, async-signal-safe.
+ */
+#ifndef FDR_EXT_WRITER_H
+#define FDR_EXT_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler.h"
+
+size_t fdr_ext_process(uint8_t *buf, size_t cap, uint32_t pid, uint32_t ppid,
+		       uint64_t start_realtime_ns, uint8_t clock, uint8_t freq_source,
+		       const char *program);
+/* @keys and @values: @pairs strings each */
+size_t fdr_ext_config(uint8_t *buf, size_t cap, uint16_t pairs, const char *const *keys,
+		      const char *const *values);
+size_t fdr_ext_module_map(uint8_t *buf, size_t cap, uint32_t module_id, uint64_t load_base,
+			  uint64_t size, const uint8_t *build_id, uint8_t build_id_len,
+			  const char *path);
+size_t fdr_ext_module_unmap(uint8_t *buf, size_t cap, uint32_t module_id, uint64_t load_base,
+			    uint64_t size);
+size_t fdr_ext_func(uint8_t *buf, size_t cap, uint32_t func_id, uint64_t address,
+		    uint32_t module_id, const char *name);
+size_t fdr_ext_thread_name(uint8_t *buf, size_t cap, uint32_t tid, const char *name);
+size_t fdr_ext_drop(uint8_t *buf, size_t cap, uint32_t tid, uint8_t reason, uint64_t records,
+		    uint64_t buffers);
+size_t fdr_ext_fork(uint8_t *buf, size_t cap, uint32_t parent_pid, uint32_t child_pid);
+size_t fdr_ext_exec(uint8_t *buf, size_t cap, uint32_t pid, const char *path);
+size_t fdr_ext_close(uint8_t *buf, size_t cap, uint8_t how, uint64_t records,
+		     uint64_t records_dropped, uint64_t buffers, uint64_t buffers_dropped,
+		     uint32_t threads, uint64_t cycle_frequency, uint64_t end_realtime_ns);
+size_t fdr_ext_stack(uint8_t *buf, size_t cap, uint32_t tid, uint32_t depth,
+		     const uint32_t *ids);
+
+#endif /* FDR_EXT_WRITER_H */
