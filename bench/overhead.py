@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""bench/overhead.py - cost per instrumented call, every configuration in one run.
+
+usage: bench/overhead.py BUILDDIR [--iters N] [--rounds R] [--threads 1,2] [--callgrind]
+
+Builds bench/overhead/workload.c once per configuration (plain; empty hooks,
+the floor; the minimal reference hooks with rdtsc and with rdtscp; fdrtrace
+linked from BUILDDIR; LLVM XRay FDR), then runs the configurations
+interleaved (A B C ... A B C ...) for R rounds and prints, per thread count,
+the median ns per call, the median of the per-round ratios to the floor, to
+the reference and to XRay, trace bytes per call, peak RSS and records
+dropped. Timing comes from the workload's own clock around its loop, so
+process start-up and the final flush are excluded for every configuration.
+With --callgrind it also counts instructions per call under valgrind for the
+configurations valgrind can run (not rdtscp).
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(HERE, "overhead")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def build(build_dir, work):
+    """Compile every configuration; return {name: (argv0, env, kind)}."""
+    wl = os.path.join(SRC, "workload.c")
+    rt = os.path.join(build_dir, "runtime")
+    cfgs = {}
+    cc = ["gcc", "-O2", "-pthread"]
+    sh(cc + [wl, "-o", f"{work}/plain"])
+    cfgs["plain"] = (f"{work}/plain", {}, "plain")
+    sh(["gcc", "-O2", "-c", os.path.join(SRC, "hooks_empty.c"), "-o", f"{work}/hooks_empty.o"])
+    sh(cc + ["-finstrument-functions", wl, f"{work}/hooks_empty.o", "-o", f"{work}/empty"])
+    cfgs["empty-hooks"] = (f"{work}/empty", {}, "floor")
+    for clock, flag in (("rdtsc", []), ("rdtscp", ["-DREF_RDTSCP"])):
+        sh(["gcc", "-O2", "-c"] + flag + [os.path.join(SRC, "hooks_ref.c"), "-o", f"{work}/ref_{clock}.o"])
+        sh(cc + ["-finstrument-functions", wl, f"{work}/ref_{clock}.o", "-o", f"{work}/ref_{clock}"])
+        cfgs[f"reference-{clock}"] = (f"{work}/ref_{clock}", {}, "ref")
+    sh(cc + ["-finstrument-functions", wl, "-I", os.path.join(HERE, "..", "include"),
+             f"-L{rt}", f"-Wl,-rpath,{rt}", "-lfdrtrace", "-o", f"{work}/fdrtrace"])
+    base = f"{work}/trace/fdrtrace."
+    cfgs["fdrtrace-off"] = (f"{work}/fdrtrace", {}, "fdrtrace")
+    for clock in ("rdtsc", "rdtscp", "monotonic"):
+        env = {"FDRTRACE_MODE": "fdr", "FDRTRACE_OPTIONS": f"clock={clock} logfile_base={base}"}
+        cfgs[f"fdrtrace-{clock}"] = (f"{work}/fdrtrace", env, "fdrtrace")
+    if shutil.which("clang"):
+        sh(["clang", "-O2", "-pthread", "-fxray-instrument", "-fxray-instruction-threshold=1",
+            "-fxray-modes=xray-fdr", "-DUSE_XRAY", wl, "-o", f"{work}/xray"])
+        env = {"XRAY_OPTIONS": f"patch_premain=false xray_mode=xray-fdr verbosity=0 "
+                               f"xray_logfile_base={work}/trace/xray-"}
+        cfgs["xray-fdr"] = (f"{work}/xray", env, "xray")
+    else:
+        print("note: clang not found, XRay FDR skipped")
+    return cfgs
+
+
+def run_one(argv0, env, iters, threads, work):
+    tdir = f"{work}/trace"
+    shutil.rmtree(tdir, ignore_errors=True)
+    os.makedirs(tdir)
+    full = dict(os.environ)
+    full.pop("FDRTRACE_MODE", None)
+    full.pop("FDRTRACE_OPTIONS", None)
+    full.update(env)
+    if "XRAY_OPTIONS" in env:
+        # enough buffer space that XRay drops nothing
+        calls = iters * 36 * threads
+        nbuf = max(16, (calls * 16) // (1 << 20) + 8 * threads)
+        full["WORKLOAD_XRAY_CFG"] = f"buffer_size=1048576:buffer_max={nbuf}:func_duration_threshold_us=0"
+    p = subprocess.run(["/usr/bin/time", "-f", "RSS_KB=%M", argv0, str(iters), str(threads)],
+                       env=full, capture_output=True, text=True, cwd=work)
+    if p.returncode != 0:
+        raise RuntimeError(f"{argv0} failed: {p.stderr}")
+    ns = float(re.search(r"ns_per_call=([0-9.]+)", p.stdout).group(1))
+    calls = int(re.search(r"calls_per_thread=(\d+)", p.stdout).group(1)) * threads
+    rss = int(re.search(r"RSS_KB=(\d+)", p.stderr).group(1))
+    size = sum(os.path.getsize(os.path.join(tdir, f)) for f in os.listdir(tdir))
+    m = re.search(r"(\d+) dropped", p.stderr)
+    dropped = int(m.group(1)) if m else None
+    return ns, size / calls if size else 0.0, rss, dropped
+
+
+def callgrind(cfgs, work):
+    print("\ncallgrind instructions per call (iterations=20000, 1 thread):")
+    res = {}
+    for name, (argv0, env, kind) in cfgs.items():
+        if "rdtscp" in name or kind == "xray":
+            continue
+        full = dict(os.environ)
+        full.update(env)
+        out = f"{work}/cg.out"
+        counts = []
+        for iters in (10000, 20000):  # the difference removes start-up and exit
+            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                            argv0, str(iters), "1"], env=full, capture_output=True, cwd=work)
+            txt = open(out).read()
+            counts.append(int(re.search(r"^summary:\s*(\d+)", txt, re.M).group(1)))
+            os.unlink(out)
+        res[name] = (counts[1] - counts[0]) / (10000 * 36)
+    base = res.get("plain", 0)
+    for name, v in res.items():
+        print(f"  {name:22s} {v:8.1f} instr/call   (+{v - base:.1f} over plain)")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--iters", type=int, default=300000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--callgrind", action="store_true")
+    a = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="fdrtrace-overhead.")
+    try:
+        cfgs = build(os.path.abspath(a.build), work)
+        for threads in [int(t) for t in a.threads.split(",")]:
+            results = {n: [] for n in cfgs}
+            for _ in range(a.rounds):
+                for name, (argv0, env, _) in cfgs.items():
+                    results[name].append(run_one(argv0, env, a.iters, threads, work))
+            print(f"\nthreads={threads} iterations={a.iters} calls/thread={a.iters * 36} "
+                  f"rounds={a.rounds} (medians; ratios are medians of per-round ratios)")
+            print(f"{'configuration':22s} {'ns/call':>8s} {'x floor':>8s} {'x ref':>8s} "
+                  f"{'x xray':>8s} {'B/call':>7s} {'RSS MB':>7s} {'dropped':>8s}")
+            for name, rows in results.items():
+                def ratio(other):
+                    if other not in results:
+                        return float("nan")
+                    return statistics.median(r[0] / o[0] for r, o in zip(rows, results[other]))
+                ref = "reference-rdtscp" if "rdtscp" in name else "reference-rdtsc"
+                drops = [r[3] for r in rows if r[3] is not None]
+                print(f"{name:22s} {statistics.median(r[0] for r in rows):8.2f} "
+                      f"{ratio('empty-hooks'):8.2f} {ratio(ref):8.2f} {ratio('xray-fdr'):8.2f} "
+                      f"{statistics.median(r[1] for r in rows):7.2f} "
+                      f"{statistics.median(r[2] for r in rows) / 1024:7.1f} "
+                      f"{(max(drops) if drops else '-')!s:>8s}")
+        if a.callgrind and shutil.which("valgrind"):
+            callgrind(cfgs, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
