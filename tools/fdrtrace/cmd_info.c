@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_info.c - "fdrtrace info FILE": a summary of one trace.
+ *
+ * One pass with the reader; counters only. The memory is bounded: a fixed
+ * table of thread ids (with names from FDRTRACE_EXT_THREAD_NAME) and of
+ * process ids; records are never stored. When the reader stops on an
+ * error, the summary of what was read is printed anyway, then the error,
+ * and the exit status is 1.
+ *
+ * Contract: single-threaded.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <fdrtrace/format.h>
+#include <fdrtrace/reader.h>
+
+#include "util.h"
+
+#define INFO_MAX_TIDS 256
+#define INFO_MAX_PIDS 8
+#define INFO_NAME_LEN 32
+
+struct info_thread {
+	int32_t tid;
+	char name[INFO_NAME_LEN];
+};
+
+struct info {
+	bool have_hdr;
+	struct fdrtrace_file_header hdr;
+	/* FDRTRACE_EXT_PROCESS, the first one seen */
+	bool have_process;
+	uint32_t pid;
+	uint8_t clock, freq_source;
+	char program[128];
+
+	int32_t pids[INFO_MAX_PIDS];
+	unsigned n_pids, more_pids;
+	struct info_thread threads[INFO_MAX_TIDS];
+	unsigned n_threads, more_threads;
+
+	uint64_t buffers;
+	uint64_t events;
+	uint64_t by_type[FDRTRACE_EV_TYPE_COUNT];
+	uint64_t by_action[8];
+	uint64_t first_ns, last_ns;
+
+	uint64_t drop_records[FDRTRACE_DROP_REASON_COUNT + 1];
+	uint64_t drop_buffers[FDRTRACE_DROP_REASON_COUNT + 1];
+	bool any_drop;
+
+	uint64_t ext_by_kind[FDRTRACE_EXT_KIND_COUNT + 1];	/* last: unknown kinds */
+	uint64_t ext_bad, custom_other, typed;
+
+	bool have_close;
+	uint8_t close_how;
+	uint64_t close_records, close_records_dropped, close_buffers, close_buffers_dropped;
+	uint32_t close_threads;
+	uint64_t close_freq, close_end_ns;
+};
+
+static struct info_thread *info_thread(struct info *in, int32_t tid)
+{
+	unsigned i;
+
+	for (i = 0; i < in->n_threads; i++)
+		if (in->threads[i].tid == tid)
+			return &in->threads[i];
+	if (in->n_threads == INFO_MAX_TIDS) {
+		in->more_threads++;	/* counts sightings past the table, not threads */
+		return NULL;
+	}
+	in->threads[in->n_threads].tid = tid;
+	in->threads[in->n_threads].name[0] = '\0';
+	return &in->threads[in->n_threads++];
+}
+
+static void info_pid(struct info *in, int32_t pid)
+{
+	unsigned i;
+
+	for (i = 0; i < in->n_pids; i++)
+		if (in->pids[i] == pid)
+			return;
+	if (in->n_pids == INFO_MAX_PIDS)
+		in->more_pids = 1;
+	else
+		in->pids[in->n_pids++] = pid;
+}
+
+static void info_copy_str(char *dst, size_t cap, struct fdrtrace_str s)
+{
+	size_t n = s.len < cap - 1 ? s.len : cap - 1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s.ptr[i];
+
+		dst[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	dst[n] = '\0';
+}
+
+static void info_ext(struct info *in, const uint8_t *data, size_t len)
+{
+	struct fdrtrace_ext x;
+	int rc = fdrtrace_ext_decode(data, len, &x);
+
+	if (rc == -ENOENT) {
+		in->custom_other++;
+		return;
+	}
+	if (rc < 0) {
+		in->ext_bad++;
+		return;
+	}
+	in->ext_by_kind[x.kind < FDRTRACE_EXT_KIND_COUNT ? x.kind : FDRTRACE_EXT_KIND_COUNT]++;
+	switch (x.kind) {
+	case FDRTRACE_EXT_PROCESS:
+		if (in->have_process)
+			break;
+		in->have_process = true;
+		in->pid = x.u.process.pid;
+		in->clock = x.u.process.clock;
+		in->freq_source = x.u.process.freq_source;
+		info_copy_str(in->program, sizeof(in->program), x.u.process.program);
+		break;
+	case FDRTRACE_EXT_THREAD_NAME: {
+		struct info_thread *t = info_thread(in, (int32_t)x.u.thread_name.tid);
+
+		if (t)
+			info_copy_str(t->name, sizeof(t->name), x.u.thread_name.name);
+		break;
+	}
+	case FDRTRACE_EXT_DROP: {
+		unsigned r = x.u.drop.reason < FDRTRACE_DROP_REASON_COUNT ? x.u.drop.reason : 0;
+
+		in->any_drop = true;
+		in->drop_records[r] += x.u.drop.records;
+		in->drop_buffers[r] += x.u.drop.buffers;
+		break;
+	}
+	case FDRTRACE_EXT_CLOSE:
+		in->have_close = true;
+		in->close_how = x.u.close.how;
+		in->close_records = x.u.close.records;
+		in->close_records_dropped = x.u.close.records_dropped;
+		in->close_buffers = x.u.close.buffers;
+		in->close_buffers_dropped = x.u.close.buffers_dropped;
+		in->close_threads = x.u.close.threads;
+		in->close_freq = x.u.close.cycle_frequency;
+		in->close_end_ns = x.u.close.end_realtime_ns;
+		break;
+	default:
+		break;
+	}
+}
+
+static void info_event(struct info *in, const struct fdrtrace_event *ev)
+{
+	in->events++;
+	in->by_type[ev->type]++;
+	if (ev->wall_ns) {
+		if (!in->first_ns || ev->wall_ns < in->first_ns)
+			in->first_ns = ev->wall_ns;
+		if (ev->wall_ns > in->last_ns)
+			in->last_ns = ev->wall_ns;
+	}
+	switch (ev->type) {
+	case FDRTRACE_EV_HEADER:
+		in->have_hdr = true;
+		memcpy(&in->hdr, ev->raw, sizeof(in->hdr));
+		break;
+	case FDRTRACE_EV_NEW_BUFFER:
+		in->buffers++;
+		info_thread(in, ev->tid);
+		break;
+	case FDRTRACE_EV_PID:
+		info_pid(in, ev->pid);
+		break;
+	case FDRTRACE_EV_FUNCTION:
+		in->by_action[ev->u.func.action & 7]++;
+		break;
+	case FDRTRACE_EV_CUSTOM_EVENT:
+		info_ext(in, ev->u.event.data, ev->u.event.size);
+		break;
+	case FDRTRACE_EV_TYPED_EVENT:
+		in->typed++;
+		break;
+	default:
+		break;
+	}
+}
+
+static void info_time(const char *label, uint64_t ns)
+{
+	time_t sec = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	char buf[64];
+
+	if (gmtime_r(&sec, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
+		printf("%-17s%s.%06" PRIu64 " UTC (%" PRIu64 ".%09" PRIu64 ")\n", label, buf,
+		       ns % 1000000000u / 1000u, ns / 1000000000u, ns % 1000000000u);
+	else
+		printf("%-17s%" PRIu64 " ns\n", label, ns);
+}
+
+static const char *info_clock_name(unsigned c)
+{
+	switch (c) {
+	case FDRTRACE_CLOCK_RDTSCP: return "rdtscp";
+	case FDRTRACE_CLOCK_RDTSC: return "rdtsc";
+	case FDRTRACE_CLOCK_MONOTONIC: return "clock_monotonic_raw";
+	default: return "unknown";
+	}
+}
+
+static const char *info_freq_name(unsigned f)
+{
+	switch (f) {
+	case FDRTRACE_FREQ_CPUID: return "cpuid";
+	case FDRTRACE_FREQ_SYSFS: return "sysfs";
+	case FDRTRACE_FREQ_CALIBRATED: return "calibrated";
+	case FDRTRACE_FREQ_FIXED: return "fixed";
+	default: return "unknown";
+	}
+}
+
+static void info_print(const struct info *in, const char *path)
+{
+	static const char *const actions[4] = { "entry", "exit", "tail_exit", "entry_args" };
+	unsigned i;
+	bool first;
+
+	printf("%-17s%s\n", "file:", path);
+	if (!in->have_hdr)
+		return;
+	printf("%-17s%u\n", "version:", in->hdr.version);
+	printf("%-17s%u (%s)\n", "type:", in->hdr.type,
+	       in->hdr.type == FDRTRACE_LOG_FDR ? "fdr" :
+	       in->hdr.type == FDRTRACE_LOG_BASIC ? "basic" : "unknown");
+	printf("%-17s%s tsc, %s tsc", "clock:",
+	       in->hdr.bitfield & FDRTRACE_HDR_CONSTANT_TSC ? "constant" : "non-constant",
+	       in->hdr.bitfield & FDRTRACE_HDR_NONSTOP_TSC ? "nonstop" : "stopping");
+	if (in->have_process)
+		printf("; source %s, frequency from %s", info_clock_name(in->clock),
+		       info_freq_name(in->freq_source));
+	putchar('\n');
+	printf("%-17s%" PRIu64 " Hz\n", "cycle frequency:", in->hdr.cycle_frequency);
+	printf("%-17s%" PRIu64 " bytes\n", "buffer size:", in->hdr.buffer_size);
+	if (in->have_process)
+		printf("%-17s%s (pid %" PRIu32 ")\n", "program:", in->program, in->pid);
+	printf("%-17s", "pids:");
+	if (!in->n_pids)
+		fputs("none recorded", stdout);
+	for (i = 0; i < in->n_pids; i++)
+		printf("%s%" PRId32, i ? " " : "", in->pids[i]);
+	if (in->more_pids)
+		fputs(" and more", stdout);
+	putchar('\n');
+	printf("%-17s%u%s", "threads:", in->n_threads, in->more_threads ? "+" : "");
+	for (i = 0; i < in->n_threads; i++) {
+		printf("%s%" PRId32, i ? ", " : ": ", in->threads[i].tid);
+		if (in->threads[i].name[0])
+			printf(" (%s)", in->threads[i].name);
+	}
+	if (in->more_threads)
+		printf(", ... (table full at %d)", INFO_MAX_TIDS);
+	putchar('\n');
+	printf("%-17s%" PRIu64 "\n", "buffers:", in->buffers);
+	printf("%-17s%" PRIu64 "\n", "events:", in->events);
+	for (i = 0; i < FDRTRACE_EV_TYPE_COUNT; i++) {
+		if (!in->by_type[i] || i == FDRTRACE_EV_HEADER)
+			continue;
+		printf("  %-15s%" PRIu64, fdrtrace_event_type_name((enum fdrtrace_event_type)i),
+		       in->by_type[i]);
+		if (i == FDRTRACE_EV_FUNCTION) {
+			unsigned a;
+
+			first = true;
+			for (a = 0; a < 8; a++) {
+				if (!in->by_action[a])
+					continue;
+				if (a < 4)
+					printf("%s%s %" PRIu64, first ? " (" : ", ", actions[a],
+					       in->by_action[a]);
+				else
+					printf("%saction %u: %" PRIu64, first ? " (" : ", ", a,
+					       in->by_action[a]);
+				first = false;
+			}
+			if (!first)
+				putchar(')');
+		}
+		putchar('\n');
+	}
+	if (in->first_ns) {
+		uint64_t d = in->last_ns - in->first_ns;
+
+		info_time("first event:", in->first_ns);
+		info_time("last event:", in->last_ns);
+		printf("%-17s%" PRIu64 ".%09" PRIu64 " s\n", "duration:", d / 1000000000u,
+		       d % 1000000000u);
+	} else {
+		printf("%-17s%s\n", "time span:", "unknown (no wall-clock time)");
+	}
+	printf("%-17s", "drops:");
+	if (!in->any_drop) {
+		fputs("none recorded\n", stdout);
+	} else {
+		first = true;
+		for (i = 0; i <= FDRTRACE_DROP_REASON_COUNT; i++) {
+			if (!in->drop_records[i] && !in->drop_buffers[i])
+				continue;
+			printf("%s%s: %" PRIu64 " records, %" PRIu64 " buffers", first ? "" : "; ",
+			       fdrtrace_drop_reason_name(i), in->drop_records[i],
+			       in->drop_buffers[i]);
+			first = false;
+		}
+		if (first)
+			fputs("reported, but none lost", stdout);
+		putchar('\n');
+	}
+	printf("%-17s", "custom events:");
+	first = true;
+	for (i = 0; i <= FDRTRACE_EXT_KIND_COUNT; i++) {
+		if (!in->ext_by_kind[i])
+			continue;
+		printf("%s%s %" PRIu64, first ? "fdrtrace: " : ", ",
+		       i < FDRTRACE_EXT_KIND_COUNT ? fdrtrace_ext_kind_name(i) : "unknown",
+		       in->ext_by_kind[i]);
+		first = false;
+	}
+	if (in->ext_bad)
+		printf("%smalformed %" PRIu64, first ? "fdrtrace: " : ", ", in->ext_bad);
+	printf("%sother %" PRIu64 "; typed %" PRIu64 "\n",
+	       first && !in->ext_bad ? "" : "; ", in->custom_other, in->typed);
+	printf("%-17s", "closed:");
+	if (in->have_close) {
+		printf("yes, %s: %" PRIu64 " records (%" PRIu64 " dropped), %" PRIu64
+		       " buffers (%" PRIu64 " dropped), %" PRIu32 " threads, refined frequency %"
+		       PRIu64 " Hz\n", fdrtrace_close_how_name(in->close_how), in->close_records,
+		       in->close_records_dropped, in->close_buffers, in->close_buffers_dropped,
+		       in->close_threads, in->close_freq);
+		if (in->close_end_ns)
+			info_time("closed at:", in->close_end_ns);
+	} else {
+		fputs("no close marker: the trace may be incomplete\n", stdout);
+	}
+}
+
+static const char info_help[] =
+	"Usage: fdrtrace info FILE\n"
+	"\n"
+	"Summarize the trace FILE ('-': standard input): version, clock, cycle\n"
+	"frequency, buffer size, processes, threads (with names), buffers, records by\n"
+	"kind, time span, drops, custom events and whether the trace was closed.\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help  show this help\n"
+	"\n"
+	"Exit status: 0, or 1 when the trace is malformed (the summary of what was\n"
+	"read is printed, then FILE:OFFSET: message) or output fails.\n";
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fdrtrace_reader *rd;
+	struct fdrtrace_event ev;
+	struct info *in;
+	const char *path;
+	int c, fd, status = EXIT_OK;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h')
+			return tool_print_help(info_help);
+		return tool_bad_option("info", "h", argv);
+	}
+	if (optind != argc - 1)
+		return tool_usage_err("info", optind == argc ? "missing FILE" : "one FILE only");
+	path = argv[optind];
+	in = calloc(1, sizeof(*in));
+	if (!in) {
+		tool_err("out of memory");
+		return EXIT_FAIL;
+	}
+	fd = tool_open_input(path);
+	if (fd < 0) {
+		free(in);
+		return EXIT_FAIL;
+	}
+	rd = fdrtrace_reader_open(fd);
+	if (!rd) {
+		tool_err("%s: %s", path, strerror(errno));
+		tool_close_input(fd);
+		free(in);
+		return EXIT_FAIL;
+	}
+	while (fdrtrace_reader_read(rd, &ev) == 0)
+		info_event(in, &ev);
+	info_print(in, path);
+	if (ev.state == FDRTRACE_ERROR) {
+		uint64_t off = 0;
+
+		fdrtrace_reader_error(rd, &off);
+		printf("%-17s%s:%" PRIu64 ": %s\n", "error:", path, off,
+		       fdrtrace_reader_errmsg(rd));
+		fflush(stdout);
+		fprintf(stderr, "%s:%" PRIu64 ": %s\n", path, off, fdrtrace_reader_errmsg(rd));
+		status = EXIT_FAIL;
+	}
+	fdrtrace_reader_close(rd);
+	tool_close_input(fd);
+	free(in);
+	if (tool_finish_stdout())
+		status = EXIT_FAIL;
+	return status;
+}
