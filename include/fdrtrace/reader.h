@@ -42,6 +42,14 @@ extern "C" {
 /* Largest custom/typed event payload the reader will hold (bytes). */
 #define FDRTRACE_READER_MAX_PAYLOAD (64u << 20)
 
+/*
+ * Version 1 padding (the bytes between EndOfBuffer and the buffer boundary)
+ * comes out as FDRTRACE_EV_PADDING events of at most this many bytes each,
+ * cut at fixed distances from the padding's start, so that the events are
+ * the same however the input was split, and memory stays bounded.
+ */
+#define FDRTRACE_READER_PADDING_PIECE 4096u
+
 /* The parser state left in fdrtrace_event.state by every read. */
 enum fdrtrace_state {
 	FDRTRACE_OK = 0,		/* a complete event is in the struct */
@@ -92,17 +100,24 @@ enum fdrtrace_error {
  * @size: bytes of the stream the event covers (record plus payload/padding)
  * @type: enum fdrtrace_event_type
  * @version: the trace's FDR version (from the header)
- * @tsc: absolute TSC after this record (0 before the first reference)
+ * @tsc: absolute TSC after this record (0 before the first reference).
+ *	NewCPUId and TSCWrap set the reference; function records and v5
+ *	custom/typed events add their delta to it. A v1..v4 custom event
+ *	carries its own absolute TSC: @tsc is that value, and (as in LLVM)
+ *	the reference for later records does not change.
  * @wall_ns: wall-clock time of @tsc in ns since the epoch of the buffer's
- *	WallTimeMarker; 0 when the buffer has none yet
+ *	WallTimeMarker: the marker's time plus (@tsc - the buffer's first TSC
+ *	reference) / cycle_frequency (no scaling when the frequency is 0);
+ *	0 when the buffer has no WallTimeMarker yet
  * @tid: thread id of the current buffer (0 outside buffers)
  * @pid: process id (the Pid record of the buffer, 0 when unknown)
- * @cpu: CPU from the last NewCPUId (or custom event v4) in the buffer
- * @buffer: index of the current buffer, from 0
- * @raw: the record's bytes (header, record, then payload); valid until the
- *	next call on the reader
- * @raw_len: bytes at @raw (equals @size except for padding, where @raw is
- *	the padding itself)
+ * @cpu: CPU from the last NewCPUId in the buffer; a v4 custom event
+ *	reports its own CPU here without changing the buffer's
+ * @buffer: index of the current buffer, from 0 (0 for the file header).
+ *	A buffer starts at its BufferExtents (v2+) or NewBuffer (v1).
+ * @raw: the record's bytes (header, record, then payload; for padding, the
+ *	padding piece); valid until the next call on the reader
+ * @raw_len: bytes at @raw (always equal to @size)
  * @u: per-type fields
  */
 struct fdrtrace_event {
@@ -185,7 +200,13 @@ struct fdrtrace_reader *fdrtrace_reader_open(int fd);
  *	FDRTRACE_REQUIRE_DATA, FDRTRACE_EOF or FDRTRACE_ERROR
  * @len: number of bytes; 0 marks the end of the stream
  *
- * Return: 0, or -EINVAL on a file reader or after the end was marked.
+ * Feed once before the first read, then again each time a read returns
+ * FDRTRACE_REQUIRE_DATA (the reader has then used every byte it was given;
+ * a record split between two feeds is staged inside the reader).
+ *
+ * Return: 0; -EINVAL on a file reader, after the end was marked, or for
+ * NULL @data with a non-zero @len; -EBUSY while bytes of the previous feed
+ * are still unread.
  */
 int fdrtrace_reader_feed(struct fdrtrace_reader *r, const void *data, size_t len);
 
@@ -193,6 +214,11 @@ int fdrtrace_reader_feed(struct fdrtrace_reader *r, const void *data, size_t len
  * fdrtrace_reader_read - parse the next event
  * @r: the reader
  * @ev: filled in; @ev->state is always set
+ *
+ * FDRTRACE_EOF comes only at a buffer boundary (between buffers). When the
+ * input ends anywhere else, the read fails with FDRTRACE_E_TRUNCATED; its
+ * error offset is where the data ended, and the message names the offset of
+ * the incomplete buffer (or record) and how many of its bytes there were.
  *
  * Return: 0 with @ev->state FDRTRACE_OK, or -1 with @ev->state one of
  * FDRTRACE_EOF, FDRTRACE_ERROR (see fdrtrace_reader_error()) or
@@ -205,8 +231,10 @@ int fdrtrace_reader_read(struct fdrtrace_reader *r, struct fdrtrace_event *ev);
  * @r: a reader whose last read returned FDRTRACE_ERROR
  *
  * Possible when the damaged buffer's end is known: its BufferExtents (v2+)
- * or the buffer_size boundary (v1). Errors in the file header, I/O errors
- * and truncation cannot be skipped.
+ * or the buffer_size boundary (v1). Errors in the file header, in a
+ * BufferExtents record or between v2+ buffers, I/O errors and truncation
+ * cannot be skipped. The reader does not seek: it reads and discards the
+ * rest of the buffer. The error is cleared.
  *
  * Return: 0 when the next read continues at the next buffer, -ENOENT when
  * the error cannot be skipped.
@@ -221,6 +249,14 @@ int fdrtrace_reader_skip_buffer(struct fdrtrace_reader *r);
  * Return: enum fdrtrace_error, FDRTRACE_E_NONE if there was no error.
  */
 enum fdrtrace_error fdrtrace_reader_error(const struct fdrtrace_reader *r, uint64_t *offset);
+
+/**
+ * fdrtrace_reader_errno - the errno of the last FDRTRACE_E_IO error
+ * @r: the reader
+ *
+ * Return: the errno value read(2) failed with, 0 if none did.
+ */
+int fdrtrace_reader_errno(const struct fdrtrace_reader *r);
 
 /**
  * fdrtrace_reader_errmsg - the last error as one line of text

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * names.c - printable names for the reader's enums (fdrtrace/reader.h).
+ *
+ * Contract: pure functions over constant tables; any thread, no state.
+ * Unknown values get "unknown", never NULL.
+ */
+#include <fdrtrace/reader.h>
+
+#include "reader_internal.h"
+
+static const char *const state_names[] = {
+	[FDRTRACE_OK] = "OK",
+	[FDRTRACE_EOF] = "EOF",
+	[FDRTRACE_ERROR] = "ERROR",
+	[FDRTRACE_REQUIRE_DATA] = "REQUIRE_DATA",
+};
+
+static const char *const event_names[FDRTRACE_EV_TYPE_COUNT] = {
+	[FDRTRACE_EV_HEADER] = "header",
+	[FDRTRACE_EV_FUNCTION] = "function",
+	[FDRTRACE_EV_NEW_BUFFER] = "new_buffer",
+	[FDRTRACE_EV_END_OF_BUFFER] = "end_of_buffer",
+	[FDRTRACE_EV_NEW_CPU_ID] = "new_cpu_id",
+	[FDRTRACE_EV_TSC_WRAP] = "tsc_wrap",
+	[FDRTRACE_EV_WALLTIME] = "walltime",
+	[FDRTRACE_EV_CUSTOM_EVENT] = "custom_event",
+	[FDRTRACE_EV_CALL_ARGUMENT] = "call_argument",
+	[FDRTRACE_EV_BUFFER_EXTENTS] = "buffer_extents",
+	[FDRTRACE_EV_TYPED_EVENT] = "typed_event",
+	[FDRTRACE_EV_PID] = "pid",
+	[FDRTRACE_EV_PADDING] = "padding",
+};
+
+static const char *const error_names[FDRTRACE_E_COUNT] = {
+	[FDRTRACE_E_NONE] = "none",
+	[FDRTRACE_E_IO] = "I/O error",
+	[FDRTRACE_E_NOMEM] = "out of memory",
+	[FDRTRACE_E_TRUNCATED] = "truncated",
+	[FDRTRACE_E_BAD_HEADER] = "bad header",
+	[FDRTRACE_E_UNSUPPORTED] = "unsupported",
+	[FDRTRACE_E_GRAMMAR] = "grammar violation",
+	[FDRTRACE_E_BAD_KIND] = "unknown record kind",
+	[FDRTRACE_E_BAD_SIZE] = "bad size",
+	[FDRTRACE_E_OVERRUN] = "buffer overrun",
+	[FDRTRACE_E_USAGE] = "API misuse",
+};
+
+static const char *const ext_names[FDRTRACE_EXT_KIND_COUNT] = {
+	[FDRTRACE_EXT_PROCESS] = "process",
+	[FDRTRACE_EXT_CONFIG] = "config",
+	[FDRTRACE_EXT_MODULE_MAP] = "module_map",
+	[FDRTRACE_EXT_MODULE_UNMAP] = "module_unmap",
+	[FDRTRACE_EXT_FUNC] = "func",
+	[FDRTRACE_EXT_THREAD_NAME] = "thread_name",
+	[FDRTRACE_EXT_DROP] = "drop",
+	[FDRTRACE_EXT_FORK] = "fork",
+	[FDRTRACE_EXT_EXEC] = "exec",
+	[FDRTRACE_EXT_CLOSE] = "close",
+	[FDRTRACE_EXT_STACK] = "stack",
+};
+
+static const char *const drop_names[FDRTRACE_DROP_REASON_COUNT] = {
+	[FDRTRACE_DROP_POOL_EMPTY] = "pool_empty",
+	[FDRTRACE_DROP_REENTRY] = "reentry",
+	[FDRTRACE_DROP_BEFORE_INIT] = "before_init",
+	[FDRTRACE_DROP_AFTER_FINI] = "after_fini",
+	[FDRTRACE_DROP_OVERWRITTEN] = "overwritten",
+	[FDRTRACE_DROP_IO_ERROR] = "io_error",
+	[FDRTRACE_DROP_FILTERED] = "filtered",
+};
+
+static const char *const close_names[] = {
+	[FDRTRACE_CLOSE_EXIT] = "exit",
+	[FDRTRACE_CLOSE_SIGNAL] = "signal",
+	[FDRTRACE_CLOSE_SNAPSHOT] = "snapshot",
+	[FDRTRACE_CLOSE_STOPPED] = "stopped",
+};
+
+static const char *pick(const char *const *names, size_t count, unsigned v)
+{
+	return v < count && names[v] ? names[v] : "unknown";
+}
+
+rd_export const char *fdrtrace_state_name(enum fdrtrace_state s)
+{
+	return pick(state_names, RD_ARRAY_SIZE(state_names), (unsigned)s);
+}
+
+rd_export const char *fdrtrace_event_type_name(enum fdrtrace_event_type t)
+{
+	return pick(event_names, RD_ARRAY_SIZE(event_names), (unsigned)t);
+}
+
+rd_export const char *fdrtrace_error_name(enum fdrtrace_error e)
+{
+	return pick(error_names, RD_ARRAY_SIZE(error_names), (unsigned)e);
+}
+
+rd_export const char *fdrtrace_ext_kind_name(unsigned kind)
+{
+	return pick(ext_names, RD_ARRAY_SIZE(ext_names), kind);
+}
+
+rd_export const char *fdrtrace_drop_reason_name(unsigned reason)
+{
+	return pick(drop_names, RD_ARRAY_SIZE(drop_names), reason);
+}
+
+rd_export const char *fdrtrace_close_how_name(unsigned how)
+{
+	return pick(close_names, RD_ARRAY_SIZE(close_names), how);
+}
