@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime/clock.c - choose the trace clock and measure its frequency.
+ *
+ * Contract: fdr_clock_init() runs once during initialisation, on one
+ * thread, before any hook records; it writes fdr_clock, which is read-only
+ * from then on (the hooks read it without synchronisation: the runtime
+ * publishes "ready" with a release store after init, and the hooks' acquire
+ * load of that flag orders these plain writes before their reads).
+ * fdr_clock_refine() and fdr_clock_pair() may run on any thread later.
+ * No allocation, no stdio; the one possible warning goes out with write(2).
+ *
+ * Rules (docs/environment.md repeats them):
+ *   - constant_tsc = CPUID 0x80000007 EDX[8] (invariant TSC) or the kernel's
+ *     "constant_tsc" flag in /proc/cpuinfo; nonstop_tsc = the same CPUID bit
+ *     or the kernel's "nonstop_tsc" flag. The kernel knows about CPUs whose
+ *     TSC is constant without the invariant bit, and hypervisors that hide
+ *     the bit while the kernel trusts the TSC, so either source counts.
+ *   - clock=auto: rdtscp when CPUID 0x80000001 EDX[27] says so; else rdtsc
+ *     when constant_tsc; else CLOCK_MONOTONIC_RAW (1 GHz).
+ *   - clock=rdtscp without the CPUID bit (valgrind, some VMs): what auto
+ *     would pick without rdtscp, with one line on stderr.
+ *   - Frequency, first that works: CPUID 0x15 when all three values are
+ *     present (exact by definition); the hypervisor's TSC leaf 0x40000010
+ *     (kHz); sysfs tsc_freq_khz; calibration against CLOCK_MONOTONIC_RAW
+ *     (five rounds of 4 ms, the median); CPUID 0x16 base MHz only when the
+ *     calibration fails (it is a nominal value, MHz-rounded, and is not the
+ *     TSC rate on every CPU). The calibrated and 0x16 values are refined
+ *     at the end of the run by fdr_clock_refine().
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "compiler.h"
+
+struct fdr_clock_info fdr_clock fdr_hidden;
+
+/* The start pair, taken at the end of fdr_clock_init(); read by refine. */
+static uint64_t clk_tsc0, clk_ns0;
+static bool clk_started;
+/* The frequency came from a source that the run's pairs can improve on. */
+static bool clk_refinable;
+
+/* 128-bit arithmetic for the frequency (a GCC/clang extension). */
+__extension__ typedef unsigned __int128 clk_u128;
+
+#define CLK_NS_PER_S 1000000000ull
+#define CLK_CAL_ROUNDS 5
+#define CLK_CAL_ROUND_NS 4000000ull	/* 4 ms; 5 rounds = 20 ms */
+#define CLK_REFINE_MIN_NS 100000000ull	/* 100 ms */
+
+/* ------------------------------------------------------------------ */
+/* Reads                                                               */
+/* ------------------------------------------------------------------ */
+
+notrace uint64_t fdr_clock_raw_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC_RAW, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * CLK_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+notrace uint64_t fdr_clock_read_monotonic(void)
+{
+	return fdr_clock_raw_ns();
+}
+
+notrace unsigned fdr_clock_cpu_slow(void)
+{
+	int c = sched_getcpu();
+
+	return c < 0 ? 0 : (unsigned)c;
+}
+
+notrace void fdr_clock_pair(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best_gap = UINT64_MAX;
+	unsigned cpu;
+	int i;
+
+	*tsc = 0;
+	*ns = 0;
+	for (i = 0; i < 5; i++) {
+		uint64_t a = fdr_clock_raw_ns();
+		uint64_t t = fdr_clock_read(&cpu);
+		uint64_t b = fdr_clock_raw_ns();
+
+		if (b < a || b - a >= best_gap)
+			continue;
+		best_gap = b - a;
+		*tsc = t;
+		*ns = a + (b - a) / 2;
+	}
+}
+
+notrace uint64_t fdr_clock_freq_from_pairs(uint64_t tsc0, uint64_t ns0, uint64_t tsc1,
+					   uint64_t ns1)
+{
+	clk_u128 num;
+	uint64_t dns;
+
+	if (tsc1 <= tsc0 || ns1 <= ns0)
+		return 0;
+	dns = ns1 - ns0;
+	num = (clk_u128)(tsc1 - tsc0) * CLK_NS_PER_S + dns / 2;
+	num /= dns;
+	return num > UINT64_MAX ? UINT64_MAX : (uint64_t)num;
+}
+
+/* ------------------------------------------------------------------ */
+/* What the CPU says                                                   */
+/* ------------------------------------------------------------------ */
+
+struct clk_cpu {
+	bool rdtscp;
+	bool invariant;
+	bool hypervisor;
+	bool flag_constant;
+	bool flag_nonstop;
+	uint64_t freq_0x15;	/* Hz, 0 when incomplete */
+	uint64_t freq_hv;	/* Hz from 0x40000010, 0 when absent */
+	uint64_t freq_0x16;	/* Hz (base MHz * 1e6), 0 when absent */
+};
+
+static notrace void clk_cpuid(struct clk_cpu *c)
+{
+	unsigned a, b, cx, d, max_basic, max_ext;
+
+	memset(c, 0, sizeof(*c));
+	max_basic = __get_cpuid_max(0, NULL);
+	max_ext = __get_cpuid_max(0x80000000u, NULL);
+	if (__get_cpuid(1, &a, &b, &cx, &d))
+		c->hypervisor = (cx >> 31) & 1;
+	if (max_ext >= 0x80000001u && __get_cpuid(0x80000001u, &a, &b, &cx, &d))
+		c->rdtscp = (d >> 27) & 1;
+	if (max_ext >= 0x80000007u && __get_cpuid(0x80000007u, &a, &b, &cx, &d))
+		c->invariant = (d >> 8) & 1;
+	if (max_basic >= 0x15 && __get_cpuid_count(0x15, 0, &a, &b, &cx, &d) && a && b && cx)
+		c->freq_0x15 = (uint64_t)cx * b / a;
+	if (max_basic >= 0x16 && __get_cpuid_count(0x16, 0, &a, &b, &cx, &d) && (a & 0xffff))
+		c->freq_0x16 = (uint64_t)(a & 0xffff) * 1000000u;
+	if (c->hypervisor) {
+		/* Hypervisor leaves are not covered by __get_cpuid's range check. */
+		__cpuid(0x40000000u, a, b, cx, d);
+		if (a >= 0x40000010u && a < 0x40000100u) {
+			__cpuid(0x40000010u, a, b, cx, d);
+			c->freq_hv = (uint64_t)a * 1000u;
+		}
+	}
+}
+
+/*
+ * Read at most @cap - 1 bytes of @path into @buf, NUL-terminated.
+ * Return: bytes read, or a negative errno.
+ */
+static notrace ssize_t clk_read_file(const char *path, char *buf, size_t cap)
+{
+	size_t off = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while (off < cap - 1) {
+		ssize_t r = read(fd, buf + off, cap - 1 - off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		off += (size_t)r;
+	}
+	close(fd);
+	buf[off] = '\0';
+	return (ssize_t)off;
+}
+
+static notrace bool clk_has_word(const char *line, size_t len, const char *word)
+{
+	size_t wl = strlen(word), i = 0;
+
+	while (i < len) {
+		size_t j;
+
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		j = i;
+		while (j < len && line[j] != ' ' && line[j] != '\t')
+			j++;
+		if (j - i == wl && memcmp(line + i, word, wl) == 0)
+			return true;
+		i = j;
+	}
+	return false;
+}
+
+/* The kernel's view: the first "flags" line of /proc/cpuinfo. */
+static notrace void clk_cpuinfo_flags(struct clk_cpu *c)
+{
+	static char buf[16384];
+	const char *p, *eol;
+
+	if (clk_read_file("/proc/cpuinfo", buf, sizeof(buf)) <= 0)
+		return;
+	for (p = buf; *p; p = eol + 1) {
+		const char *colon;
+
+		eol = strchr(p, '\n');
+		if (!eol)
+			break;	/* a cut line: do not trust it */
+		if (strncmp(p, "flags", 5) != 0 || (p[5] != ' ' && p[5] != '\t'))
+			continue;
+		colon = memchr(p, ':', (size_t)(eol - p));
+		if (!colon)
+			return;
+		colon++;
+		c->flag_constant = clk_has_word(colon, (size_t)(eol - colon), "constant_tsc");
+		c->flag_nonstop = clk_has_word(colon, (size_t)(eol - colon), "nonstop_tsc");
+		return;
+	}
+}
+
+static notrace uint64_t clk_sysfs_khz(void)
+{
+	char buf[64];
+	uint64_t v = 0;
+	size_t i;
+
+	if (clk_read_file("/sys/devices/system/cpu/cpu0/tsc_freq_khz", buf, sizeof(buf)) <= 0)
+		return 0;
+	for (i = 0; buf[i] >= '0' && buf[i] <= '9'; i++) {
+		if (v > UINT64_MAX / 10 - 10)
+			return 0;
+		v = v * 10 + (uint64_t)(buf[i] - '0');
+	}
+	if (buf[i] != '\n' && buf[i] != '\0')
+		return 0;
+	return v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Calibration                                                         */
+/* ------------------------------------------------------------------ */
+
+static notrace void clk_sort(uint64_t *v, int n)
+{
+	int i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+/* Return: the median of the rounds' frequencies, 0 when none worked. */
+static notrace uint64_t clk_calibrate(void)
+{
+	uint64_t f[CLK_CAL_ROUNDS];
+	int n = 0, r;
+
+	for (r = 0; r < CLK_CAL_ROUNDS; r++) {
+		uint64_t t0, n0, t1, n1, fr;
+
+		fdr_clock_pair(&t0, &n0);
+		if (!n0)
+			return 0;
+		do
+			n1 = fdr_clock_raw_ns();
+		while (n1 && n1 - n0 < CLK_CAL_ROUND_NS);
+		fdr_clock_pair(&t1, &n1);
+		fr = fdr_clock_freq_from_pairs(t0, n0, t1, n1);
+		if (fr)
+			f[n++] = fr;
+	}
+	if (!n)
+		return 0;
+	clk_sort(f, n);
+	return f[n / 2];
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                        */
+/* ------------------------------------------------------------------ */
+
+static notrace void clk_warn(const char *msg)
+{
+	size_t n = strlen(msg);
+
+	while (n) {
+		ssize_t r = write(STDERR_FILENO, msg, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		msg += r;
+		n -= (size_t)r;
+	}
+}
+
+static notrace bool clk_rseq_usable(void)
+{
+#if FDR_HAVE_RSEQ
+	int32_t id;
+
+	if (__rseq_size == 0)
+		return false;
+	__asm__ __volatile__("movl %%fs:(%1), %0"
+			     : "=r"(id)
+			     : "r"(__rseq_offset + FDR_RSEQ_CPU_ID_OFFSET));
+	return id >= 0;
+#else
+	return false;
+#endif
+}
+
+notrace int fdr_clock_init(enum fdr_clock_choice choice)
+{
+	struct clk_cpu c;
+	struct fdr_clock_info ci;
+	enum fdrtrace_clock_source no_rdtscp;
+
+	clk_cpuid(&c);
+	clk_cpuinfo_flags(&c);
+
+	memset(&ci, 0, sizeof(ci));
+	ci.cpuid_rdtscp = c.rdtscp;
+	ci.constant_tsc = c.invariant || c.flag_constant;
+	ci.nonstop_tsc = c.invariant || c.flag_nonstop;
+	no_rdtscp = ci.constant_tsc ? FDRTRACE_CLOCK_RDTSC : FDRTRACE_CLOCK_MONOTONIC;
+
+	switch (choice) {
+	case FDR_CLOCK_CHOICE_RDTSCP:
+		if (c.rdtscp) {
+			ci.source = FDRTRACE_CLOCK_RDTSCP;
+		} else {
+			ci.source = no_rdtscp;
+			clk_warn(no_rdtscp == FDRTRACE_CLOCK_RDTSC ?
+				 "fdrtrace: clock=rdtscp: CPUID does not report rdtscp; using rdtsc\n" :
+				 "fdrtrace: clock=rdtscp: CPUID does not report rdtscp; using monotonic\n");
+		}
+		break;
+	case FDR_CLOCK_CHOICE_RDTSC:
+		ci.source = FDRTRACE_CLOCK_RDTSC;
+		break;
+	case FDR_CLOCK_CHOICE_MONOTONIC:
+		ci.source = FDRTRACE_CLOCK_MONOTONIC;
+		break;
+	case FDR_CLOCK_AUTO:
+	default:
+		ci.source = c.rdtscp ? FDRTRACE_CLOCK_RDTSCP : no_rdtscp;
+		break;
+	}
+	if (ci.source != FDRTRACE_CLOCK_RDTSCP)
+		ci.cpu_from_rseq = clk_rseq_usable();
+	if (ci.source == FDRTRACE_CLOCK_MONOTONIC) {
+		ci.constant_tsc = true;
+		ci.nonstop_tsc = true;
+	}
+
+	/* The reads below (calibration, the start pair) use the chosen source. */
+	fdr_clock = ci;
+	clk_refinable = false;
+	if (ci.source == FDRTRACE_CLOCK_MONOTONIC) {
+		fdr_clock.freq = CLK_NS_PER_S;
+		fdr_clock.freq_source = FDRTRACE_FREQ_FIXED;
+	} else if (c.freq_0x15) {
+		fdr_clock.freq = c.freq_0x15;
+		fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
+	} else if (c.freq_hv) {
+		fdr_clock.freq = c.freq_hv;
+		fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
+	} else {
+		uint64_t khz = clk_sysfs_khz();
+		uint64_t cal;
+
+		if (khz) {
+			fdr_clock.freq = khz * 1000u;
+			fdr_clock.freq_source = FDRTRACE_FREQ_SYSFS;
+		} else if ((cal = clk_calibrate()) != 0) {
+			fdr_clock.freq = cal;
+			fdr_clock.freq_source = FDRTRACE_FREQ_CALIBRATED;
+			clk_refinable = true;
+		} else if (c.freq_0x16) {
+			fdr_clock.freq = c.freq_0x16;
+			fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
+			clk_refinable = true;
+		} else {
+			/* The TSC does not move as it should: use the kernel's clock. */
+			clk_warn("fdrtrace: the TSC could not be measured; using monotonic\n");
+			fdr_clock.source = FDRTRACE_CLOCK_MONOTONIC;
+			fdr_clock.cpu_from_rseq = clk_rseq_usable();
+			fdr_clock.constant_tsc = true;
+			fdr_clock.nonstop_tsc = true;
+			fdr_clock.freq = CLK_NS_PER_S;
+			fdr_clock.freq_source = FDRTRACE_FREQ_FIXED;
+		}
+	}
+	fdr_clock_pair(&clk_tsc0, &clk_ns0);
+	clk_started = clk_ns0 != 0;
+	return 0;
+}
+
+notrace uint64_t fdr_clock_refine(void)
+{
+	uint64_t t1, n1, f;
+
+	if (!clk_started || !clk_refinable)
+		return fdr_clock.freq;
+	fdr_clock_pair(&t1, &n1);
+	if (n1 < clk_ns0 || n1 - clk_ns0 < CLK_REFINE_MIN_NS)
+		return fdr_clock.freq;
+	f = fdr_clock_freq_from_pairs(clk_tsc0, clk_ns0, t1, n1);
+	return f ? f : fdr_clock.freq;
+}

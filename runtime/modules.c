@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime/modules.c - which objects are mapped, and what an address is called.
+ *
+ * Contract: off the hot path. Called from the flush thread, and at init and
+ * exit; never from a hook or a signal handler. May allocate, open files and
+ * take mod_lock (a leaf lock: the callbacks of fdr_modules_scan() run with it
+ * held and must not call back into this file). fdr_modules_reset() does not
+ * take the lock: its caller guarantees no other thread is in here (the end
+ * of the run, or the only thread of a fork child).
+ *
+ * A module is identified by (load base, path, build-id, span). A scan that
+ * finds an object no live module matches gives it the next id; a live
+ * module no longer mapped is reported once and its id is never reused, so a
+ * library dlclose'd and another dlopen'ed at the same address get different
+ * ids and a function record is never named after the wrong library.
+ *
+ * Symbols: dladdr() first (exported symbols, .dynsym); when it has no name,
+ * the module file's .symtab (static functions), read by mapping the file
+ * read-only once per module and indexing its FUNC symbols in a sorted
+ * array. When the file has no .symtab, the separate debug file
+ * /usr/lib/debug/.build-id/xx/rest.debug is tried. A file whose build-id
+ * differs from the mapped module's (replaced on disk) is not used.
+ * Every offset read from a file is bounds-checked against the file size.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compiler.h"
+#include "modules.h"
+
+/* Files bigger than this are not read for symbols. */
+#define MOD_FILE_MAX (4ull << 30)
+
+struct mod_sym {
+	uint64_t value;		/* link-time address */
+	uint64_t size;
+	const char *name;	/* into the mapped string table */
+};
+
+/* Symbol state of a module. */
+enum mod_sym_state {
+	MOD_SYMS_UNREAD = 0,
+	MOD_SYMS_READ,
+	MOD_SYMS_NONE,		/* no file, no .symtab, or the wrong file */
+};
+
+struct mod_entry {
+	struct fdr_module m;
+	bool live;		/* mapped as of the last scan */
+	bool seen;		/* found by the scan in progress */
+	bool reported;		/* the mapped callback has run */
+	enum mod_sym_state sym_state;
+	struct mod_sym *syms;
+	size_t nsyms;
+	void *map;		/* the mapped ELF file the names point into */
+	size_t map_len;
+};
+
+static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mod_entry **mod_list;	/* index == id */
+static size_t mod_count, mod_cap;
+
+/* ------------------------------------------------------------------ */
+/* ELF notes                                                           */
+/* ------------------------------------------------------------------ */
+
+static notrace size_t mod_align_up(size_t v, size_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/*
+ * Find NT_GNU_BUILD_ID in a note area of @len bytes.
+ * Return: the id's length (copied into @out, at most FDR_BUILD_ID_MAX), 0 if none.
+ */
+static notrace uint8_t mod_find_build_id(const uint8_t *p, size_t len, size_t align,
+					 uint8_t *out)
+{
+	size_t off = 0;
+
+	if (align != 8)
+		align = 4;
+	while (len - off >= sizeof(Elf64_Nhdr)) {
+		Elf64_Nhdr nh;
+		size_t name_off, desc_off, next;
+
+		memcpy(&nh, p + off, sizeof(nh));
+		name_off = off + sizeof(nh);
+		if (nh.n_namesz > len - name_off)
+			return 0;
+		desc_off = mod_align_up(name_off + nh.n_namesz, align);
+		if (desc_off > len || nh.n_descsz > len - desc_off)
+			return 0;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(p + name_off, "GNU", 4) == 0 && nh.n_descsz > 0) {
+			size_t n = nh.n_descsz > FDR_BUILD_ID_MAX ? FDR_BUILD_ID_MAX : nh.n_descsz;
+
+			memcpy(out, p + desc_off, n);
+			return (uint8_t)n;
+		}
+		next = mod_align_up(desc_off + nh.n_descsz, align);
+		if (next <= off || next > len)
+			return 0;
+		off = next;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scanning                                                            */
+/* ------------------------------------------------------------------ */
+
+struct mod_scan {
+	uintptr_t vdso;
+	bool main_seen;
+	int err;
+};
+
+static notrace bool mod_same(const struct fdr_module *a, const struct fdr_module *b)
+{
+	return a->load_base == b->load_base && a->start == b->start && a->size == b->size &&
+	       a->build_id_len == b->build_id_len &&
+	       memcmp(a->build_id, b->build_id, a->build_id_len) == 0 &&
+	       strcmp(a->path, b->path) == 0;
+}
+
+static notrace int mod_add(const struct fdr_module *m)
+{
+	struct mod_entry *e;
+	size_t i;
+
+	for (i = 0; i < mod_count; i++) {
+		e = mod_list[i];
+		if (e->live && !e->seen && mod_same(&e->m, m)) {
+			e->seen = true;
+			return 0;
+		}
+	}
+	if (mod_count >= FDR_MODULE_UNKNOWN)
+		return -EOVERFLOW;
+	if (mod_count == mod_cap) {
+		size_t cap = mod_cap ? mod_cap * 2 : 32;
+		struct mod_entry **l = realloc(mod_list, cap * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		mod_list = l;
+		mod_cap = cap;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->m = *m;
+	e->m.id = (uint32_t)mod_count;
+	e->live = true;
+	e->seen = true;
+	mod_list[mod_count++] = e;
+	return 0;
+}
+
+static notrace int mod_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct mod_scan *s = arg;
+	/* Static: dl_iterate_phdr holds the loader lock, keep the stack small. */
+	static struct fdr_module m;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	ElfW(Half) i;
+	int r;
+
+	memset(&m, 0, offsetof(struct fdr_module, path));
+	m.path[0] = '\0';
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD) {
+			if (ph->p_vaddr < lo)
+				lo = ph->p_vaddr;
+			if (ph->p_vaddr + ph->p_memsz > hi)
+				hi = ph->p_vaddr + ph->p_memsz;
+		}
+	}
+	if (lo >= hi)
+		return 0;
+	m.load_base = info->dlpi_addr;
+	m.start = info->dlpi_addr + lo;
+	m.size = hi - lo;
+	if (s->vdso && m.start <= s->vdso && s->vdso < m.start + m.size)
+		return 0;	/* the vDSO: no file, and no instrumented code */
+	for (i = 0; i < info->dlpi_phnum && !m.build_id_len; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_NOTE && ph->p_filesz >= sizeof(Elf64_Nhdr))
+			m.build_id_len = mod_find_build_id(
+				(const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_filesz,
+				ph->p_align, m.build_id);
+	}
+	if (info->dlpi_name && info->dlpi_name[0]) {
+		size_t n = strlen(info->dlpi_name);
+
+		if (n >= sizeof(m.path))
+			n = sizeof(m.path) - 1;
+		memcpy(m.path, info->dlpi_name, n);
+		m.path[n] = '\0';
+	} else if (!s->main_seen) {
+		ssize_t n = readlink("/proc/self/exe", m.path, sizeof(m.path) - 1);
+
+		m.path[n > 0 ? n : 0] = '\0';
+		s->main_seen = true;
+	}
+	r = mod_add(&m);
+	if (r && !s->err)
+		s->err = r;
+	(void)size;
+	return 0;
+}
+
+static notrace void mod_free_syms(struct mod_entry *e)
+{
+	free(e->syms);
+	e->syms = NULL;
+	e->nsyms = 0;
+	if (e->map)
+		munmap(e->map, e->map_len);
+	e->map = NULL;
+	e->map_len = 0;
+	e->sym_state = MOD_SYMS_UNREAD;
+}
+
+notrace int fdr_modules_scan(void (*mapped)(const struct fdr_module *m, void *arg),
+			     void (*unmapped)(const struct fdr_module *m, void *arg), void *arg)
+{
+	struct mod_scan s = { .vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR) };
+	size_t i;
+
+	pthread_mutex_lock(&mod_lock);
+	for (i = 0; i < mod_count; i++)
+		mod_list[i]->seen = false;
+	dl_iterate_phdr(mod_phdr_cb, &s);
+	for (i = 0; i < mod_count; i++) {
+		struct mod_entry *e = mod_list[i];
+
+		if (!e->live)
+			continue;
+		if (!e->seen) {
+			/* Gone: report once, drop its symbols, never match it again. */
+			e->live = false;
+			if (e->reported && unmapped)
+				unmapped(&e->m, arg);
+			mod_free_syms(e);
+			e->sym_state = MOD_SYMS_NONE;
+		} else if (!e->reported) {
+			e->reported = true;
+			if (mapped)
+				mapped(&e->m, arg);
+		}
+	}
+	pthread_mutex_unlock(&mod_lock);
+	return s.err;
+}
+
+notrace void fdr_modules_reset(void)
+{
+	size_t i;
+
+	for (i = 0; i < mod_count; i++) {
+		mod_free_syms(mod_list[i]);
+		free(mod_list[i]);
+	}
+	free(mod_list);
+	mod_list = NULL;
+	mod_count = 0;
+	mod_cap = 0;
+	/* A fork child may have inherited the lock held by another thread. */
+	pthread_mutex_init(&mod_lock, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* .symtab                                                             */
+/* ------------------------------------------------------------------ */
+
+static notrace int mod_sym_cmp(const void *a, const void *b)
+{
+	const struct mod_sym *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	/* Sized symbols first, so that a lookup prefers them. */
+	return (x->size == 0) - (y->size == 0);
+}
+
+static notrace bool mod_range_ok(uint64_t off, uint64_t len, size_t file_len)
+{
+	return off <= file_len && len <= file_len - off;
+}
+
+/* Map @path read-only. Return: 0, or a negative errno. */
+static notrace int mod_map_file(const char *path, void **map, size_t *len)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr) ||
+	    (uint64_t)st.st_size > MOD_FILE_MAX) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -errno;
+	*map = p;
+	*len = (size_t)st.st_size;
+	return 0;
+}
+
+/*
+ * Index the FUNC symbols of the ELF image @f (@len bytes) into @e, when its
+ * build-id is the module's (or either has none).
+ * Return: 0 when a .symtab was found, -ENOENT when there is none, -ENOEXEC
+ * for a malformed or foreign file.
+ */
+static notrace int mod_index_symtab(struct mod_entry *e, const uint8_t *f, size_t len)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, strsh;
+	const Elf64_Shdr *symsh = NULL;
+	Elf64_Shdr symsh_copy;
+	uint8_t bid[FDR_BUILD_ID_MAX];
+	struct mod_sym *syms;
+	size_t i, n, count = 0;
+
+	memcpy(&eh, f, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    !mod_range_ok(eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr), len))
+		return -ENOEXEC;
+
+	for (i = 0; i < eh.e_shnum; i++) {
+		memcpy(&sh, f + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+		if (sh.sh_type == SHT_NOTE && e->m.build_id_len && sh.sh_size >= sizeof(Elf64_Nhdr) &&
+		    mod_range_ok(sh.sh_offset, sh.sh_size, len)) {
+			uint8_t bl = mod_find_build_id(f + sh.sh_offset, sh.sh_size,
+						       sh.sh_addralign, bid);
+
+			if (bl && (bl != e->m.build_id_len || memcmp(bid, e->m.build_id, bl)))
+				return -ENOEXEC;	/* another build of the file */
+		}
+		if (sh.sh_type == SHT_SYMTAB && !symsh) {
+			symsh_copy = sh;
+			symsh = &symsh_copy;
+		}
+	}
+	if (!symsh)
+		return -ENOENT;
+	if (symsh->sh_entsize != sizeof(Elf64_Sym) || symsh->sh_link >= eh.e_shnum ||
+	    !mod_range_ok(symsh->sh_offset, symsh->sh_size, len))
+		return -ENOEXEC;
+	memcpy(&strsh, f + eh.e_shoff + symsh->sh_link * sizeof(strsh), sizeof(strsh));
+	if (strsh.sh_type != SHT_STRTAB || !mod_range_ok(strsh.sh_offset, strsh.sh_size, len) ||
+	    strsh.sh_size == 0 || f[strsh.sh_offset + strsh.sh_size - 1] != '\0')
+		return -ENOEXEC;
+
+	n = symsh->sh_size / sizeof(Elf64_Sym);
+	for (i = 0; i < n; i++) {
+		Elf64_Sym sym;
+
+		memcpy(&sym, f + symsh->sh_offset + i * sizeof(sym), sizeof(sym));
+		if (ELF64_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF &&
+		    sym.st_name && sym.st_name < strsh.sh_size)
+			count++;
+	}
+	if (!count)
+		return -ENOENT;
+	syms = malloc(count * sizeof(*syms));
+	if (!syms)
+		return -ENOMEM;
+	for (i = 0, count = 0; i < n; i++) {
+		Elf64_Sym sym;
+
+		memcpy(&sym, f + symsh->sh_offset + i * sizeof(sym), sizeof(sym));
+		if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
+		    !sym.st_name || sym.st_name >= strsh.sh_size)
+			continue;
+		syms[count].value = sym.st_value;
+		syms[count].size = sym.st_size;
+		syms[count].name = (const char *)f + strsh.sh_offset + sym.st_name;
+		count++;
+	}
+	qsort(syms, count, sizeof(*syms), mod_sym_cmp);
+	e->syms = syms;
+	e->nsyms = count;
+	return 0;
+}
+
+static notrace void mod_debug_path(const struct fdr_module *m, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char pre[] = "/usr/lib/debug/.build-id/";
+	size_t o = sizeof(pre) - 1, i;
+
+	/* pre + "xx/" + 2*(len-1) hex + ".debug" fits easily in 4096 */
+	if (cap < sizeof(pre) + 4 + 2 * FDR_BUILD_ID_MAX + 7 || m->build_id_len < 2) {
+		out[0] = '\0';
+		return;
+	}
+	memcpy(out, pre, o);
+	out[o++] = hex[m->build_id[0] >> 4];
+	out[o++] = hex[m->build_id[0] & 15];
+	out[o++] = '/';
+	for (i = 1; i < m->build_id_len; i++) {
+		out[o++] = hex[m->build_id[i] >> 4];
+		out[o++] = hex[m->build_id[i] & 15];
+	}
+	memcpy(out + o, ".debug", 7);
+}
+
+static notrace void mod_load_syms(struct mod_entry *e)
+{
+	char dbg[512];
+	const char *paths[2] = { e->m.path, dbg };
+	int i;
+
+	e->sym_state = MOD_SYMS_NONE;
+	mod_debug_path(&e->m, dbg, sizeof(dbg));
+	for (i = 0; i < 2; i++) {
+		void *map = NULL;
+		size_t len = 0;
+		int r;
+
+		if (!paths[i][0] || mod_map_file(paths[i], &map, &len))
+			continue;
+		r = mod_index_symtab(e, map, len);
+		if (r == 0) {
+			e->map = map;
+			e->map_len = len;
+			e->sym_state = MOD_SYMS_READ;
+			return;
+		}
+		munmap(map, len);
+	}
+}
+
+/* The symbol containing link-time address @rel, or NULL. */
+static notrace const struct mod_sym *mod_sym_find(const struct mod_entry *e, uint64_t rel)
+{
+	size_t lo = 0, hi = e->nsyms, k;
+
+	/* Find the first symbol with value > rel. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].value <= rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/*
+	 * Walk back from the nearest symbol at or below @rel: aliases share an
+	 * address, and a sized symbol may enclose a smaller one. A few steps
+	 * are enough; the first that contains @rel wins.
+	 */
+	for (k = lo; k > 0 && lo - k < 64; k--) {
+		const struct mod_sym *s = &e->syms[k - 1];
+
+		if (rel - s->value < s->size || (s->size == 0 && s->value == rel))
+			return s;
+	}
+	return NULL;
+}
+
+static notrace void mod_copy_name(char *out, size_t cap, const char *s)
+{
+	size_t n;
+
+	if (!cap)
+		return;
+	n = strlen(s);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+notrace int fdr_symbol_lookup(uintptr_t addr, char *name, size_t name_len, uint32_t *module_id)
+{
+	struct mod_entry *e = NULL;
+	const struct mod_sym *s;
+	Dl_info di;
+	size_t i;
+	int ret = -ENOENT;
+
+	if (name_len)
+		name[0] = '\0';
+	*module_id = FDR_MODULE_UNKNOWN;
+
+	pthread_mutex_lock(&mod_lock);
+	for (i = 0; i < mod_count; i++) {
+		struct mod_entry *c = mod_list[i];
+
+		if (c->live && addr >= c->m.start && addr - c->m.start < c->m.size) {
+			e = c;
+			*module_id = c->m.id;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&mod_lock);
+
+	if (dladdr((void *)addr, &di) && di.dli_sname && di.dli_sname[0]) {
+		mod_copy_name(name, name_len, di.dli_sname);
+		return 0;
+	}
+	if (!e)
+		return -ENOENT;
+
+	pthread_mutex_lock(&mod_lock);
+	/* Re-check: a scan may have retired the module meanwhile (entries are never freed). */
+	if (e->live) {
+		if (e->sym_state == MOD_SYMS_UNREAD)
+			mod_load_syms(e);
+		if (e->sym_state == MOD_SYMS_READ) {
+			s = mod_sym_find(e, (uint64_t)addr - e->m.load_base);
+			if (s) {
+				mod_copy_name(name, name_len, s->name);
+				ret = 0;
+			}
+		}
+	}
+	pthread_mutex_unlock(&mod_lock);
+	return ret;
+}
