@@ -152,6 +152,14 @@ static const char *const rd_kind_names[RK_COUNT] = {
 	[RK_END] = "end of buffer",
 };
 
+/* The order in which messages list kinds: the grammar's. */
+static const unsigned char rd_kind_order[] = {
+	FDRTRACE_MD_BUFFER_EXTENTS, FDRTRACE_MD_NEW_BUFFER, FDRTRACE_MD_WALLTIME,
+	FDRTRACE_MD_PID, FDRTRACE_MD_NEW_CPU_ID, FDRTRACE_MD_TSC_WRAP,
+	FDRTRACE_MD_CUSTOM_EVENT, FDRTRACE_MD_TYPED_EVENT, FDRTRACE_MD_CALL_ARGUMENT,
+	FDRTRACE_MD_END_OF_BUFFER, RK_FUNCTION, RK_FUNCTION_ARGS, RK_END,
+};
+
 static const enum fdrtrace_event_type rd_kind_event[RK_FUNCTION] = {
 	[FDRTRACE_MD_NEW_BUFFER] = FDRTRACE_EV_NEW_BUFFER,
 	[FDRTRACE_MD_END_OF_BUFFER] = FDRTRACE_EV_END_OF_BUFFER,
@@ -251,9 +259,9 @@ static void rd_kind_list(char *out, size_t size, unsigned mask)
 	/* Both function kinds print as "Function": name it once. */
 	if ((mask & RK(RK_FUNCTION)) && (mask & RK(RK_FUNCTION_ARGS)))
 		mask &= ~RK(RK_FUNCTION_ARGS);
-	for (unsigned k = 0; k < RK_COUNT; k++)
-		if (mask & RK(k))
-			names[n++] = rd_kind_names[k];
+	for (size_t i = 0; i < RD_ARRAY_SIZE(rd_kind_order); i++)
+		if (mask & RK(rd_kind_order[i]))
+			names[n++] = rd_kind_names[rd_kind_order[i]];
 	out[0] = '\0';
 	for (size_t i = 0; i < n && used < size; i++) {
 		const char *sep = i == 0 ? "" : (i + 1 == n ? " or " : ", ");
@@ -265,6 +273,18 @@ static void rd_kind_list(char *out, size_t size, unsigned mask)
 	}
 	if (n == 0)
 		snprintf(out, size, "nothing");
+}
+
+/* The kinds that may come next, in this state and this version. */
+static unsigned rd_expected(const struct fdrtrace_reader *r)
+{
+	unsigned allowed = rd_allowed[r->state] & r->kinds;
+
+	/* Version 1 buffers open with NewBuffer, later ones with BufferExtents. */
+	if (r->state == S_BETWEEN)
+		allowed &= r->version == 1 ? RK(FDRTRACE_MD_NEW_BUFFER) :
+					     RK(FDRTRACE_MD_BUFFER_EXTENTS);
+	return allowed;
 }
 
 static enum rd_step rd_grammar_fail(struct fdrtrace_reader *r, unsigned allowed, unsigned kind)
@@ -724,7 +744,7 @@ static enum rd_step rd_metadata(struct fdrtrace_reader *r, struct fdrtrace_event
 
 static enum rd_step rd_record(struct fdrtrace_reader *r, struct fdrtrace_event *ev)
 {
-	unsigned allowed = rd_allowed[r->state] & r->kinds;
+	unsigned allowed = rd_expected(r);
 	const uint8_t *p;
 	unsigned kind;
 	size_t len;
@@ -800,7 +820,7 @@ static enum rd_step rd_step(struct fdrtrace_reader *r, struct fdrtrace_event *ev
 	}
 
 	if (r->in_buffer && r->pos == r->buf_end) {
-		unsigned allowed = rd_allowed[r->state] & r->kinds;
+		unsigned allowed = rd_expected(r);
 
 		if (!(allowed & RK(RK_END)))
 			return rd_grammar_fail(r, allowed, RK_END);
