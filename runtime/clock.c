@@ -18,8 +18,12 @@
  *     the bit while the kernel trusts the TSC, so either source counts.
  *   - clock=auto: rdtscp when CPUID 0x80000001 EDX[27] says so; else rdtsc
  *     when constant_tsc; else CLOCK_MONOTONIC_RAW (1 GHz).
- *   - clock=rdtscp without the CPUID bit (valgrind, some VMs): what auto
- *     would pick without rdtscp, with one line on stderr.
+ *   - rdtscp is used only when CPUID reports it AND a trial execution does
+ *     not fault: valgrind reports the CPUID bit but raises SIGILL on the
+ *     instruction. The trial runs once, at init, under a temporary SIGILL
+ *     handler (the previous disposition is restored right after).
+ *   - clock=rdtscp where rdtscp is not usable (valgrind, some VMs): what
+ *     auto would pick without rdtscp, with one line on stderr.
  *   - Frequency, first that works: CPUID 0x15 when all three values are
  *     present (exact by definition); the hypervisor's TSC leaf 0x40000010
  *     (kHz); sysfs tsc_freq_khz; calibration against CLOCK_MONOTONIC_RAW
@@ -32,6 +36,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -291,6 +297,41 @@ static notrace uint64_t clk_calibrate(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Does rdtscp execute?                                                */
+/* ------------------------------------------------------------------ */
+
+static sigjmp_buf clk_probe_env;
+
+static notrace void clk_probe_sigill(int sig)
+{
+	(void)sig;
+	siglongjmp(clk_probe_env, 1);
+}
+
+/*
+ * Execute rdtscp once with SIGILL caught. SIGILL from the instruction is
+ * synchronous, so only this thread can take the temporary handler.
+ */
+static notrace bool clk_rdtscp_executes(void)
+{
+	struct sigaction sa, old;
+	volatile bool ok = false;
+	uint32_t lo, hi, aux;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = clk_probe_sigill;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGILL, &sa, &old))
+		return false;
+	if (sigsetjmp(clk_probe_env, 1) == 0) {
+		__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+		ok = true;
+	}
+	sigaction(SIGILL, &old, NULL);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
 /* Entry points                                                        */
 /* ------------------------------------------------------------------ */
 
@@ -337,6 +378,8 @@ notrace int fdr_clock_init(enum fdr_clock_choice choice)
 
 	memset(&ci, 0, sizeof(ci));
 	ci.cpuid_rdtscp = c.rdtscp;
+	if (c.rdtscp && (choice == FDR_CLOCK_AUTO || choice == FDR_CLOCK_CHOICE_RDTSCP))
+		c.rdtscp = clk_rdtscp_executes();
 	ci.constant_tsc = c.invariant || c.flag_constant;
 	ci.nonstop_tsc = c.invariant || c.flag_nonstop;
 	no_rdtscp = ci.constant_tsc ? FDRTRACE_CLOCK_RDTSC : FDRTRACE_CLOCK_MONOTONIC;
@@ -348,8 +391,8 @@ notrace int fdr_clock_init(enum fdr_clock_choice choice)
 		} else {
 			ci.source = no_rdtscp;
 			clk_warn(no_rdtscp == FDRTRACE_CLOCK_RDTSC ?
-				 "fdrtrace: clock=rdtscp: CPUID does not report rdtscp; using rdtsc\n" :
-				 "fdrtrace: clock=rdtscp: CPUID does not report rdtscp; using monotonic\n");
+				 "fdrtrace: clock=rdtscp: this CPU cannot execute rdtscp; using rdtsc\n" :
+				 "fdrtrace: clock=rdtscp: this CPU cannot execute rdtscp; using monotonic\n");
 		}
 		break;
 	case FDR_CLOCK_CHOICE_RDTSC:
