@@ -289,12 +289,19 @@ static int dump_event(const struct fdrtrace_event *ev, const struct dump_opts *o
 		break;
 	}
 	case FDRTRACE_EV_PADDING:
+	{
+		/* Trailing zeros are implied by len (assemble zero-fills). */
+		size_t n = ev->raw_len;
+
+		while (n && !r[n - 1])
+			n--;
 		printf("buf pad len=%zu", ev->raw_len);
-		if (!tool_all_zero(r, ev->raw_len)) {
+		if (n) {
 			fputs(" data=", stdout);
-			tool_print_hex(stdout, r, ev->raw_len);
+			tool_print_hex(stdout, r, n);
 		}
 		break;
+	}
 	default:
 		return -EINVAL;
 	}

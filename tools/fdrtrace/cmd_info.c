@@ -224,11 +224,11 @@ static const char *info_clock_name(unsigned c)
 static const char *info_freq_name(unsigned f)
 {
 	switch (f) {
-	case FDRTRACE_FREQ_CPUID: return "cpuid";
-	case FDRTRACE_FREQ_SYSFS: return "sysfs";
+	case FDRTRACE_FREQ_CPUID: return "from CPUID";
+	case FDRTRACE_FREQ_SYSFS: return "from sysfs";
 	case FDRTRACE_FREQ_CALIBRATED: return "calibrated";
-	case FDRTRACE_FREQ_FIXED: return "fixed";
-	default: return "unknown";
+	case FDRTRACE_FREQ_FIXED: return "fixed (1 GHz)";
+	default: return "of unknown origin";
 	}
 }
 
@@ -249,7 +249,7 @@ static void info_print(const struct info *in, const char *path)
 	       in->hdr.bitfield & FDRTRACE_HDR_CONSTANT_TSC ? "constant" : "non-constant",
 	       in->hdr.bitfield & FDRTRACE_HDR_NONSTOP_TSC ? "nonstop" : "stopping");
 	if (in->have_process)
-		printf("; source %s, frequency from %s", info_clock_name(in->clock),
+		printf("; source %s, frequency %s", info_clock_name(in->clock),
 		       info_freq_name(in->freq_source));
 	putchar('\n');
 	printf("%-17s%" PRIu64 " Hz\n", "cycle frequency:", in->hdr.cycle_frequency);
@@ -274,7 +274,7 @@ static void info_print(const struct info *in, const char *path)
 		printf(", ... (table full at %d)", INFO_MAX_TIDS);
 	putchar('\n');
 	printf("%-17s%" PRIu64 "\n", "buffers:", in->buffers);
-	printf("%-17s%" PRIu64 "\n", "events:", in->events);
+	printf("%-17s%" PRIu64 "\n", "records:", in->events - in->by_type[FDRTRACE_EV_HEADER]);
 	for (i = 0; i < FDRTRACE_EV_TYPE_COUNT; i++) {
 		if (!in->by_type[i] || i == FDRTRACE_EV_HEADER)
 			continue;

@@ -1,0 +1,158 @@
+#!/bin/bash
+# cli.sh FDRTRACE GOLDEN_DIR WORKDIR
+#
+# The command line itself: help, version, usage errors (exit 2), assemble's
+# TEXT:LINE messages (exit 1, no output file left behind), unreadable
+# inputs, several files in verify, and a closed output pipe (exit 1 with a
+# message, not a silent death by SIGPIPE).
+set -eu
+
+# Paths given relative to the directory meson runs us in stay valid after cd.
+abs() { case $1 in /*) echo "$1" ;; '') echo "" ;; *) echo "$PWD/$1" ;; esac; }
+fdr=$1 golden=$2 work=$3
+fdr=$(abs "$fdr") golden=$(abs "$golden") work=$(abs "$work")
+
+[ -x "$fdr" ] || { echo "cli.sh: $fdr is not executable" >&2; exit 1; }
+[ -d "$golden" ] || { echo "cli.sh: no directory $golden" >&2; exit 1; }
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+fails=0
+# check NAME WANT_RC COMMAND...: run with stdout/stderr in out/err
+check() {
+	local name=$1 want=$2 rc=0
+	shift 2
+	"$@" >out 2>err || rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		echo "FAIL $name: '$*' exited $rc, expected $want" >&2
+		sed 's/^/  stderr: /' err >&2
+		fails=$((fails + 1))
+		return 1
+	fi
+	echo "ok   $name"
+}
+# has FILE TEXT: FILE contains the fixed string TEXT
+has() {
+	if ! grep -qF -- "$2" "$1"; then
+		echo "FAIL: $1 lacks '$2':" >&2
+		sed 's/^/  /' "$1" >&2
+		fails=$((fails + 1))
+	fi
+}
+
+check help 0 "$fdr" --help && has out "Commands:" && has out "assemble"
+check version 0 "$fdr" --version && has out "fdrtrace "
+check no-args 2 "$fdr" && has err "Usage:"
+check unknown-command 2 "$fdr" frobnicate && has err "unknown command 'frobnicate'"
+check unknown-global-option 2 "$fdr" --frob && has err "unknown option '--frob'"
+for c in dump assemble verify info; do
+	check "$c-help" 0 "$fdr" $c --help && has out "Usage: fdrtrace $c"
+	check "$c-unknown-option" 2 "$fdr" $c --frob x && has err "fdrtrace $c: unknown option '--frob'"
+	check "$c-missing-arg" 2 "$fdr" $c
+done
+check dump-two-files 2 "$fdr" dump a b && has err "one FILE only"
+check assemble-o-needs-arg 2 "$fdr" assemble x -o && has err "option '-o' needs an argument"
+check verify-missing-file 1 "$fdr" verify does-not-exist.fdr && has err "does-not-exist.fdr: No such file or directory"
+check dump-missing-file 1 "$fdr" dump does-not-exist.fdr && has err "does-not-exist.fdr: No such file or directory"
+
+# assemble: errors name TEXT:LINE and leave no output behind.
+asm_err() {	# asm_err NAME LINE MESSAGE TEXT...
+	local name=$1 line=$2 msg=$3
+	shift 3
+	printf '%s\n' "$@" >"$name.txt"
+	rm -f "$name.fdr"
+	check "assemble-$name" 1 "$fdr" assemble "$name.txt" -o "$name.fdr" &&
+		has err "$name.txt:$line: $msg"
+	if [ -e "$name.fdr" ]; then
+		echo "FAIL assemble-$name: left $name.fdr behind" >&2
+		fails=$((fails + 1))
+	fi
+}
+H='hdr fdr version=5'
+asm_err unknown-record 3 "unknown record 'fun xyz'" "$H" '# comment' 'fun xyz id=1'
+asm_err unknown-field 2 "'fun ent' has no field 'tsc'" "$H" 'fun ent id=1 tsc=5'
+asm_err duplicate-field 2 "field 'id' given twice" "$H" 'fun ent id=1 id=2'
+asm_err no-subtype 1 "'hdr' needs a subtype" 'hdr version=5'
+asm_err not-key-value 2 "'id': fields are key=value" "$H" 'fun ent id'
+asm_err too-big 2 "id=268435456: not a 28-bit integer" "$H" 'fun ent id=268435456'
+asm_err not-a-number 2 "delta=12ab: not a 32-bit integer" "$H" 'fun ent delta=12ab'
+asm_err too-negative 2 "cpu=-32769: not a 16-bit integer" "$H" 'cpu new cpu=-32769'
+asm_err bad-hex 2 "data=: 'z' is not a hex digit" "$H" 'raw hex data=0z'
+asm_err odd-hex 2 "data=: odd number of hex digits" "$H" 'raw hex data=abc'
+asm_err rsv-too-long 2 "rsv=: 8 bytes, at most 7 fit" "$H" 'cpu wrp rsv=0102030405060708'
+asm_err event-before-hdr 1 "'evt cus' before the 'hdr' line" 'evt cus data=00'
+asm_err pad-auto-no-size 2 "len=auto needs a non-zero buffer_size" 'hdr fdr version=1' 'buf pad len=auto'
+
+# assemble accepts: comments, blank lines, any field order, defaults, hex
+# and negative numbers, '_' in hex, size=auto, and '-' for stdin/stdout.
+printf '%s\n' '# c' '' 'hdr fdr buffer_size=0x1000 version=5   # v5' 'buf ext size=auto' \
+	'buf new tid=-1' 'raw hex data=ab_cd' | "$fdr" assemble - >friendly.fdr
+if [ "$(od -An -tx1 -v friendly.fdr | tr -d ' \n')" != \
+     "05000100000000000000000000000000001000000000000000000000000000000f12000000000000000000000000000001ffffffff0000000000000000000000abcd" ]; then
+	echo "FAIL: friendly assemble wrote:" >&2
+	od -An -tx1 -v friendly.fdr >&2
+	fails=$((fails + 1))
+else
+	echo "ok   assemble-friendly"
+fi
+
+# verify: several files, -v, one bad among good ones.
+"$fdr" assemble "$golden/v5.txt" -o good.fdr
+"$fdr" assemble "$golden/v1.txt" -o good1.fdr
+printf '%s\n' 'hdr fdr version=9' | "$fdr" assemble - -o bad.fdr
+check verify-all-good 0 "$fdr" verify good.fdr good1.fdr && [ ! -s out ] ||
+	{ echo "FAIL: verify printed on success" >&2; fails=$((fails + 1)); }
+check verify-verbose 0 "$fdr" verify -v good.fdr && has out "good.fdr: ok:"
+check verify-one-bad 1 "$fdr" verify good.fdr bad.fdr good1.fdr &&
+	has out "bad.fdr:0: FDR version 9: not supported"
+check verify-stdin 0 "$fdr" verify - <good.fdr
+
+# A closed pipe: dump must fail with a message, not die of SIGPIPE.
+big=big.txt
+{
+	echo 'hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096'
+	for b in $(seq 40); do
+		echo 'buf ext size=auto'
+		echo "buf new tid=$b"
+		echo 'buf wal sec=1'
+		echo 'cpu new tsc=1'
+		for i in $(seq 200); do echo "fun ent id=$i delta=1"; done
+	done
+} >"$big"
+"$fdr" assemble "$big" -o big.fdr
+rc=0
+{ "$fdr" dump big.fdr 2>pipe.err; echo $? >pipe.rc; } | head -n 1 >/dev/null || rc=$?
+if [ "$(cat pipe.rc)" -ne 1 ] || ! grep -qF "write error on standard output" pipe.err; then
+	echo "FAIL: dump into a closed pipe: status $(cat pipe.rc), stderr:" >&2
+	cat pipe.err >&2
+	fails=$((fails + 1))
+else
+	echo "ok   dump-closed-pipe"
+fi
+if [ -w /dev/full ]; then
+	rc=0
+	"$fdr" dump good.fdr >/dev/full 2>full.err || rc=$?
+	if [ "$rc" -ne 1 ] || ! grep -qF "write error" full.err; then
+		echo "FAIL: dump to /dev/full: status $rc" >&2
+		fails=$((fails + 1))
+	else
+		echo "ok   dump-full-disk"
+	fi
+fi
+
+# info of an empty input: the summary so far, the error, status 1.
+check info-empty 1 "$fdr" info - </dev/null && has err "-:0: truncated: the file header needs 32 bytes" && has out "error:"
+
+# info of the README example: the facts the README quotes.
+"$fdr" assemble "$golden/readme-example.txt" -o demo.fdr
+check info-demo 0 "$fdr" info demo.fdr &&
+	has out "threads:         2: 4242 (demo), 4243 (worker-1)" &&
+	has out "closed:          yes, exit: 16 records" &&
+	has out "source rdtscp, frequency calibrated"
+
+if [ "$fails" -ne 0 ]; then
+	echo "$fails failure(s)" >&2
+	exit 1
+fi
+echo "all ok"
