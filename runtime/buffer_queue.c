@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime/buffer_queue.c - the buffer pool and the full-buffer queue.
+ *
+ * Contract: fdr_pool_init() once at initialisation (before any hook
+ * records); fdr_pool_get/put and fdr_queue_push from any thread, including
+ * hooks in signal handlers (lock-free, no syscalls, no allocation).
+ * fdr_queue_pop from one consumer at a time (whoever holds the file lock:
+ * the flush thread, or the fatal-signal handler). fdr_pool_reset only in
+ * a fork child, where the calling thread is the only one.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "buffer_queue.h"
+
+static uint8_t *bq_mem;
+static size_t bq_mem_len;
+static struct fdr_buffer *bq_bufs;
+static uint32_t bq_count;
+static _Atomic uint32_t *bq_next;	/* free-stack links: index+1, 0 ends */
+static _Atomic uint64_t bq_head;	/* generation << 32 | (index + 1) */
+
+static struct cds_wfcq_head bq_full_head;
+static struct cds_wfcq_tail bq_full_tail;
+
+notrace int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max)
+{
+	size_t meta = sizeof(*bq_bufs) * buffer_max + sizeof(*bq_next) * buffer_max;
+	void *m;
+
+	bq_mem_len = buffer_size * buffer_max;
+	m = mmap(NULL, bq_mem_len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	bq_mem = m;
+	m = mmap(NULL, meta, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		int err = -errno;
+
+		munmap(bq_mem, bq_mem_len);
+		bq_mem = NULL;
+		return err;
+	}
+	bq_bufs = m;
+	bq_next = (_Atomic uint32_t *)(bq_bufs + buffer_max);
+	bq_count = (uint32_t)buffer_max;
+	for (uint32_t i = 0; i < bq_count; i++) {
+		bq_bufs[i].data = bq_mem + (size_t)i * buffer_size;
+		bq_bufs[i].index = i;
+	}
+	fdr_pool_reset();
+	return 0;
+}
+
+notrace void fdr_pool_reset(void)
+{
+	for (uint32_t i = 0; i < bq_count; i++) {
+		cds_wfcq_node_init(&bq_bufs[i].node);
+		atomic_store_explicit(&bq_next[i], i + 1 < bq_count ? i + 2 : 0,
+				      memory_order_relaxed);
+	}
+	atomic_store_explicit(&bq_head, bq_count ? 1 : 0, memory_order_release);
+	cds_wfcq_init(&bq_full_head, &bq_full_tail);
+}
+
+notrace struct fdr_buffer *fdr_pool_get(void)
+{
+	uint64_t head = atomic_load_explicit(&bq_head, memory_order_acquire);
+	uint64_t next;
+	uint32_t top;
+
+	do {
+		top = (uint32_t)head;
+		if (!top)
+			return NULL;
+		/*
+		 * The link may be stale if another thread popped @top
+		 * meanwhile; the generation in the head makes our CAS fail
+		 * then, so a stale link is never installed.
+		 */
+		next = ((head >> 32) + 1) << 32 |
+		       atomic_load_explicit(&bq_next[top - 1], memory_order_relaxed);
+	} while (!atomic_compare_exchange_weak_explicit(&bq_head, &head, next,
+							memory_order_acquire,
+							memory_order_acquire));
+	return &bq_bufs[top - 1];
+}
+
+notrace void fdr_pool_put(struct fdr_buffer *b)
+{
+	uint64_t head = atomic_load_explicit(&bq_head, memory_order_relaxed);
+	uint64_t next;
+
+	do {
+		atomic_store_explicit(&bq_next[b->index], (uint32_t)head, memory_order_relaxed);
+		next = ((head >> 32) + 1) << 32 | (b->index + 1);
+		/* release: the link above, and the flush thread's use of the data, before reuse */
+	} while (!atomic_compare_exchange_weak_explicit(&bq_head, &head, next,
+							memory_order_release,
+							memory_order_relaxed));
+}
+
+notrace void fdr_queue_push(struct fdr_buffer *b)
+{
+	cds_wfcq_node_init(&b->node);
+	/* cds_wfcq_enqueue is a full barrier: the buffer's bytes before the link. */
+	cds_wfcq_enqueue(&bq_full_head, &bq_full_tail, &b->node);
+}
+
+notrace struct fdr_buffer *fdr_queue_pop(bool blocking)
+{
+	struct cds_wfcq_node *n;
+
+	if (blocking) {
+		n = __cds_wfcq_dequeue_blocking(&bq_full_head, &bq_full_tail);
+	} else {
+		n = __cds_wfcq_dequeue_nonblocking(&bq_full_head, &bq_full_tail);
+		if (n == CDS_WFCQ_WOULDBLOCK)
+			n = NULL;
+	}
+	return n ? caa_container_of(n, struct fdr_buffer, node) : NULL;
+}
+
+notrace bool fdr_queue_empty(void)
+{
+	return cds_wfcq_empty(&bq_full_head, &bq_full_tail);
+}

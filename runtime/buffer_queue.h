@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime/buffer_queue.h - the buffer pool and the full-buffer queue.
+ *
+ * The pool is buffer_max buffers of buffer_size bytes in one mapping,
+ * pre-faulted at initialisation. Free buffers sit on a lock-free stack
+ * (a CAS on a tagged 64-bit head: generation in the high 32 bits, index+1
+ * in the low 32 bits, so a pop that races with pop+push of the same buffer
+ * fails its CAS instead of corrupting the stack). Full buffers go to the
+ * flush thread through a liburcu wait-free concurrent queue.
+ *
+ * fdr_pool_get() and fdr_pool_put() are lock-free and async-signal-safe;
+ * fdr_pool_get() never blocks: NULL means "no free buffer now".
+ */
+#ifndef FDR_BUFFER_QUEUE_H
+#define FDR_BUFFER_QUEUE_H
+
+#include "runtime.h"
+
+int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max) fdr_hidden;
+struct fdr_buffer *fdr_pool_get(void) fdr_hidden;
+void fdr_pool_put(struct fdr_buffer *b) fdr_hidden;
+/* Every buffer free again, the queue empty (a fork child). */
+void fdr_pool_reset(void) fdr_hidden;
+
+/* Hand a buffer (or snapshot node) to the flush thread: wait-free. */
+void fdr_queue_push(struct fdr_buffer *b) fdr_hidden;
+/* Consumers hold the file lock (only one consumer at a time). */
+struct fdr_buffer *fdr_queue_pop(bool blocking) fdr_hidden;
+bool fdr_queue_empty(void) fdr_hidden;
+
+#endif /* FDR_BUFFER_QUEUE_H */

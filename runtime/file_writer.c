@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime/file_writer.c - the trace file: header, buffers, runtime buffers.
+ *
+ * Contract: one writer at a time, the holder of the file lock (an atomic
+ * flag: the flush thread, the finisher through the flush thread, or the
+ * fatal-signal handler). Everything here is async-signal-safe except
+ * fdr_file_open() (initialisation and fork child only): writev, pwrite and
+ * clock_gettime, no allocation, no stdio.
+ *
+ * What a buffer looks like on disk:
+ *   v5: BufferExtents(size) NewBuffer(tid) WallTimeMarker Pid NewCPUId records...
+ *   v1: NewBuffer(tid) WallTimeMarker NewCPUId records... EndOfBuffer padding
+ *	 (exactly buffer_size bytes)
+ * Buffers in memory start with the same preamble (the v5 extents size is
+ * filled in here, from the length being written, so a buffer snapshotted
+ * while its owner still writes is never modified).
+ *
+ * A write error (disk full, EFBIG past ulimit -f, EIO) is reported once on
+ * stderr and stops recording; the program goes on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "ext_writer.h"
+#include "runtime.h"
+
+char fdr_path[4200];
+int fdr_fd = -1;
+struct fdr_totals fdr_totals;
+
+static _Atomic int fw_lock;
+static _Atomic bool fw_failed;
+static const uint8_t *fw_zeros;	/* buffer_size zero bytes, for v1 padding */
+
+notrace bool fdr_file_lock(unsigned spin_limit)
+{
+	unsigned spins = 0;
+	int expect = 0;
+
+	/* acquire: pairs with the release in fdr_file_unlock() (the previous writer's state) */
+	while (!atomic_compare_exchange_weak_explicit(&fw_lock, &expect, 1, memory_order_acquire,
+						      memory_order_relaxed)) {
+		expect = 0;
+		if (spin_limit && ++spins > spin_limit)
+			return false;
+		if (spins > 1000) {
+			struct timespec ts = { 0, 100000 };
+
+			nanosleep(&ts, NULL);
+		} else {
+			__asm__ __volatile__("pause");
+		}
+	}
+	return true;
+}
+
+notrace void fdr_file_unlock(void)
+{
+	atomic_store_explicit(&fw_lock, 0, memory_order_release);
+}
+
+notrace bool fdr_file_failed(void)
+{
+	return atomic_load_explicit(&fw_failed, memory_order_relaxed);
+}
+
+notrace int fdr_file_open(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	fdr_fd = fd;
+	atomic_store_explicit(&fw_failed, false, memory_order_relaxed);
+	atomic_store_explicit(&fw_lock, 0, memory_order_relaxed);
+	memset(&fdr_totals, 0, sizeof(fdr_totals));
+	if (!fw_zeros) {
+		void *z = mmap(NULL, fdr_cfg.buffer_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+
+		if (z == MAP_FAILED) {
+			close(fd);
+			fdr_fd = -1;
+			return -ENOMEM;
+		}
+		fw_zeros = z;
+	}
+	return 0;
+}
+
+notrace void fdr_file_close(void)
+{
+	if (fdr_fd >= 0)
+		close(fdr_fd);
+	fdr_fd = -1;
+}
+
+/* Async-signal-safe "fdrtrace: PATH: what: strerror" on stderr. */
+static notrace void fw_report(const char *what, int err)
+{
+	char msg[4600];
+	const char *es = strerror(err);
+	size_t n = 0;
+	const char *parts[] = { "fdrtrace: ", fdr_path, ": ", what, ": ", es,
+				"; recording stopped\n" };
+
+	for (size_t i = 0; i < FDR_ARRAY_SIZE(parts); i++) {
+		size_t l = strlen(parts[i]);
+
+		if (n + l > sizeof(msg))
+			l = sizeof(msg) - n;
+		memcpy(msg + n, parts[i], l);
+		n += l;
+	}
+	if (write(2, msg, n) < 0)
+		return;
+}
+
+static notrace int fw_fail(const char *what, int err)
+{
+	if (!atomic_exchange_explicit(&fw_failed, true, memory_order_relaxed)) {
+		fw_report(what, err);
+		fdr_stop_on_error();
+	}
+	return -err;
+}
+
+static notrace int fw_writev(struct iovec *iov, int n)
+{
+	if (fdr_fd < 0)
+		return -EBADF;
+	if (atomic_load_explicit(&fw_failed, memory_order_relaxed))
+		return -EIO;
+	while (n > 0) {
+		ssize_t w = writev(fdr_fd, iov, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return fw_fail("write failed", errno);
+		}
+		if (w == 0)
+			return fw_fail("write failed", EIO);
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+notrace int fdr_file_write_header(void)
+{
+	struct fdrtrace_file_header h;
+	struct iovec iov;
+
+	memset(&h, 0, sizeof(h));
+	h.version = (uint16_t)fdr_cfg.format_version;
+	h.type = FDRTRACE_LOG_FDR;
+	h.bitfield = (fdr_clock.constant_tsc ? FDRTRACE_HDR_CONSTANT_TSC : 0) |
+		     (fdr_clock.nonstop_tsc ? FDRTRACE_HDR_NONSTOP_TSC : 0);
+	h.cycle_frequency = fdr_clock.freq;
+	h.buffer_size = fdr_cfg.buffer_size;
+	iov.iov_base = &h;
+	iov.iov_len = sizeof(h);
+	return fw_writev(&iov, 1);
+}
+
+notrace void fdr_file_patch_freq(uint64_t freq)
+{
+	if (fdr_fd < 0 || fdr_file_failed())
+		return;
+	if (pwrite(fdr_fd, &freq, sizeof(freq), offsetof(struct fdrtrace_file_header,
+							   cycle_frequency)) != sizeof(freq))
+		fw_fail("header update failed", errno ? errno : EIO);
+}
+
+/* Count function records and our drop notices in what is written. */
+static notrace void fw_count(const uint8_t *p, const uint8_t *end)
+{
+	while (p < end) {
+		uint8_t type = p[0];
+
+		if (!(type & 1)) {
+			fdr_totals.records++;
+			p += FDRTRACE_FUNC_RECORD_SIZE;
+			continue;
+		}
+		if ((type >> 1) == FDRTRACE_MD_CUSTOM_EVENT) {
+			int32_t size;
+			struct fdrtrace_ext_header eh;
+
+			memcpy(&size, p + 1, sizeof(size));
+			p += FDRTRACE_METADATA_RECORD_SIZE;
+			if (size < 0 || (size_t)size > (size_t)(end - p))
+				return;
+			if ((size_t)size >= sizeof(eh) + 21) {
+				memcpy(&eh, p, sizeof(eh));
+				if (!memcmp(eh.magic, FDRTRACE_EXT_MAGIC, 4) &&
+				    eh.kind == FDRTRACE_EXT_DROP) {
+					uint64_t r, b;
+
+					memcpy(&r, p + sizeof(eh) + 5, 8);
+					memcpy(&b, p + sizeof(eh) + 13, 8);
+					fdr_totals.records_dropped += r;
+					fdr_totals.buffers_dropped += b;
+				}
+			}
+			p += size;
+			continue;
+		}
+		p += FDRTRACE_METADATA_RECORD_SIZE;
+	}
+}
+
+notrace int fdr_file_write_buffer(const uint8_t *data, uint64_t len)
+{
+	struct iovec iov[3];
+	int n = 0;
+
+	if (fdr_cfg.format_version == 1) {
+		struct fdrtrace_md_end_of_buffer eob;
+		uint64_t pad;
+
+		memset(&eob, 0, sizeof(eob));
+		eob.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_END_OF_BUFFER);
+		if (len + sizeof(eob) > fdr_cfg.buffer_size)
+			return -EINVAL;
+		pad = fdr_cfg.buffer_size - len - sizeof(eob);
+		iov[n++] = (struct iovec){ (void *)data, len };
+		iov[n++] = (struct iovec){ &eob, sizeof(eob) };
+		if (pad)
+			iov[n++] = (struct iovec){ (void *)fw_zeros, pad };
+		fw_count(data, data + len);
+		fdr_totals.buffers++;
+		return fw_writev(iov, n);
+	} else {
+		struct fdrtrace_md_buffer_extents ext;
+
+		if (len < sizeof(ext))
+			return -EINVAL;
+		memset(&ext, 0, sizeof(ext));
+		ext.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS);
+		ext.size = len - sizeof(ext);
+		iov[n++] = (struct iovec){ &ext, sizeof(ext) };
+		iov[n++] = (struct iovec){ (void *)(data + sizeof(ext)), len - sizeof(ext) };
+		fw_count(data + sizeof(ext), data + len);
+		fdr_totals.buffers++;
+		return fw_writev(iov, n);
+	}
+}
+
+notrace size_t fdr_preamble(uint8_t *p, int32_t tid, unsigned cpu, uint64_t tsc)
+{
+	uint8_t *start = p;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (fdr_cfg.format_version != 1) {
+		struct fdrtrace_md_buffer_extents e;
+
+		memset(&e, 0, sizeof(e));
+		e.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS);
+		memcpy(p, &e, sizeof(e));
+		p += sizeof(e);
+	}
+	{
+		struct fdrtrace_md_new_buffer nb;
+
+		memset(&nb, 0, sizeof(nb));
+		nb.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_BUFFER);
+		nb.tid = tid;
+		memcpy(p, &nb, sizeof(nb));
+		p += sizeof(nb);
+	}
+	{
+		struct fdrtrace_md_walltime w;
+
+		memset(&w, 0, sizeof(w));
+		w.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_WALLTIME);
+		w.seconds = (uint64_t)ts.tv_sec;
+		w.micros = (uint32_t)(ts.tv_nsec / 1000);
+		memcpy(p, &w, sizeof(w));
+		p += sizeof(w);
+	}
+	if (fdr_cfg.format_version != 1) {
+		struct fdrtrace_md_pid pr;
+
+		memset(&pr, 0, sizeof(pr));
+		pr.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_PID);
+		pr.pid = fdr_pid;
+		memcpy(p, &pr, sizeof(pr));
+		p += sizeof(pr);
+	}
+	{
+		struct fdrtrace_md_new_cpu_id c;
+
+		memset(&c, 0, sizeof(c));
+		c.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_CPU_ID);
+		c.cpu = (uint16_t)cpu;
+		c.tsc = tsc;
+		memcpy(p, &c, sizeof(c));
+		p += sizeof(c);
+	}
+	return (size_t)(p - start);
+}
+
+notrace size_t fdr_custom_event_md(uint8_t *p, uint32_t size, uint64_t tsc)
+{
+	if (fdr_cfg.format_version == 1) {
+		struct fdrtrace_md_custom_event_v1 m;
+
+		memset(&m, 0, sizeof(m));
+		m.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_CUSTOM_EVENT);
+		m.size = (int32_t)size;
+		m.tsc = tsc;
+		memcpy(p, &m, sizeof(m));
+	} else {
+		struct fdrtrace_md_custom_event_v5 m;
+
+		memset(&m, 0, sizeof(m));
+		m.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_CUSTOM_EVENT);
+		m.size = (int32_t)size;
+		m.delta = 0;	/* the event shares the previous record's time */
+		memcpy(p, &m, sizeof(m));
+	}
+	return FDRTRACE_METADATA_RECORD_SIZE;
+}
+
+/* ---- runtime buffers ---- */
+
+static notrace size_t rb_cap(void)
+{
+	return fdr_cfg.buffer_size -
+	       (fdr_cfg.format_version == 1 ? FDRTRACE_METADATA_RECORD_SIZE : 0);
+}
+
+notrace int fdr_rtbuf_init(struct fdr_rtbuf *rb, int32_t tid)
+{
+	if (!rb->data) {
+		void *m = mmap(NULL, fdr_cfg.buffer_size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+		if (m == MAP_FAILED)
+			return -errno;
+		rb->data = m;
+	}
+	rb->cap = rb_cap();
+	rb->len = 0;
+	rb->tid = tid;
+	return 0;
+}
+
+static uint64_t rb_tsc;
+
+notrace int fdr_rtbuf_add(struct fdr_rtbuf *rb, const uint8_t *payload, size_t len)
+{
+	unsigned cpu;
+
+	if (!rb->data || !len)
+		return -EINVAL;
+	if (rb->len && rb->len + FDRTRACE_METADATA_RECORD_SIZE + len > rb->cap) {
+		int err = fdr_rtbuf_flush(rb);
+
+		if (err)
+			return err;
+	}
+	if (!rb->len) {
+		rb_tsc = fdr_clock_read(&cpu);
+		rb->len = fdr_preamble(rb->data, rb->tid, cpu, rb_tsc);
+	}
+	if (rb->len + FDRTRACE_METADATA_RECORD_SIZE + len > rb->cap)
+		return -EMSGSIZE;	/* never fits in one buffer: dropped */
+	rb->len += fdr_custom_event_md(rb->data + rb->len, (uint32_t)len, rb_tsc);
+	memcpy(rb->data + rb->len, payload, len);
+	rb->len += len;
+	return 0;
+}
+
+notrace int fdr_rtbuf_flush(struct fdr_rtbuf *rb)
+{
+	int err;
+
+	if (!rb->len)
+		return 0;
+	err = fdr_file_write_buffer(rb->data, rb->len);
+	rb->len = 0;
+	return err;
+}

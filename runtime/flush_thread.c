@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime/flush_thread.c - the thread that writes the trace.
+ *
+ * Contract: one flush thread per process (a fork child starts its own),
+ * created with every signal blocked (so SIGXFSZ/SIGPIPE make a write fail
+ * with EFBIG/EPIPE instead of killing the program, and no program signal
+ * handler runs on it). It takes full buffers from the queue, names every
+ * function id before the first buffer that may use it (FDRTRACE_EXT_FUNC,
+ * names from fdr_symbol_lookup(), off the hot path), writes them and puts
+ * them back in the pool. It sleeps on a futex; the hooks' slow path wakes
+ * it after handing a buffer over (one syscall per buffer, only when it is
+ * asleep); it also wakes every 50 ms, and every flush_interval_ms to ask
+ * threads for their partial buffers.
+ *
+ * Locks: fl_mutex is held around each round of work; the fork prepare
+ * handler takes it so that a child never inherits a half-done write or a
+ * held loader lock from fdr_symbol_lookup(). The file lock (file_writer.c)
+ * is taken inside it; the fatal-signal handler takes only the file lock.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buffer_queue.h"
+#include "clock.h"
+#include "ext_writer.h"
+#include "funcid_map.h"
+#include "modules.h"
+#include "runtime.h"
+
+_Atomic uint64_t fdr_enqueued;
+_Atomic uint64_t fdr_written;
+
+static pthread_mutex_t fl_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t fl_thread;
+static bool fl_running;
+static _Atomic uint32_t fl_seq;
+static _Atomic int fl_sleeping;
+static _Atomic int fl_stop;
+static uint8_t fl_how = FDRTRACE_CLOSE_EXIT;
+static struct fdr_rtbuf fl_rb;
+static uint8_t *fl_emitted;	/* per id: FDRTRACE_EXT_FUNC written */
+static uint32_t fl_scan_from = 1;
+static uint8_t fl_scratch[8192];
+
+
+notrace void fdr_flush_wake(void)
+{
+	/* seq_cst: pairs with the sleeper's store of fl_sleeping then load of fl_seq */
+	atomic_fetch_add_explicit(&fl_seq, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&fl_sleeping, memory_order_seq_cst))
+		syscall(SYS_futex, &fl_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static notrace uint64_t fl_now_ns(int clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- start records ---- */
+
+struct fl_cfg_pairs {
+	uint16_t n;
+	char *keys[64];
+	char *values[64];
+};
+
+static notrace void fl_cfg_pair(const char *name, const char *value, void *arg)
+{
+	struct fl_cfg_pairs *p = arg;
+
+	if (p->n >= FDR_ARRAY_SIZE(p->keys))
+		return;
+	p->keys[p->n] = strdup(name);
+	p->values[p->n] = strdup(value);
+	if (p->keys[p->n] && p->values[p->n])
+		p->n++;
+}
+
+static notrace void fl_module_mapped(const struct fdr_module *m, void *arg)
+{
+	size_t n = fdr_ext_module_map(fl_scratch, sizeof(fl_scratch), m->id, m->load_base, m->size,
+				      m->build_id, m->build_id_len, m->path);
+
+	if (n)
+		fdr_rtbuf_add(arg, fl_scratch, n);
+}
+
+static notrace void fl_module_unmapped(const struct fdr_module *m, void *arg)
+{
+	size_t n = fdr_ext_module_unmap(fl_scratch, sizeof(fl_scratch), m->id, m->load_base,
+					m->size);
+
+	if (n)
+		fdr_rtbuf_add(arg, fl_scratch, n);
+}
+
+notrace int fdr_write_start_records(struct fdr_rtbuf *rb, bool forked, uint32_t parent)
+{
+	struct fl_cfg_pairs pairs = { 0 };
+	size_t n;
+
+	n = fdr_ext_process(fl_scratch, sizeof(fl_scratch), (uint32_t)fdr_pid,
+			    (uint32_t)getppid(), fdr_start_ns, (uint8_t)fdr_clock.source,
+			    (uint8_t)fdr_clock.freq_source, fdr_program);
+	if (n)
+		fdr_rtbuf_add(rb, fl_scratch, n);
+	if (forked) {
+		n = fdr_ext_fork(fl_scratch, sizeof(fl_scratch), parent, (uint32_t)fdr_pid);
+		if (n)
+			fdr_rtbuf_add(rb, fl_scratch, n);
+	}
+	fdr_config_foreach(&fdr_cfg, fl_cfg_pair, &pairs);
+	n = fdr_ext_config(fl_scratch, sizeof(fl_scratch), pairs.n,
+			   (const char *const *)pairs.keys, (const char *const *)pairs.values);
+	if (n)
+		fdr_rtbuf_add(rb, fl_scratch, n);
+	for (uint16_t i = 0; i < pairs.n; i++) {
+		free(pairs.keys[i]);
+		free(pairs.values[i]);
+	}
+	fdr_modules_scan(fl_module_mapped, fl_module_unmapped, rb);
+	return fdr_rtbuf_flush(rb);
+}
+
+/* ---- function names ---- */
+
+static notrace int fl_emitted_init(void)
+{
+	void *m = mmap(NULL, FDRTRACE_FUNC_ID_MAX + 1u, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (m == MAP_FAILED)
+		return -errno;
+	if (fl_emitted)
+		munmap(fl_emitted, FDRTRACE_FUNC_ID_MAX + 1u);
+	fl_emitted = m;
+	fl_scan_from = 1;
+	return 0;
+}
+
+/*
+ * Name every id handed out so far (an id whose insert is still in
+ * progress on another thread has no address yet: it is named on a later
+ * round, and no buffer can use it before its insert finished).
+ * @names: false in the fatal-signal handler (no dladdr there): address only.
+ * Caller holds the file lock.
+ */
+notrace void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names)
+{
+	uint32_t limit = fdr_funcid_limit();
+	static char name[2048];
+	bool rescanned = false;
+
+	if (!fl_emitted)
+		return;
+	for (uint32_t id = fl_scan_from; id < limit; id++) {
+		uintptr_t addr;
+		uint32_t module = FDR_MODULE_UNKNOWN;
+		size_t n;
+
+		if (fl_emitted[id])
+			continue;
+		addr = fdr_funcid_addr(id);
+		if (!addr)
+			continue;
+		name[0] = '\0';
+		if (names) {
+			if (!rescanned) {
+				/* modules loaded since the last scan, before names in them */
+				fdr_modules_scan(fl_module_mapped, fl_module_unmapped, rb);
+				rescanned = true;
+			}
+			if (fdr_symbol_lookup(addr, name, sizeof(name), &module) < 0)
+				name[0] = '\0';
+		}
+		n = fdr_ext_func(fl_scratch, sizeof(fl_scratch), id, addr, module, name);
+		if (n)
+			fdr_rtbuf_add(rb, fl_scratch, n);
+		fl_emitted[id] = 1;
+	}
+	while (fl_scan_from < limit && fl_emitted[fl_scan_from])
+		fl_scan_from++;
+}
+
+static notrace void fl_add_drops(struct fdr_rtbuf *rb, int32_t tid, const uint64_t *rec,
+				 const uint64_t *bufs)
+{
+	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+		uint8_t p[64];
+		size_t n;
+
+		if (!rec[r] && !bufs[r])
+			continue;
+		n = fdr_ext_drop(p, sizeof(p), (uint32_t)tid, (uint8_t)r, rec[r], bufs[r]);
+		if (n)
+			fdr_rtbuf_add(rb, p, n);
+	}
+}
+
+/*
+ * One round: take every queued buffer, name new ids, write the buffers.
+ * Caller holds fl_mutex. Return: buffers written.
+ */
+static notrace unsigned fl_drain(struct fdr_rtbuf *rb)
+{
+	struct fdr_buffer *first = NULL, **tail = &first, *b;
+	unsigned n = 0;
+
+	if (fdr_queue_empty())
+		return 0;
+	fdr_file_lock(0);
+	/* collect first: the ids they use were all handed out before they were queued */
+	while ((b = fdr_queue_pop(true))) {
+		*tail = b;
+		tail = (struct fdr_buffer **)&b->node.next;
+		b->node.next = NULL;
+	}
+	fdr_flush_emit_funcs(rb, true);
+	fdr_rtbuf_flush(rb);
+	for (b = first; b; b = first) {
+		first = (struct fdr_buffer *)b->node.next;
+		if (b->len > 0 && b->data)
+			fdr_file_write_buffer(b->data, b->len);
+		if (b->borrowed) {
+			fl_add_drops(rb, b->tid, b->drops, b->drop_bufs);
+			free(b);
+		} else {
+			fdr_pool_put(b);
+		}
+		atomic_fetch_add_explicit(&fdr_written, 1, memory_order_release);
+		n++;
+	}
+	fdr_rtbuf_flush(rb);
+	fdr_file_unlock();
+	return n;
+}
+
+static notrace void fl_request(struct fdr_thread *t, void *arg)
+{
+	(void)arg;
+	atomic_store_explicit(&t->flush_req, 1, memory_order_relaxed);
+	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
+}
+
+static notrace void fl_final(struct fdr_rtbuf *rb)
+{
+	uint64_t rec[FDRTRACE_DROP_REASON_COUNT] = { 0 }, bufs[FDRTRACE_DROP_REASON_COUNT] = { 0 };
+	uint64_t freq;
+	size_t n;
+
+	fl_drain(rb);
+	fdr_file_lock(0);
+	fdr_flush_emit_funcs(rb, true);
+	rec[FDRTRACE_DROP_BEFORE_INIT] =
+		atomic_exchange_explicit(&fdr_before_init_drops, 0, memory_order_relaxed);
+	fl_add_drops(rb, 0, rec, bufs);
+	fdr_rtbuf_flush(rb);	/* counts the drops above into the totals */
+	freq = fdr_clock_refine();
+	n = fdr_ext_close(fl_scratch, sizeof(fl_scratch), fl_how, fdr_totals.records,
+			  fdr_totals.records_dropped, fdr_totals.buffers, fdr_totals.buffers_dropped,
+			  fdr_threads_seen(), freq, fl_now_ns(CLOCK_REALTIME));
+	if (n)
+		fdr_rtbuf_add(rb, fl_scratch, n);
+	fdr_rtbuf_flush(rb);
+	fdr_file_patch_freq(freq);
+	fdr_file_unlock();
+}
+
+static notrace void *fl_main(void *arg)
+{
+	uint64_t interval_ns = fdr_cfg.flush_interval_ms * 1000000ull;
+	uint64_t next = interval_ns ? fl_now_ns(CLOCK_MONOTONIC) + interval_ns : 0;
+
+	(void)arg;
+	pthread_mutex_lock(&fl_mutex);
+	fdr_rtbuf_init(&fl_rb, (int32_t)syscall(SYS_gettid));
+	fdr_file_lock(0);
+	fdr_write_start_records(&fl_rb, (bool)(uintptr_t)arg, (uint32_t)fdr_fork_parent);
+	fdr_file_unlock();
+	pthread_mutex_unlock(&fl_mutex);
+	for (;;) {
+		uint32_t seq = atomic_load_explicit(&fl_seq, memory_order_seq_cst);
+		struct timespec to = { 0, 50000000 };
+
+		pthread_mutex_lock(&fl_mutex);
+		fl_drain(&fl_rb);
+		pthread_mutex_unlock(&fl_mutex);
+		if (atomic_load_explicit(&fl_stop, memory_order_acquire))
+			break;
+		if (interval_ns) {
+			uint64_t now = fl_now_ns(CLOCK_MONOTONIC);
+
+			if (now >= next) {
+				fdr_threads_foreach(fl_request, NULL, 0);
+				next = now + interval_ns;
+			}
+			if (next - now < 50000000ull)
+				to.tv_nsec = (long)(next - now);
+		}
+		atomic_store_explicit(&fl_sleeping, 1, memory_order_seq_cst);
+		if (fdr_queue_empty() && atomic_load_explicit(&fl_seq, memory_order_seq_cst) == seq &&
+		    !atomic_load_explicit(&fl_stop, memory_order_acquire))
+			syscall(SYS_futex, &fl_seq, FUTEX_WAIT_PRIVATE, seq, &to, NULL, 0);
+		atomic_store_explicit(&fl_sleeping, 0, memory_order_relaxed);
+	}
+	pthread_mutex_lock(&fl_mutex);
+	fl_final(&fl_rb);
+	pthread_mutex_unlock(&fl_mutex);
+	return NULL;
+}
+
+static notrace int fl_spawn(bool forked)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&fl_thread, NULL, fl_main, (void *)(uintptr_t)forked);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	fl_running = true;
+	return 0;
+}
+
+notrace int fdr_flush_start(void)
+{
+	int err = fl_emitted_init();
+
+	if (err)
+		return err;
+	atomic_store_explicit(&fl_stop, 0, memory_order_relaxed);
+	return fl_spawn(false);
+}
+
+notrace void fdr_flush_finish(uint8_t how)
+{
+	fl_how = how;
+	if (!fl_running)
+		return;
+	atomic_store_explicit(&fl_stop, 1, memory_order_release);
+	fdr_flush_wake();
+	pthread_join(fl_thread, NULL);
+	fl_running = false;
+}
+
+notrace int fdr_flush_wait_written(uint64_t target, unsigned timeout_ms)
+{
+	for (unsigned i = 0; i < timeout_ms; i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		if (atomic_load_explicit(&fdr_written, memory_order_acquire) >= target)
+			return 0;
+		fdr_flush_wake();
+		nanosleep(&ts, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+notrace void fdr_flush_fork_prepare(void)
+{
+	if (fl_running)
+		pthread_mutex_lock(&fl_mutex);
+}
+
+notrace void fdr_flush_fork_parent(void)
+{
+	if (fl_running)
+		pthread_mutex_unlock(&fl_mutex);
+}
+
+/* Fork child: the parent's flush thread does not exist here; start ours. */
+notrace void fdr_flush_reset_child(void)
+{
+	pthread_mutex_init(&fl_mutex, NULL);
+	fl_running = false;
+	atomic_store_explicit(&fl_stop, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_seq, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_sleeping, 0, memory_order_relaxed);
+	atomic_store_explicit(&fdr_enqueued, 0, memory_order_relaxed);
+	atomic_store_explicit(&fdr_written, 0, memory_order_relaxed);
+	fl_rb.len = 0;
+	fl_how = FDRTRACE_CLOSE_EXIT;
+	fl_emitted_init();
+}
+
+notrace int fdr_flush_start_child(void)
+{
+	return fl_spawn(true);
+}

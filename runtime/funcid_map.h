@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime/funcid_map.h - function address -> 28-bit function id.
+ *
+ * Ids are handed out from 1 in the order functions are first seen, and
+ * never change for the life of the process (a fork child keeps them).
+ * fdr_funcid_get() is lock-free and async-signal-safe; the flush thread
+ * reads the id -> address array to name every id before it is used.
+ */
+#ifndef FDR_FUNCID_MAP_H
+#define FDR_FUNCID_MAP_H
+
+#include <stdint.h>
+
+#include "compiler.h"
+
+int fdr_funcid_init(void) fdr_hidden;
+/* Return: the id, or 0 when the table is full or the insert could not finish. */
+uint32_t fdr_funcid_get(uintptr_t addr) fdr_hidden;
+/* One past the highest id handed out so far (acquire). */
+uint32_t fdr_funcid_limit(void) fdr_hidden;
+/* The address of @id, 0 while its insert is still in progress. */
+uintptr_t fdr_funcid_addr(uint32_t id) fdr_hidden;
+
+#endif /* FDR_FUNCID_MAP_H */

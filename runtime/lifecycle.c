@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime/lifecycle.c - start, finish, fork, fatal signals, control API.
+ *
+ * Contract:
+ *   - Initialisation runs from a constructor (priority 101), on the thread
+ *     that loads the library, before main. Hooks that run earlier (other
+ *     constructors) are counted as BEFORE_INIT drops.
+ *   - The finish runs from an atexit handler registered by that
+ *     constructor. A shared library's constructor runs before
+ *     __libc_start_main registers the loader's destructor pass, so our
+ *     handler runs after every destructor and C++ static destructor:
+ *     almost nothing of the program's is missed. Hooks after it are
+ *     counted as AFTER_FINI and do nothing else. _exit() and quick_exit()
+ *     skip it (the buffers then are lost; documented).
+ *   - Other threads may still run during the finish: their partial
+ *     buffers are snapshot up to their published position (whole records
+ *     only) and never written again.
+ *   - fork: the prepare handler holds the flush thread's mutex, so the
+ *     child never inherits a half-written buffer or a loader lock taken by
+ *     a symbol lookup; the child gets its own file, an empty pool, a new
+ *     flush thread and an FDRTRACE_EXT_FORK record.
+ *   - Fatal signals (SEGV, BUS, ILL, FPE, ABRT): the handler writes what is
+ *     in memory with async-signal-safe calls only, closes the trace with
+ *     how=SIGNAL, restores the previous disposition and re-raises. It is
+ *     installed with SA_ONSTACK but we install no alternate stack: one per
+ *     thread would cost a mapping per thread; a program that sets up its
+ *     own sigaltstack gets stack overflows handled, others do not.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fdrtrace/fdrtrace.h>
+
+#include "buffer_queue.h"
+#include "clock.h"
+#include "ext_writer.h"
+#include "funcid_map.h"
+#include "modules.h"
+#include "runtime.h"
+
+struct fdr_config fdr_cfg;
+pid_t fdr_pid;
+pid_t fdr_fork_parent;
+char fdr_program[256];
+uint64_t fdr_start_ns;
+
+static const int lc_fatal_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+static struct sigaction lc_old[NSIG];
+static struct fdr_rtbuf lc_sig_rb;
+static bool lc_handlers_registered;
+
+static notrace uint64_t lc_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static notrace void lc_program_name(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *name = program_invocation_short_name;
+
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		name = slash ? slash + 1 : exe;
+	}
+	if (!name || !*name)
+		name = "unknown";
+	{
+		size_t len = strnlen(name, sizeof(fdr_program) - 1);
+
+		memcpy(fdr_program, name, len);
+		fdr_program[len] = '\0';
+	}
+}
+
+static notrace int lc_open(void)
+{
+	int err;
+
+	if ((size_t)snprintf(fdr_path, sizeof(fdr_path), "%s%s.%d.fdr", fdr_cfg.logfile_base,
+			     fdr_program, (int)fdr_pid) >= sizeof(fdr_path)) {
+		dprintf(2, "fdrtrace: trace path too long (logfile_base '%s'); recording off\n",
+			fdr_cfg.logfile_base);
+		return -ENAMETOOLONG;
+	}
+	err = fdr_file_open(fdr_path);
+	if (err) {
+		dprintf(2, "fdrtrace: cannot create trace file %s: %s; recording off\n", fdr_path,
+			strerror(-err));
+		return err;
+	}
+	err = fdr_file_write_header();
+	if (err) {
+		fdr_file_close();
+		return err;
+	}
+	return 0;
+}
+
+notrace void fdr_stop_on_error(void)
+{
+	int expect = FDR_PHASE_RECORDING;
+
+	atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
+	atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_STOPPED,
+						memory_order_acq_rel, memory_order_relaxed);
+}
+
+/* ---- finish ---- */
+
+static notrace void lc_snap(struct fdr_thread *t, void *arg)
+{
+	struct fdr_buffer *node;
+
+	(void)arg;
+	/* let a hook that is storing a record on that thread finish it (bounded) */
+	for (int i = 0; i < 100000 && t != &fdr_self && t->guard; i++)
+		__asm__ __volatile__("pause");
+	node = calloc(1, sizeof(*node));
+	if (!node)
+		return;
+	fdr_snapshot_thread(t, node);
+	atomic_fetch_add_explicit(&fdr_enqueued, 1, memory_order_relaxed);
+	fdr_queue_push(node);
+}
+
+static notrace void lc_finish(uint8_t how)
+{
+	int expect = FDR_PHASE_RECORDING;
+
+	if (!atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_FINISHING,
+						     memory_order_acq_rel, memory_order_acquire))
+		return;
+	atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
+	fdr_threads_foreach(lc_snap, NULL, 0);
+	fdr_flush_finish(how);
+	if (fdr_cfg.verbosity >= 1 && !fdr_file_failed()) {
+		if (fdr_totals.records == 0)
+			dprintf(2, "fdrtrace: %s: empty run: 0 records\n", fdr_path);
+		else
+			dprintf(2, "fdrtrace: %s: %llu records, %llu dropped\n", fdr_path,
+				(unsigned long long)fdr_totals.records,
+				(unsigned long long)fdr_totals.records_dropped);
+	}
+	fdr_file_close();
+	atomic_store_explicit(&fdr_phase, FDR_PHASE_DONE, memory_order_release);
+}
+
+static notrace void lc_atexit(void)
+{
+	lc_finish(FDRTRACE_CLOSE_EXIT);
+}
+
+/* ---- fatal signals ---- */
+
+static notrace void lc_sig_snap(struct fdr_thread *t, void *arg)
+{
+	struct fdr_buffer node;
+
+	memset(&node, 0, sizeof(node));
+	fdr_snapshot_thread(t, &node);
+	if (node.len && node.data)
+		fdr_file_write_buffer(node.data, node.len);
+	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+		uint8_t p[64];
+		size_t n;
+
+		if (!node.drops[r] && !node.drop_bufs[r])
+			continue;
+		n = fdr_ext_drop(p, sizeof(p), (uint32_t)node.tid, (uint8_t)r, node.drops[r],
+				 node.drop_bufs[r]);
+		if (n)
+			fdr_rtbuf_add(arg, p, n);
+	}
+}
+
+static notrace void lc_dump(void)
+{
+	struct fdr_rtbuf *rb = &lc_sig_rb;
+	struct fdr_buffer *b;
+	uint8_t p[128];
+	size_t n;
+
+	if (!rb->data || !fdr_file_lock(2000))
+		return;
+	rb->tid = (int32_t)syscall(SYS_gettid);
+	rb->len = 0;
+	fdr_flush_emit_funcs(rb, false);
+	fdr_rtbuf_flush(rb);
+	while ((b = fdr_queue_pop(false))) {
+		if (b->len && b->data)
+			fdr_file_write_buffer(b->data, b->len);
+		if (!b->borrowed)
+			fdr_pool_put(b);
+	}
+	fdr_threads_foreach(lc_sig_snap, rb, 100000);
+	{
+		uint64_t r = atomic_exchange_explicit(&fdr_before_init_drops, 0,
+						      memory_order_relaxed);
+
+		if (r) {
+			n = fdr_ext_drop(p, sizeof(p), 0, FDRTRACE_DROP_BEFORE_INIT, r, 0);
+			if (n)
+				fdr_rtbuf_add(rb, p, n);
+		}
+	}
+	fdr_rtbuf_flush(rb);
+	n = fdr_ext_close(p, sizeof(p), FDRTRACE_CLOSE_SIGNAL, fdr_totals.records,
+			  fdr_totals.records_dropped, fdr_totals.buffers, fdr_totals.buffers_dropped,
+			  fdr_threads_seen(), fdr_clock.freq, lc_realtime_ns());
+	if (n)
+		fdr_rtbuf_add(rb, p, n);
+	fdr_rtbuf_flush(rb);
+	fdr_file_unlock();
+}
+
+static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
+{
+	int saved_errno = errno;
+	int expect = FDR_PHASE_RECORDING;
+
+	(void)uc;
+	if (atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_DYING,
+						    memory_order_acq_rel, memory_order_relaxed)) {
+		atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
+		lc_dump();
+	}
+	/*
+	 * Take the signal's normal course: the previous disposition (the
+	 * program's handler, or the default) runs when this handler returns,
+	 * through the re-executed faulting instruction or, for a signal that
+	 * was sent (abort, kill, raise), by raising it again (it stays pending
+	 * until we return, since it is blocked during its handler).
+	 */
+	sigaction(sig, &lc_old[sig], NULL);
+	if (!info || info->si_code <= 0 || sig == SIGABRT)
+		raise(sig);
+	errno = saved_errno;
+}
+
+static notrace void lc_install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = lc_fatal;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < FDR_ARRAY_SIZE(lc_fatal_sigs); i++) {
+		int sig = lc_fatal_sigs[i];
+		struct sigaction old;
+
+		if (sigaction(sig, NULL, &old) < 0)
+			continue;
+		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
+			continue;	/* the program ignores it: leave it so */
+		if (sigaction(sig, &sa, &lc_old[sig]) < 0)
+			continue;
+	}
+}
+
+/* ---- fork ---- */
+
+static notrace void lc_prefork(void)
+{
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
+		fdr_flush_fork_prepare();
+}
+
+static notrace void lc_postfork_parent(void)
+{
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
+		fdr_flush_fork_parent();
+}
+
+static notrace void lc_postfork_child(void)
+{
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING) {
+		if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT &&
+		    atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_OFF) {
+			/* the parent's trace, finished or failing: not ours to touch */
+			atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
+			atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
+			if (fdr_fd >= 0)
+				close(fdr_fd);
+			fdr_fd = -1;
+		}
+		return;
+	}
+	fdr_fork_parent = fdr_pid;
+	fdr_pid = getpid();
+	fdr_start_ns = lc_realtime_ns();
+	if (fdr_fd >= 0)
+		close(fdr_fd);	/* the parent's file stays the parent's */
+	fdr_fd = -1;
+	fdr_pool_reset();
+	fdr_writer_after_fork_child();
+	fdr_flush_reset_child();
+	fdr_modules_reset();
+	atomic_store_explicit(&fdr_before_init_drops, 0, memory_order_relaxed);
+	if (lc_open() < 0 || fdr_flush_start_child() < 0) {
+		fdr_file_close();
+		atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
+		atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
+	}
+}
+
+/* ---- start ---- */
+
+static notrace void lc_off(void)
+{
+	atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
+	atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
+}
+
+static notrace void lc_init(void)
+{
+	int err;
+
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT)
+		return;
+	fdr_config_load(&fdr_cfg);
+	if (!fdr_cfg.enabled) {
+		lc_off();
+		return;
+	}
+	fdr_clock_init(fdr_cfg.clock);
+	fdr_pid = getpid();
+	fdr_start_ns = lc_realtime_ns();
+	lc_program_name();
+	err = fdr_pool_init(fdr_cfg.buffer_size, fdr_cfg.buffer_max);
+	if (!err)
+		err = fdr_funcid_init();
+	if (!err)
+		err = fdr_writer_init();
+	if (!err)
+		err = fdr_rtbuf_init(&lc_sig_rb, 0);
+	if (err) {
+		dprintf(2, "fdrtrace: cannot set up the trace buffers (%llu x %llu bytes): %s; recording off\n",
+			(unsigned long long)fdr_cfg.buffer_max,
+			(unsigned long long)fdr_cfg.buffer_size, strerror(-err));
+		lc_off();
+		return;
+	}
+	if (lc_open() < 0) {
+		lc_off();
+		return;
+	}
+	if (!lc_handlers_registered) {
+		lc_handlers_registered = true;
+		pthread_atfork(lc_prefork, lc_postfork_parent, lc_postfork_child);
+		atexit(lc_atexit);
+	}
+	lc_install_signals();
+	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
+	/* release: everything above before any hook sees the gate open */
+	atomic_store_explicit(&fdr_gate, FDR_GATE_ON, memory_order_release);
+	err = fdr_flush_start();
+	if (err) {
+		dprintf(2, "fdrtrace: cannot start the flush thread: %s; recording off\n",
+			strerror(-err));
+		lc_off();
+		fdr_file_close();
+	}
+}
+
+__attribute__((constructor(101))) static notrace void lc_ctor(void)
+{
+	lc_init();
+}
+
+/* ---- control API ---- */
+
+static notrace int lc_api_check(void)
+{
+	int phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
+
+	if (phase == FDR_PHASE_INIT)
+		return -EAGAIN;
+	if (phase != FDR_PHASE_RECORDING)
+		return fdr_file_failed() ? -EIO : -ENODEV;
+	if (fdr_self.guard)
+		return -EBUSY;
+	return 0;
+}
+
+static notrace void lc_request(struct fdr_thread *t, void *arg)
+{
+	(void)arg;
+	if (t == &fdr_self)
+		return;
+	atomic_store_explicit(&t->flush_req, 1, memory_order_relaxed);
+	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
+}
+
+fdr_export notrace int fdrtrace_flush(void)
+{
+	struct fdr_thread *t = &fdr_self;
+	uint64_t target;
+	int err = lc_api_check();
+
+	if (err)
+		return err;
+	t->guard = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (t->state == FDR_T_ACTIVE && t->buf)
+		fdr_thread_handover(t);
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+	fdr_threads_foreach(lc_request, NULL, 0);
+	target = atomic_load_explicit(&fdr_enqueued, memory_order_relaxed);
+	fdr_flush_wake();
+	err = fdr_flush_wait_written(target, 5000);
+	if (fdr_file_failed())
+		return -EIO;
+	return err;
+}
+
+fdr_export notrace int fdrtrace_thread_name(const char *name)
+{
+	struct fdr_thread *t = &fdr_self;
+	char cut[256];
+	uint8_t payload[320];
+	size_t n;
+	int err;
+
+	if (!name)
+		return -EINVAL;
+	err = lc_api_check();
+	if (err)
+		return err;
+	snprintf(cut, sizeof(cut), "%s", name);
+	t->guard = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	err = fdr_thread_ensure(t);
+	if (!err) {
+		n = fdr_ext_thread_name(payload, sizeof(payload), (uint32_t)t->tid, cut);
+		err = n ? fdr_thread_emit_ext(t, payload, n) : -EINVAL;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+	return err;
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime/runtime.h - state shared by the recording runtime's modules.
+ *
+ * Who touches what:
+ *   - struct fdr_thread lives in initial-exec TLS; its owner thread writes
+ *     it (the hooks, the slow path, the thread-exit destructor). Other
+ *     threads (the finisher at exit, fdrtrace_flush(), the fatal-signal
+ *     handler) read @pos/@buf and kick @end/@flush_req, but only while they
+ *     hold the thread's registry slot (fdr_slot_lock()), which the owner
+ *     also takes to hand a buffer over or to leave the registry.
+ *   - The pool (buffer_queue.c), the id map (funcid_map.c) and the file
+ *     (file_writer.c) are process-wide; see each file's contract.
+ *   - fdr_gate is what the hooks test first: FDR_GATE_ON means "record".
+ *
+ * Phases (fdr_phase): INIT -> RECORDING -> FINISHING -> DONE, or
+ * INIT -> OFF (mode off, setuid, file cannot be opened); RECORDING ->
+ * DYING in the fatal-signal handler; RECORDING -> STOPPED on a write error.
+ */
+#ifndef FDR_RUNTIME_H
+#define FDR_RUNTIME_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define _LGPL_SOURCE
+#include <urcu/wfcqueue.h>
+
+#include <fdrtrace/format.h>
+
+#include "compiler.h"
+#include "config.h"
+
+/* What the hooks do: one load and one compare on the fast path. */
+enum fdr_gate_value {
+	FDR_GATE_ON = 1,
+	FDR_GATE_OFF = 0,		/* mode off, or recording stopped: return at once */
+	FDR_GATE_BEFORE_INIT = 2,	/* count BEFORE_INIT drops */
+	FDR_GATE_AFTER_FINI = 3,	/* count AFTER_FINI drops */
+};
+
+enum fdr_phase_value {
+	FDR_PHASE_INIT = 0,
+	FDR_PHASE_OFF,
+	FDR_PHASE_RECORDING,
+	FDR_PHASE_FINISHING,
+	FDR_PHASE_DONE,
+	FDR_PHASE_DYING,
+	FDR_PHASE_STOPPED,
+};
+
+extern _Atomic int fdr_gate fdr_hidden;
+extern _Atomic int fdr_phase fdr_hidden;
+extern struct fdr_config fdr_cfg fdr_hidden;
+extern pid_t fdr_pid fdr_hidden;
+
+/* Bytes a hook's slow path may need at once: NewCPUId + TSCWrap + record. */
+#define FDR_SLOW_RESERVE 40u
+
+/* The per-thread function id cache: direct-mapped, power of two. */
+#define FDR_FCACHE_SIZE 256u
+
+struct fdr_fcache_ent {
+	uintptr_t addr;
+	uint32_t id;
+};
+
+/**
+ * struct fdr_buffer - a buffer of the pool, or a snapshot of one
+ * @node: link in the full-buffer queue (to the flush thread)
+ * @data: buffer_size bytes
+ * @len: bytes of @data to write (set by whoever hands it over)
+ * @tid: the thread that filled it
+ * @index: position in the pool; UINT32_MAX for a snapshot node
+ * @borrowed: a snapshot of a buffer still owned by a thread: write it, do
+ *	not return it to the pool; malloc'd node, freed by the flush thread
+ * @drops: a snapshot's pending drop counts (records; buffers in @drop_bufs)
+ */
+struct fdr_buffer {
+	struct cds_wfcq_node node;
+	uint8_t *data;
+	uint64_t len;
+	int32_t tid;
+	uint32_t index;
+	bool borrowed;
+	uint64_t drops[FDRTRACE_DROP_REASON_COUNT];
+	uint64_t drop_bufs[FDRTRACE_DROP_REASON_COUNT];
+};
+
+enum fdr_thread_state {
+	FDR_T_NEW = 0,		/* never registered (zeroed TLS) or left the registry */
+	FDR_T_ACTIVE = 1,
+};
+
+/**
+ * struct fdr_thread - one thread's recording state (initial-exec TLS)
+ *
+ * The first cache line holds everything the fast path touches besides
+ * the id cache entry. Trivially destructible: all zero means "new".
+ *
+ * @pos: where the next record goes. The owner stores it with release
+ *	after writing the record's bytes; a reader in another thread loads it
+ *	with acquire and sees only whole records before it.
+ * @end: the fast path takes the slow path when @pos >= @end. Other
+ *	threads store NULL here to make the owner look at @flush_req.
+ * @last_tsc: the TSC reference the next delta is taken from
+ * @cpu: the CPU of the last NewCPUId
+ * @guard: nonzero while a hook (or the control API) runs on this thread
+ */
+struct fdr_thread {
+	_Atomic(uint8_t *) pos;
+	_Atomic(uint8_t *) end;
+	uint64_t last_tsc;
+	uint32_t cpu;
+	uint32_t guard;
+	int32_t tid;
+	uint32_t state;
+	struct fdr_buffer *buf;
+	uint32_t slot;
+	_Atomic uint32_t flush_req;
+	bool starved;		/* in a pool-empty episode */
+	/* drops not yet reported in the trace, per reason */
+	_Atomic uint64_t drop_rec[FDRTRACE_DROP_REASON_COUNT];
+	_Atomic uint64_t drop_buf[FDRTRACE_DROP_REASON_COUNT];
+	struct fdr_fcache_ent cache[FDR_FCACHE_SIZE] __attribute__((aligned(FDR_CACHELINE)));
+} __attribute__((aligned(FDR_CACHELINE)));
+
+extern fdr_tls struct fdr_thread fdr_self fdr_hidden;
+
+/* ---- writer.c: slow path, registry, per-thread buffers ---- */
+
+void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
+		     unsigned cpu) fdr_hidden fdr_noinline fdr_cold;
+void fdr_record_inactive(void) fdr_hidden fdr_noinline fdr_cold;
+void fdr_count_reentry(struct fdr_thread *t) fdr_hidden fdr_noinline fdr_cold;
+int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, size_t len) fdr_hidden;
+int fdr_thread_handover(struct fdr_thread *t) fdr_hidden;
+int fdr_thread_ensure(struct fdr_thread *t) fdr_hidden;
+int fdr_writer_init(void) fdr_hidden;
+void fdr_writer_after_fork_child(void) fdr_hidden;
+/* visit every registered thread, slot locked: @fn(t, arg) */
+void fdr_threads_foreach(void (*fn)(struct fdr_thread *t, void *arg), void *arg,
+			 unsigned spin_limit) fdr_hidden;
+uint32_t fdr_threads_seen(void) fdr_hidden;
+void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node) fdr_hidden;
+extern _Atomic uint64_t fdr_before_init_drops fdr_hidden;
+extern _Atomic uint64_t fdr_after_fini_drops fdr_hidden;
+
+/* ---- file_writer.c: the trace file ---- */
+
+int fdr_file_open(const char *path) fdr_hidden;
+void fdr_file_close(void) fdr_hidden;
+int fdr_file_write_header(void) fdr_hidden;
+int fdr_file_write_buffer(const uint8_t *data, uint64_t len) fdr_hidden;
+void fdr_file_patch_freq(uint64_t freq) fdr_hidden;
+bool fdr_file_lock(unsigned spin_limit) fdr_hidden;
+void fdr_file_unlock(void) fdr_hidden;
+bool fdr_file_failed(void) fdr_hidden;
+size_t fdr_preamble(uint8_t *p, int32_t tid, unsigned cpu, uint64_t tsc) fdr_hidden;
+size_t fdr_custom_event_md(uint8_t *p, uint32_t size, uint64_t tsc) fdr_hidden;
+extern char fdr_path[4200] fdr_hidden;
+extern int fdr_fd fdr_hidden;
+
+/**
+ * struct fdr_rtbuf - a runtime buffer: metadata the runtime writes itself
+ * (process, config, modules, function names, drops, the close marker),
+ * as custom events in a buffer of its own thread id.
+ */
+struct fdr_rtbuf {
+	uint8_t *data;
+	size_t cap;	/* usable bytes (buffer_size, minus EndOfBuffer in v1) */
+	size_t len;	/* 0: not started */
+	int32_t tid;
+};
+
+int fdr_rtbuf_init(struct fdr_rtbuf *rb, int32_t tid) fdr_hidden;
+int fdr_rtbuf_add(struct fdr_rtbuf *rb, const uint8_t *payload, size_t len) fdr_hidden;
+int fdr_rtbuf_flush(struct fdr_rtbuf *rb) fdr_hidden;
+
+/* Totals of what went into the file (flush thread / finisher only). */
+struct fdr_totals {
+	uint64_t records;
+	uint64_t records_dropped;
+	uint64_t buffers;
+	uint64_t buffers_dropped;
+};
+extern struct fdr_totals fdr_totals fdr_hidden;
+
+/* ---- flush_thread.c ---- */
+
+int fdr_flush_start(void) fdr_hidden;
+void fdr_flush_wake(void) fdr_hidden;
+void fdr_flush_finish(uint8_t how) fdr_hidden;
+int fdr_flush_wait_written(uint64_t target, unsigned timeout_ms) fdr_hidden;
+void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names) fdr_hidden;
+void fdr_flush_reset_child(void) fdr_hidden;
+int fdr_flush_start_child(void) fdr_hidden;
+void fdr_flush_fork_prepare(void) fdr_hidden;
+void fdr_flush_fork_parent(void) fdr_hidden;
+int fdr_write_start_records(struct fdr_rtbuf *rb, bool forked, uint32_t parent) fdr_hidden;
+void fdr_count_buffer(const uint8_t *data, uint64_t len) fdr_hidden;
+extern _Atomic uint64_t fdr_enqueued fdr_hidden;
+extern _Atomic uint64_t fdr_written fdr_hidden;
+
+/* ---- lifecycle.c ---- */
+
+void fdr_stop_on_error(void) fdr_hidden;
+extern char fdr_program[256] fdr_hidden;
+extern uint64_t fdr_start_ns fdr_hidden;
+extern pid_t fdr_fork_parent fdr_hidden;
+
+#endif /* FDR_RUNTIME_H */

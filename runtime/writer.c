@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime/writer.c - the hooks' slow path, the thread registry and the
+ * per-thread buffers.
+ *
+ * Contract: fdr_record_slow() runs on the hook's thread with its guard
+ * set, possibly inside a signal handler; it may not take a lock that a
+ * hook could hold, call malloc or stdio, or block. It may make a few
+ * syscalls (gettid once per thread, clock_gettime in the vDSO per buffer,
+ * futex wake per buffer handed over). It saves and restores errno.
+ *
+ * The thread registry is an array of slots, each holding a pointer to a
+ * registered thread's TLS struct, with bit 0 as a tiny lock. The owner
+ * takes its own slot lock only to hand a buffer over or to leave; the
+ * finisher, fdrtrace_flush() and the fatal-signal handler take it to read
+ * another thread's buffer. The owner never spins on its own slot for long:
+ * the other holders only copy a few words under it (no I/O).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buffer_queue.h"
+#include "clock.h"
+#include "ext_writer.h"
+#include "funcid_map.h"
+#include "runtime.h"
+
+_Atomic int fdr_gate = FDR_GATE_BEFORE_INIT;
+_Atomic int fdr_phase = FDR_PHASE_INIT;
+fdr_tls struct fdr_thread fdr_self;
+_Atomic uint64_t fdr_before_init_drops;
+_Atomic uint64_t fdr_after_fini_drops;
+
+#define FDR_MAX_THREADS 8192u
+#define FDR_SLOT_LOCKED ((uintptr_t)1)
+
+static _Atomic uintptr_t wr_slots[FDR_MAX_THREADS];
+static _Atomic uint32_t wr_slots_used;	/* high-water mark */
+static _Atomic uint32_t wr_threads_seen;
+static pthread_key_t wr_key;
+static bool wr_key_ok;
+
+static void wr_thread_exit(void *arg);
+
+notrace int fdr_writer_init(void)
+{
+	if (!wr_key_ok) {
+		if (pthread_key_create(&wr_key, wr_thread_exit))
+			return -EAGAIN;
+		wr_key_ok = true;
+	}
+	return 0;
+}
+
+notrace uint32_t fdr_threads_seen(void)
+{
+	return atomic_load_explicit(&wr_threads_seen, memory_order_relaxed);
+}
+
+static notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t bufs)
+{
+	atomic_fetch_add_explicit(&t->drop_rec[reason], 1, memory_order_relaxed);
+	if (bufs)
+		atomic_fetch_add_explicit(&t->drop_buf[reason], bufs, memory_order_relaxed);
+}
+
+notrace void fdr_record_inactive(void)
+{
+	int g = atomic_load_explicit(&fdr_gate, memory_order_relaxed);
+
+	if (g == FDR_GATE_BEFORE_INIT)
+		atomic_fetch_add_explicit(&fdr_before_init_drops, 1, memory_order_relaxed);
+	else if (g == FDR_GATE_AFTER_FINI)
+		atomic_fetch_add_explicit(&fdr_after_fini_drops, 1, memory_order_relaxed);
+}
+
+notrace void fdr_count_reentry(struct fdr_thread *t)
+{
+	if (t->state == FDR_T_ACTIVE)
+		wr_count(t, FDRTRACE_DROP_REENTRY, 0);
+}
+
+/* ---- registry ---- */
+
+static notrace void wr_slot_lock(uint32_t slot, struct fdr_thread *t)
+{
+	uintptr_t expect = (uintptr_t)t;
+
+	while (!atomic_compare_exchange_weak_explicit(&wr_slots[slot], &expect,
+						      (uintptr_t)t | FDR_SLOT_LOCKED,
+						      memory_order_acquire, memory_order_relaxed)) {
+		expect = (uintptr_t)t;
+		__asm__ __volatile__("pause");
+	}
+}
+
+static notrace void wr_slot_unlock(uint32_t slot, struct fdr_thread *t)
+{
+	atomic_store_explicit(&wr_slots[slot], (uintptr_t)t, memory_order_release);
+}
+
+static notrace int wr_register(struct fdr_thread *t)
+{
+	uint32_t used = atomic_load_explicit(&wr_slots_used, memory_order_relaxed);
+
+	t->tid = (int32_t)syscall(SYS_gettid);
+	t->cpu = UINT32_MAX;
+	t->buf = NULL;
+	t->starved = false;
+	atomic_store_explicit(&t->pos, NULL, memory_order_relaxed);
+	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
+	for (uint32_t i = 0; i < FDR_MAX_THREADS; i++) {
+		uintptr_t expect = 0;
+
+		if (atomic_compare_exchange_strong_explicit(&wr_slots[i], &expect, (uintptr_t)t,
+							    memory_order_acq_rel,
+							    memory_order_relaxed)) {
+			t->slot = i;
+			while (used <= i &&
+			       !atomic_compare_exchange_weak_explicit(&wr_slots_used, &used, i + 1,
+								      memory_order_relaxed,
+								      memory_order_relaxed))
+				;
+			break;
+		}
+		if (i == FDR_MAX_THREADS - 1)
+			return -EAGAIN;
+	}
+	if (wr_key_ok)
+		pthread_setspecific(wr_key, t);
+	atomic_fetch_add_explicit(&wr_threads_seen, 1, memory_order_relaxed);
+	t->state = FDR_T_ACTIVE;
+	return 0;
+}
+
+notrace void fdr_threads_foreach(void (*fn)(struct fdr_thread *t, void *arg), void *arg,
+				 unsigned spin_limit)
+{
+	uint32_t used = atomic_load_explicit(&wr_slots_used, memory_order_acquire);
+
+	for (uint32_t i = 0; i < used; i++) {
+		uintptr_t v = atomic_load_explicit(&wr_slots[i], memory_order_acquire);
+		unsigned spins = 0;
+
+		while (v) {
+			if (v & FDR_SLOT_LOCKED) {
+				if (spin_limit && ++spins > spin_limit)
+					break;
+				__asm__ __volatile__("pause");
+				v = atomic_load_explicit(&wr_slots[i], memory_order_acquire);
+				continue;
+			}
+			if (atomic_compare_exchange_weak_explicit(&wr_slots[i], &v,
+								  v | FDR_SLOT_LOCKED,
+								  memory_order_acquire,
+								  memory_order_acquire)) {
+				fn((struct fdr_thread *)v, arg);
+				atomic_store_explicit(&wr_slots[i], v, memory_order_release);
+				break;
+			}
+		}
+	}
+}
+
+/* ---- buffers ---- */
+
+static notrace uint8_t *wr_cap_end(struct fdr_buffer *b)
+{
+	return b->data + fdr_cfg.buffer_size -
+	       (fdr_cfg.format_version == 1 ? FDRTRACE_METADATA_RECORD_SIZE : 0);
+}
+
+/* Append a custom event (marker + payload) at @p; the caller checked room. */
+static notrace uint8_t *wr_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload,
+				      size_t len)
+{
+	p += fdr_custom_event_md(p, (uint32_t)len, t->last_tsc);
+	memcpy(p, payload, len);
+	return p + len;
+}
+
+/* Report this thread's pending drops into its buffer at @p. */
+static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim)
+{
+	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+		uint64_t n = atomic_load_explicit(&t->drop_rec[r], memory_order_relaxed);
+		uint64_t nb = atomic_load_explicit(&t->drop_buf[r], memory_order_relaxed);
+		uint8_t payload[64];
+		size_t len;
+
+		if (!n && !nb)
+			continue;
+		len = fdr_ext_drop(payload, sizeof(payload), (uint32_t)t->tid, (uint8_t)r, n, nb);
+		if (!len || p + FDRTRACE_METADATA_RECORD_SIZE + len > lim)
+			break;
+		p = wr_put_custom(t, p, payload, len);
+		atomic_fetch_sub_explicit(&t->drop_rec[r], n, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&t->drop_buf[r], nb, memory_order_relaxed);
+	}
+	return p;
+}
+
+/* Take a buffer from the pool and write its preamble. Return: 0 or -ENOBUFS. */
+static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
+{
+	struct fdr_buffer *b = fdr_pool_get();
+	uint8_t *p, *cap_end;
+
+	if (!b) {
+		if (!t->starved) {
+			t->starved = true;
+			atomic_fetch_add_explicit(&t->drop_buf[FDRTRACE_DROP_POOL_EMPTY], 1,
+						  memory_order_relaxed);
+		}
+		return -ENOBUFS;
+	}
+	t->starved = false;
+	b->tid = t->tid;
+	b->len = 0;
+	cap_end = wr_cap_end(b);
+	p = b->data + fdr_preamble(b->data, t->tid, cpu, tsc);
+	t->last_tsc = tsc;
+	t->cpu = cpu;
+	p = wr_put_drops(t, p, cap_end - FDR_SLOW_RESERVE);
+	t->buf = b;
+	atomic_store_explicit(&t->pos, p, memory_order_release);
+	atomic_store_explicit(&t->end, cap_end - FDR_SLOW_RESERVE, memory_order_relaxed);
+	return 0;
+}
+
+/*
+ * Hand the thread's buffer to the flush thread. Under the slot lock, so
+ * that a finisher's snapshot and this handover never both write it.
+ */
+notrace int fdr_thread_handover(struct fdr_thread *t)
+{
+	struct fdr_buffer *b = t->buf;
+	int phase;
+
+	if (!b)
+		return 0;
+	wr_slot_lock(t->slot, t);
+	phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
+	t->buf = NULL;
+	if (phase == FDR_PHASE_RECORDING) {
+		b->len = (uint64_t)(atomic_load_explicit(&t->pos, memory_order_relaxed) - b->data);
+		atomic_fetch_add_explicit(&fdr_enqueued, 1, memory_order_relaxed);
+		fdr_queue_push(b);
+	}
+	/* else: the finisher took (or will take) no further data; the buffer is abandoned */
+	atomic_store_explicit(&t->pos, NULL, memory_order_release);
+	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
+	wr_slot_unlock(t->slot, t);
+	if (phase == FDR_PHASE_RECORDING)
+		fdr_flush_wake();
+	return 0;
+}
+
+/* Registered, with a buffer that has room for the slow path's worst case. */
+notrace int fdr_thread_ensure(struct fdr_thread *t)
+{
+	if (t->state != FDR_T_ACTIVE && wr_register(t) < 0)
+		return -EAGAIN;
+	if (t->buf && atomic_exchange_explicit(&t->flush_req, 0, memory_order_relaxed))
+		fdr_thread_handover(t);
+	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) <
+			      wr_cap_end(t->buf) - FDR_SLOW_RESERVE) {
+		/* restore @end in case another thread kicked it */
+		atomic_store_explicit(&t->end, wr_cap_end(t->buf) - FDR_SLOW_RESERVE,
+				      memory_order_relaxed);
+		return 0;
+	}
+	if (t->buf)
+		fdr_thread_handover(t);
+	return 0;
+}
+
+notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
+			     unsigned cpu)
+{
+	int saved_errno = errno;
+	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
+	uint8_t *pos;
+	uint64_t rec;
+
+	/* acquire: pairs with the release store of FDR_GATE_ON after initialisation */
+	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON)
+		goto out;
+	if (fdr_thread_ensure(t) < 0)
+		goto out;
+	if (ce->addr != addr) {
+		uint32_t id = fdr_funcid_get(addr);
+
+		if (!id) {
+			wr_count(t, FDRTRACE_DROP_FILTERED, 0);
+			goto out;
+		}
+		ce->addr = addr;
+		ce->id = id;
+	}
+	if (!t->buf && wr_claim(t, tsc, cpu) < 0) {
+		wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
+		goto out;
+	}
+	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
+	if (cpu != t->cpu) {
+		struct fdrtrace_md_new_cpu_id m = { .type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_CPU_ID),
+						    .cpu = (uint16_t)cpu, .tsc = tsc };
+
+		memcpy(pos, &m, sizeof(m));
+		pos += sizeof(m);
+		t->cpu = cpu;
+		t->last_tsc = tsc;
+	} else if (tsc - t->last_tsc > UINT32_MAX) {
+		struct fdrtrace_md_tsc_wrap m = { .type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_TSC_WRAP),
+						  .tsc = tsc };
+
+		memcpy(pos, &m, sizeof(m));
+		pos += sizeof(m);
+		t->last_tsc = tsc;
+	}
+	rec = fdrtrace_func_word(action, ce->id) | ((tsc - t->last_tsc) << 32);
+	memcpy(pos, &rec, sizeof(rec));
+	t->last_tsc = tsc;
+	atomic_store_explicit(&t->pos, pos + sizeof(rec), memory_order_release);
+out:
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+	errno = saved_errno;
+}
+
+/*
+ * Write one extension payload into the calling thread's buffer (thread
+ * names, drop notices). The caller holds the guard.
+ */
+notrace int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, size_t len)
+{
+	uint64_t tsc;
+	unsigned cpu;
+	uint8_t *pos;
+
+	if (fdr_thread_ensure(t) < 0)
+		return -EAGAIN;
+	tsc = fdr_clock_read(&cpu);
+	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) +
+				  FDRTRACE_METADATA_RECORD_SIZE + len >
+			      wr_cap_end(t->buf))
+		fdr_thread_handover(t);
+	if (!t->buf && wr_claim(t, tsc, cpu) < 0)
+		return -ENOBUFS;
+	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
+	if (pos + FDRTRACE_METADATA_RECORD_SIZE + len > wr_cap_end(t->buf))
+		return -EMSGSIZE;
+	pos = wr_put_custom(t, pos, payload, len);
+	atomic_store_explicit(&t->pos, pos, memory_order_release);
+	return 0;
+}
+
+static notrace bool wr_has_drops(struct fdr_thread *t)
+{
+	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++)
+		if (atomic_load_explicit(&t->drop_rec[r], memory_order_relaxed) ||
+		    atomic_load_explicit(&t->drop_buf[r], memory_order_relaxed))
+			return true;
+	return false;
+}
+
+/* pthread key destructor: the thread is exiting. */
+static notrace void wr_thread_exit(void *arg)
+{
+	struct fdr_thread *t = &fdr_self;
+	int saved_errno = errno;
+
+	(void)arg;
+	if (t->state != FDR_T_ACTIVE)
+		return;
+	t->guard = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) == FDR_GATE_ON &&
+	    wr_has_drops(t)) {
+		/* report drops not yet in the trace before the thread is gone */
+		if (t->buf) {
+			uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
+
+			pos = wr_put_drops(t, pos, wr_cap_end(t->buf));
+			atomic_store_explicit(&t->pos, pos, memory_order_release);
+		} else {
+			unsigned cpu;
+			uint64_t tsc = fdr_clock_read(&cpu);
+
+			wr_claim(t, tsc, cpu);
+		}
+	}
+	fdr_thread_handover(t);
+	/* leave the registry: wait until no finisher/flusher holds our slot */
+	{
+		uintptr_t expect = (uintptr_t)t;
+
+		while (!atomic_compare_exchange_weak_explicit(&wr_slots[t->slot], &expect, 0,
+							      memory_order_acq_rel,
+							      memory_order_relaxed)) {
+			expect = (uintptr_t)t;
+			sched_yield();
+		}
+	}
+	t->state = FDR_T_NEW;
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+	errno = saved_errno;
+}
+
+/*
+ * Snapshot a thread's buffer into @node (caller holds the slot lock).
+ * The buffer stays with its owner; the node says how much of it is whole.
+ */
+notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
+{
+	struct fdr_buffer *b = t->buf;
+	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_acquire);
+
+	node->tid = t->tid;
+	node->borrowed = true;
+	node->index = UINT32_MAX;
+	node->data = NULL;
+	node->len = 0;
+	if (b && pos) {
+		node->data = b->data;
+		node->len = (uint64_t)(pos - b->data);
+	}
+	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+		node->drops[r] = atomic_exchange_explicit(&t->drop_rec[r], 0, memory_order_relaxed);
+		node->drop_bufs[r] = atomic_exchange_explicit(&t->drop_buf[r], 0,
+							      memory_order_relaxed);
+	}
+}
+
+/* Fork child: this thread is alone; forget every other thread and buffer. */
+notrace void fdr_writer_after_fork_child(void)
+{
+	struct fdr_thread *t = &fdr_self;
+
+	for (uint32_t i = 0; i < FDR_MAX_THREADS; i++)
+		atomic_store_explicit(&wr_slots[i], 0, memory_order_relaxed);
+	atomic_store_explicit(&wr_slots_used, 0, memory_order_relaxed);
+	atomic_store_explicit(&wr_threads_seen, 0, memory_order_relaxed);
+	t->buf = NULL;
+	atomic_store_explicit(&t->pos, NULL, memory_order_relaxed);
+	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
+	atomic_store_explicit(&t->flush_req, 0, memory_order_relaxed);
+	for (unsigned r = 0; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+		atomic_store_explicit(&t->drop_rec[r], 0, memory_order_relaxed);
+		atomic_store_explicit(&t->drop_buf[r], 0, memory_order_relaxed);
+	}
+	if (t->state == FDR_T_ACTIVE) {
+		t->state = FDR_T_NEW;
+		wr_register(t);
+	}
+}
