@@ -6,7 +6,7 @@
 #   - dump exits 0 and prints exactly EXPECTED_DUMP;
 #   - dump | assemble gives back the identical file (with and without the
 #     derived comments);
-#   - info exits 0;
+#   - info exits 0 (and prints exactly expected/NAME.info when it exists);
 #   - when LLVM_XRAY is given (meson leaves it empty for traces llvm-xray 14
 #    cannot read: version 1, empty event payloads), llvm-xray
 #     fdr-dump --verify accepts it too (an independent reader).
@@ -65,6 +65,11 @@ cmp trace.fdr plain.fdr
 step "info"
 expect_rc 0 "$fdr" info trace.fdr >info.out
 grep -q '^version:' info.out
+info_expected=${expected%.dump}.info
+if [ -e "$info_expected" ]; then
+	step "info, compared with $info_expected"
+	diff -u "$info_expected" info.out
+fi
 
 if [ -n "$xray" ]; then
 	step "llvm-xray fdr-dump --verify"

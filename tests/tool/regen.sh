@@ -1,5 +1,5 @@
 #!/bin/bash
-# regen.sh FDRTRACE: rewrite expected/*.dump and expected/*.verify from the
+# regen.sh FDRTRACE: rewrite expected/*.dump, *.info and *.verify from the
 # current fdrtrace and reader. Not run by the test suite: use it after a
 # deliberate change of the dump format or of a reader message, then read
 # the diff (git diff tests/tool/expected) before committing it.
@@ -12,6 +12,9 @@ for t in "$here"/golden/*.txt; do
 	n=$(basename "$t" .txt)
 	"$fdr" assemble "$t" -o "$tmp/trace.fdr"
 	"$fdr" dump "$tmp/trace.fdr" >"$here/expected/$n.dump"
+	if [ -e "$here/expected/$n.info" ]; then
+		(cd "$tmp" && "$fdr" info trace.fdr) >"$here/expected/$n.info"
+	fi
 done
 for t in "$here"/invalid/*.txt; do
 	n=$(basename "$t" .txt)

@@ -56,7 +56,7 @@ struct info {
 	bool any_drop;
 
 	uint64_t ext_by_kind[FDRTRACE_EXT_KIND_COUNT + 1];	/* last: unknown kinds */
-	uint64_t ext_bad, custom_other, typed;
+	uint64_t ext_bad, ext_newer, custom_other, typed;
 
 	bool have_close;
 	uint8_t close_how;
@@ -114,6 +114,10 @@ static void info_ext(struct info *in, const uint8_t *data, size_t len)
 
 	if (rc == -ENOENT) {
 		in->custom_other++;
+		return;
+	}
+	if (rc == -ENOTSUP) {
+		in->ext_newer++;
 		return;
 	}
 	if (rc < 0) {
@@ -337,10 +341,16 @@ static void info_print(const struct info *in, const char *path)
 		       in->ext_by_kind[i]);
 		first = false;
 	}
-	if (in->ext_bad)
+	if (in->ext_newer) {
+		printf("%sof a newer version %" PRIu64, first ? "fdrtrace: " : ", ", in->ext_newer);
+		first = false;
+	}
+	if (in->ext_bad) {
 		printf("%smalformed %" PRIu64, first ? "fdrtrace: " : ", ", in->ext_bad);
-	printf("%sother %" PRIu64 "; typed %" PRIu64 "\n",
-	       first && !in->ext_bad ? "" : "; ", in->custom_other, in->typed);
+		first = false;
+	}
+	printf("%sother %" PRIu64 "; typed %" PRIu64 "\n", first ? "" : "; ", in->custom_other,
+	       in->typed);
 	printf("%-17s", "closed:");
 	if (in->have_close) {
 		printf("yes, %s: %" PRIu64 " records (%" PRIu64 " dropped), %" PRIu64
@@ -351,7 +361,11 @@ static void info_print(const struct info *in, const char *path)
 		if (in->close_end_ns)
 			info_time("closed at:", in->close_end_ns);
 	} else {
-		fputs("no close marker: the trace may be incomplete\n", stdout);
+		fputs("no close marker: the trace may be incomplete", stdout);
+		if (!in->have_process && !in->ext_bad && !in->ext_newer)
+			fputs(" (it has no fdrtrace records at all: written by XRay's runtime?)",
+			      stdout);
+		putchar('\n');
 	}
 }
 
