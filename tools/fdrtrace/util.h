@@ -37,48 +37,90 @@ int cmd_assemble(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 
-/* Print "fdrtrace: " then the message and a newline on stderr. */
+/**
+ * tool_err - print "fdrtrace: MESSAGE" and a newline on stderr
+ * @fmt: printf format of the message
+ */
 void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/*
- * Report a bad option or argument of command @cmd ("fdrtrace CMD: message
- * (try 'fdrtrace CMD --help')").
+/**
+ * tool_usage_err - report a bad argument of a command
+ * @cmd: the command's name
+ * @fmt: printf format of the message
+ *
+ * Prints "fdrtrace CMD: message (try 'fdrtrace CMD --help')" on stderr.
+ *
  * Return: EXIT_USAGE, for "return tool_usage_err(...)".
  */
 int tool_usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/*
- * The message for getopt_long()'s '?' return, naming the bad option.
+/**
+ * tool_bad_option - report getopt_long()'s '?' return
+ * @cmd: the command's name
+ * @optstring: the short options given to getopt_long()
+ * @argv: the argument vector given to getopt_long()
+ *
+ * Names the unknown option, or the option whose argument is missing.
+ *
  * Return: EXIT_USAGE.
  */
 int tool_bad_option(const char *cmd, const char *optstring, char **argv);
 
-/* Write @text to stdout. Return: EXIT_OK, or EXIT_FAIL if stdout failed. */
+/**
+ * tool_print_help - print a command's help text on stdout
+ * @text: the text
+ *
+ * Return: EXIT_OK, or EXIT_FAIL if writing stdout failed.
+ */
 int tool_print_help(const char *text);
 
-/*
- * Flush stdout and check that every write to it succeeded; on failure say
- * so on stderr.
+/**
+ * tool_finish_stdout - flush stdout and check every write to it
+ *
+ * On failure (EPIPE, ENOSPC, ...) says so on stderr.
+ *
  * Return: 0, or -EIO.
  */
 int tool_finish_stdout(void);
 
-/* True once a write to stdout has failed (EPIPE, ENOSPC, ...). */
+/**
+ * tool_stdout_failed - has a write to stdout failed?
+ *
+ * Cheap enough to call after every line of output.
+ *
+ * Return: true once a write to stdout has failed.
+ */
 bool tool_stdout_failed(void);
 
-/*
- * Open @path for reading; "-" is standard input.
+/**
+ * tool_open_input - open a trace for reading
+ * @path: the file, or "-" for standard input
+ *
  * Return: a descriptor, or -1 after printing "fdrtrace: PATH: error".
  */
 int tool_open_input(const char *path);
 
-/* Close what tool_open_input() returned (not stdin). */
+/**
+ * tool_close_input - close what tool_open_input() returned (not stdin)
+ * @fd: the descriptor
+ */
 void tool_close_input(int fd);
 
-/* Print @len bytes as lowercase hex, no separator. */
+/**
+ * tool_print_hex - print bytes as lowercase hex, two digits each, no separator
+ * @f: the stream
+ * @p: the bytes
+ * @len: how many
+ */
 void tool_print_hex(FILE *f, const uint8_t *p, size_t len);
 
-/* True when all @len bytes at @p are zero. */
+/**
+ * tool_all_zero - are all bytes zero?
+ * @p: the bytes
+ * @len: how many
+ *
+ * Return: true when all @len bytes at @p are zero (or @len is 0).
+ */
 bool tool_all_zero(const uint8_t *p, size_t len);
 
 #endif /* FDRTRACE_TOOL_UTIL_H */
