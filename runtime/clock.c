@@ -138,29 +138,53 @@ struct clk_cpu {
 	uint64_t freq_0x16;	/* Hz (base MHz * 1e6), 0 when absent */
 };
 
+/*
+ * One CPUID leaf. The __cpuid_count macro, not <cpuid.h>'s inline
+ * functions: those lack notrace, and GCC instruments inline functions even
+ * where they are inlined.
+ */
+static notrace void clk_cpuid_leaf(unsigned leaf, unsigned sub, unsigned r[4])
+{
+	__cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
+}
+
 static notrace void clk_cpuid(struct clk_cpu *c)
 {
-	unsigned a, b, cx, d, max_basic, max_ext;
+	unsigned r[4], max_basic, max_ext;
 
 	memset(c, 0, sizeof(*c));
-	max_basic = __get_cpuid_max(0, NULL);
-	max_ext = __get_cpuid_max(0x80000000u, NULL);
-	if (__get_cpuid(1, &a, &b, &cx, &d))
-		c->hypervisor = (cx >> 31) & 1;
-	if (max_ext >= 0x80000001u && __get_cpuid(0x80000001u, &a, &b, &cx, &d))
-		c->rdtscp = (d >> 27) & 1;
-	if (max_ext >= 0x80000007u && __get_cpuid(0x80000007u, &a, &b, &cx, &d))
-		c->invariant = (d >> 8) & 1;
-	if (max_basic >= 0x15 && __get_cpuid_count(0x15, 0, &a, &b, &cx, &d) && a && b && cx)
-		c->freq_0x15 = (uint64_t)cx * b / a;
-	if (max_basic >= 0x16 && __get_cpuid_count(0x16, 0, &a, &b, &cx, &d) && (a & 0xffff))
-		c->freq_0x16 = (uint64_t)(a & 0xffff) * 1000000u;
+	clk_cpuid_leaf(0, 0, r);
+	max_basic = r[0];
+	clk_cpuid_leaf(0x80000000u, 0, r);
+	max_ext = r[0] >= 0x80000000u ? r[0] : 0;
+	if (max_basic >= 1) {
+		clk_cpuid_leaf(1, 0, r);
+		c->hypervisor = (r[2] >> 31) & 1;
+	}
+	if (max_ext >= 0x80000001u) {
+		clk_cpuid_leaf(0x80000001u, 0, r);
+		c->rdtscp = (r[3] >> 27) & 1;
+	}
+	if (max_ext >= 0x80000007u) {
+		clk_cpuid_leaf(0x80000007u, 0, r);
+		c->invariant = (r[3] >> 8) & 1;
+	}
+	if (max_basic >= 0x15) {
+		/* EAX denominator, EBX numerator, ECX crystal Hz: all or nothing. */
+		clk_cpuid_leaf(0x15, 0, r);
+		if (r[0] && r[1] && r[2])
+			c->freq_0x15 = (uint64_t)r[2] * r[1] / r[0];
+	}
+	if (max_basic >= 0x16) {
+		clk_cpuid_leaf(0x16, 0, r);
+		c->freq_0x16 = (uint64_t)(r[0] & 0xffff) * 1000000u;
+	}
 	if (c->hypervisor) {
-		/* Hypervisor leaves are not covered by __get_cpuid's range check. */
-		__cpuid(0x40000000u, a, b, cx, d);
-		if (a >= 0x40000010u && a < 0x40000100u) {
-			__cpuid(0x40000010u, a, b, cx, d);
-			c->freq_hv = (uint64_t)a * 1000u;
+		/* 0x40000000 EAX: the highest hypervisor leaf. */
+		clk_cpuid_leaf(0x40000000u, 0, r);
+		if (r[0] >= 0x40000010u && r[0] < 0x40000100u) {
+			clk_cpuid_leaf(0x40000010u, 0, r);
+			c->freq_hv = (uint64_t)r[0] * 1000u;
 		}
 	}
 }

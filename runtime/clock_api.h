@@ -95,7 +95,7 @@ static fdr_always_inline notrace uint64_t fdr_clock_read(unsigned *cpu)
  * Computed as (tsc1 - tsc0) * 1e9 / (ns1 - ns0) in 128 bits, rounded to
  * nearest. Return: the frequency, or 0 when the pairs do not move forward.
  */
-uint64_t fdr_clock_freq_from_pairs(uint64_t tsc0, uint64_t ns0, uint64_t tsc1,
+notrace uint64_t fdr_clock_freq_from_pairs(uint64_t tsc0, uint64_t ns0, uint64_t tsc1,
 				   uint64_t ns1) fdr_hidden;
 
 /**
@@ -106,9 +106,9 @@ uint64_t fdr_clock_freq_from_pairs(uint64_t tsc0, uint64_t ns0, uint64_t tsc1,
  *
  * Context: any thread, after fdr_clock_init().
  */
-void fdr_clock_pair(uint64_t *tsc, uint64_t *ns) fdr_hidden;
+notrace void fdr_clock_pair(uint64_t *tsc, uint64_t *ns) fdr_hidden;
 
 /* CLOCK_MONOTONIC_RAW in ns. */
-uint64_t fdr_clock_raw_ns(void) fdr_hidden;
+notrace uint64_t fdr_clock_raw_ns(void) fdr_hidden;
 
 #endif /* FDR_CLOCK_API_H */
