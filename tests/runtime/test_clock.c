@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "malloc_count.h"
 
 static bool cpuid_rdtscp(void)
 {
@@ -253,4 +254,23 @@ Test(clock, refined_frequency_matches_monotonic_raw_within_0_1_percent, .timeout
 	if (fdr_clock.freq_source == FDRTRACE_FREQ_CALIBRATED)
 		cr_assert_lt(init_err < 0 ? -init_err : init_err, 0.001,
 			     "the 20 ms calibration is already within 0.1%%: %.6f", init_err);
+}
+
+Test(clock, init_and_refine_never_allocate)
+{
+	unsigned long before = malloc_count;
+	unsigned cpu;
+
+	fdr_clock_init(FDR_CLOCK_AUTO);
+	fdr_clock_init(FDR_CLOCK_CHOICE_RDTSCP);
+	fdr_clock_init(FDR_CLOCK_CHOICE_MONOTONIC);
+	fdr_clock_read(&cpu);
+	fdr_clock_refine();
+	cr_assert_eq(malloc_count, before, "the clock allocated (it may run inside malloc)");
+	{
+		void *volatile p = malloc(1);	/* volatile: not optimised away */
+
+		free(p);
+	}
+	cr_assert_eq(malloc_count, before + 1);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "malloc_count.h"
 
 struct parsed {
 	struct fdr_config cfg;
@@ -454,5 +455,30 @@ Test(config, load_reads_the_environment)
 	cr_assert_eq(fdr_config_load(&c), 0);
 	cr_assert_not(c.enabled);
 	cr_assert_eq(c.buffer_max, 128);
+	unsetenv("FDRTRACE_OPTIONS");
+}
+
+Test(config, parsing_never_allocates)
+{
+	struct fdr_config c;
+	unsigned long before = malloc_count;
+
+	fdr_config_parse(&c, "fdr",
+			 "buffer_size=8K logfile_base=\"/tmp/a b\" clock=bogus x=1 format_version=1",
+			 -1);
+	setenv("FDRTRACE_MODE", "fdr", 1);
+	setenv("FDRTRACE_OPTIONS", "buffer_max=zz verbosity=0", 1);
+	before = malloc_count;	/* setenv may allocate; fdr_config_load may not */
+	fdr_config_parse(&c, "fdr", "buffer_size=8K logfile_base=\"/tmp/a b\" clock=bogus x=1", -1);
+	cr_assert_eq(fdr_config_load(&c), 1);
+	cr_assert_eq(malloc_count, before, "the parser allocated");
+	/* The counter works: this file's own malloc goes through it. */
+	{
+		void *volatile p = malloc(1);	/* volatile: not optimised away */
+
+		free(p);
+	}
+	cr_assert_eq(malloc_count, before + 1);
+	unsetenv("FDRTRACE_MODE");
 	unsetenv("FDRTRACE_OPTIONS");
 }

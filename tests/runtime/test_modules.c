@@ -339,3 +339,74 @@ Test(modules, callbacks_may_be_null)
 	scan();
 	cr_assert_eq(nevents, 0, "a scan without callbacks still records what it saw");
 }
+
+/* Copy @src to @dst (through a temporary and rename, as an update would). */
+static void replace_file(const char *src, const char *dst, size_t max_len)
+{
+	static char data[8 << 20];
+	char tmp[PATH_MAX];
+	size_t len = 0;
+	ssize_t r;
+	int in, out;
+
+	in = open(src, O_RDONLY);
+	cr_assert_geq(in, 0, "%s", src);
+	while (len < max_len && (r = read(in, data + len, sizeof(data) - len)) > 0)
+		len += (size_t)r;
+	close(in);
+	if (len > max_len)
+		len = max_len;
+	snprintf(tmp, sizeof(tmp), "%s.new", dst);
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	cr_assert_geq(out, 0);
+	cr_assert_eq(write(out, data, len), (ssize_t)len);
+	close(out);
+	cr_assert_eq(rename(tmp, dst), 0);
+}
+
+/*
+ * dlopen a private copy of modlib_a, then replace the file on disk with
+ * @replacement (cut to @max_len bytes) before the first lookup. The static
+ * function must not be named from the wrong file, and nothing may crash.
+ */
+static void check_replaced(const char *replacement, size_t max_len)
+{
+	char dir[] = "/tmp/fdrtrace-modules-XXXXXX", path[PATH_MAX], name[256];
+	int (*(*static_addr)(void))(int);
+	const struct event *e;
+	uint32_t mid;
+	void *h;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/libcopy.so", dir);
+	replace_file(MODLIB_A, path, SIZE_MAX);
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	cr_assert_not_null(h, "%s", dlerror());
+	scan();
+	e = find(true, "libcopy.so");
+	cr_assert_not_null(e);
+	replace_file(replacement, path, max_len);
+	*(void **)&static_addr = dlsym(h, "modlib_static_addr_a");
+	cr_assert_eq(fdr_symbol_lookup((uintptr_t)static_addr(), name, sizeof(name), &mid),
+		     -ENOENT, "named from a replaced file: '%s'", name);
+	cr_assert_eq(mid, e->m.id);
+	dlclose(h);
+	unlink(path);
+	rmdir(dir);
+}
+
+Test(modules, a_rebuilt_file_on_disk_is_not_used_for_names)
+{
+	check_replaced(MODLIB_B, SIZE_MAX);
+}
+
+Test(modules, a_truncated_file_on_disk_is_not_used_for_names)
+{
+	check_replaced(MODLIB_A, 3000);
+	check_replaced(MODLIB_A, 63);
+}
+
+Test(modules, a_non_elf_file_on_disk_is_not_used_for_names)
+{
+	check_replaced("/proc/self/cmdline", SIZE_MAX);
+}
