@@ -39,6 +39,9 @@ struct fdr_totals fdr_totals;
 static _Atomic int fw_lock;
 static _Atomic bool fw_failed;
 static const uint8_t *fw_zeros;	/* buffer_size zero bytes, for v1 padding */
+static struct fdrtrace_md_custom_event_v1 fw_pad_md = {
+	.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_CUSTOM_EVENT),
+};
 
 notrace bool fdr_file_lock(unsigned spin_limit)
 {
@@ -228,7 +231,7 @@ static notrace void fw_count(const uint8_t *p, const uint8_t *end)
 
 notrace int fdr_file_write_buffer(const uint8_t *data, uint64_t len)
 {
-	struct iovec iov[3];
+	struct iovec iov[4];
 	int n = 0;
 
 	if (fdr_cfg.format_version == 1) {
@@ -242,6 +245,19 @@ notrace int fdr_file_write_buffer(const uint8_t *data, uint64_t len)
 		pad = fdr_cfg.buffer_size - len - sizeof(eob);
 		iov[n++] = (struct iovec){ (void *)data, len };
 		iov[n++] = (struct iovec){ &eob, sizeof(eob) };
+		if (pad % FDRTRACE_FUNC_RECORD_SIZE && pad >= FDRTRACE_METADATA_RECORD_SIZE) {
+			/*
+			 * llvm-xray 14 does not skip v1 padding: it reads it as
+			 * 8-byte function records, and loses its footing when
+			 * custom events left the padding unaligned. One
+			 * custom-event marker whose payload is the rest of the
+			 * padding keeps it aligned; readers that honour
+			 * EndOfBuffer never look at these bytes.
+			 */
+			fw_pad_md.size = (int32_t)(pad - FDRTRACE_METADATA_RECORD_SIZE);
+			iov[n++] = (struct iovec){ &fw_pad_md, sizeof(fw_pad_md) };
+			pad -= FDRTRACE_METADATA_RECORD_SIZE;
+		}
 		if (pad)
 			iov[n++] = (struct iovec){ (void *)fw_zeros, pad };
 		fw_count(data, data + len);
@@ -344,8 +360,7 @@ notrace size_t fdr_custom_event_md(uint8_t *p, uint32_t size, uint64_t tsc)
 
 static notrace size_t rb_cap(void)
 {
-	return fdr_cfg.buffer_size -
-	       (fdr_cfg.format_version == 1 ? FDRTRACE_METADATA_RECORD_SIZE : 0);
+	return fdr_cfg.buffer_size - (fdr_cfg.format_version == 1 ? FDR_V1_TAIL : 0);
 }
 
 notrace int fdr_rtbuf_init(struct fdr_rtbuf *rb, int32_t tid)

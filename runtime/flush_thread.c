@@ -263,8 +263,7 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	fl_drain(rb);
 	fdr_file_lock(0);
 	fdr_flush_emit_funcs(rb, true);
-	rec[FDRTRACE_DROP_BEFORE_INIT] =
-		atomic_exchange_explicit(&fdr_before_init_drops, 0, memory_order_relaxed);
+	fdr_take_orphan_drops(rec, bufs);
 	fl_add_drops(rb, 0, rec, bufs);
 	fdr_rtbuf_flush(rb);	/* counts the drops above into the totals */
 	freq = fdr_clock_refine();

@@ -212,11 +212,14 @@ static notrace void lc_dump(void)
 	}
 	fdr_threads_foreach(lc_sig_snap, rb, 100000);
 	{
-		uint64_t r = atomic_exchange_explicit(&fdr_before_init_drops, 0,
-						      memory_order_relaxed);
+		uint64_t rec[FDRTRACE_DROP_REASON_COUNT] = { 0 };
+		uint64_t bufs[FDRTRACE_DROP_REASON_COUNT] = { 0 };
 
-		if (r) {
-			n = fdr_ext_drop(p, sizeof(p), 0, FDRTRACE_DROP_BEFORE_INIT, r, 0);
+		fdr_take_orphan_drops(rec, bufs);
+		for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+			if (!rec[r] && !bufs[r])
+				continue;
+			n = fdr_ext_drop(p, sizeof(p), 0, (uint8_t)r, rec[r], bufs[r]);
 			if (n)
 				fdr_rtbuf_add(rb, p, n);
 		}

@@ -60,6 +60,13 @@ extern pid_t fdr_pid fdr_hidden;
 /* Bytes a hook's slow path may need at once: NewCPUId + TSCWrap + record. */
 #define FDR_SLOW_RESERVE 40u
 
+/*
+ * v1 buffers end with EndOfBuffer and padding; we keep room for the
+ * EndOfBuffer and for one padding marker (file_writer.c), so the padding is
+ * always at least 32 bytes.
+ */
+#define FDR_V1_TAIL (FDRTRACE_METADATA_RECORD_SIZE + 32u)
+
 /* The per-thread function id cache: direct-mapped, power of two. */
 #define FDR_FCACHE_SIZE 256u
 
@@ -148,6 +155,10 @@ uint32_t fdr_threads_seen(void) fdr_hidden;
 void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node) fdr_hidden;
 extern _Atomic uint64_t fdr_before_init_drops fdr_hidden;
 extern _Atomic uint64_t fdr_after_fini_drops fdr_hidden;
+/* drops of threads that exited without a buffer to report them in */
+extern _Atomic uint64_t fdr_orphan_rec[FDRTRACE_DROP_REASON_COUNT] fdr_hidden;
+extern _Atomic uint64_t fdr_orphan_buf[FDRTRACE_DROP_REASON_COUNT] fdr_hidden;
+void fdr_take_orphan_drops(uint64_t *rec, uint64_t *bufs) fdr_hidden;
 
 /* ---- file_writer.c: the trace file ---- */
 

@@ -35,6 +35,8 @@ _Atomic int fdr_phase = FDR_PHASE_INIT;
 fdr_tls struct fdr_thread fdr_self;
 _Atomic uint64_t fdr_before_init_drops;
 _Atomic uint64_t fdr_after_fini_drops;
+_Atomic uint64_t fdr_orphan_rec[FDRTRACE_DROP_REASON_COUNT];
+_Atomic uint64_t fdr_orphan_buf[FDRTRACE_DROP_REASON_COUNT];
 
 #define FDR_MAX_THREADS 8192u
 #define FDR_SLOT_LOCKED ((uintptr_t)1)
@@ -171,8 +173,7 @@ notrace void fdr_threads_foreach(void (*fn)(struct fdr_thread *t, void *arg), vo
 
 static notrace uint8_t *wr_cap_end(struct fdr_buffer *b)
 {
-	return b->data + fdr_cfg.buffer_size -
-	       (fdr_cfg.format_version == 1 ? FDRTRACE_METADATA_RECORD_SIZE : 0);
+	return b->data + fdr_cfg.buffer_size - (fdr_cfg.format_version == 1 ? FDR_V1_TAIL : 0);
 }
 
 /* Append a custom event (marker + payload) at @p; the caller checked room. */
@@ -396,6 +397,19 @@ static notrace void wr_thread_exit(void *arg)
 			wr_claim(t, tsc, cpu);
 		}
 	}
+	if (wr_has_drops(t)) {
+		/* no buffer to say it in: the finish reports them (tid 0) */
+		for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+			atomic_fetch_add_explicit(&fdr_orphan_rec[r],
+						  atomic_exchange_explicit(&t->drop_rec[r], 0,
+									   memory_order_relaxed),
+						  memory_order_relaxed);
+			atomic_fetch_add_explicit(&fdr_orphan_buf[r],
+						  atomic_exchange_explicit(&t->drop_buf[r], 0,
+									   memory_order_relaxed),
+						  memory_order_relaxed);
+		}
+	}
 	fdr_thread_handover(t);
 	/* leave the registry: wait until no finisher/flusher holds our slot */
 	{
@@ -460,4 +474,15 @@ notrace void fdr_writer_after_fork_child(void)
 		t->state = FDR_T_NEW;
 		wr_register(t);
 	}
+}
+
+/* Move the drops of exited threads into @rec/@bufs (indexed by reason). */
+notrace void fdr_take_orphan_drops(uint64_t *rec, uint64_t *bufs)
+{
+	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+		rec[r] += atomic_exchange_explicit(&fdr_orphan_rec[r], 0, memory_order_relaxed);
+		bufs[r] += atomic_exchange_explicit(&fdr_orphan_buf[r], 0, memory_order_relaxed);
+	}
+	rec[FDRTRACE_DROP_BEFORE_INIT] +=
+		atomic_exchange_explicit(&fdr_before_init_drops, 0, memory_order_relaxed);
 }

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/integration/targets/target.c - an instrumented program with
+ * deterministic call counts, driven by tests/integration/test_runtime.c.
+ *
+ *   target basic            leaf x1300, mid x100, rec x51 (+ main, work)
+ *   target threads N        N threads, each does basic's work
+ *   target deep N           rec(N)
+ *   target churn N          N threads one after another, each leaf x100
+ *   target fork             work; fork; child: leaf x10, exit(0)
+ *   target signal           work with a 20 kHz profiling timer whose
+ *                           handler calls sig_fn(); prints the handler count
+ *   target segv             work, then a write through NULL
+ *   target longjmp          longjmp out of 5 nested calls, 10 times
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile long sink;
+static volatile long sig_count;
+static jmp_buf jb;
+
+__attribute__((noinline)) static void leaf(int i)
+{
+	sink += i;
+}
+
+__attribute__((noinline)) static void mid(int i)
+{
+	leaf(i);
+	leaf(i + 1);
+	leaf(i + 2);
+}
+
+__attribute__((noinline)) static long rec(long n)
+{
+	sink++;
+	return n ? rec(n - 1) + 1 : 0;
+}
+
+__attribute__((noinline)) static void work(void)
+{
+	for (int i = 0; i < 1000; i++)
+		leaf(i);
+	for (int i = 0; i < 100; i++)
+		mid(i);
+	rec(50);
+}
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	work();
+	return NULL;
+}
+
+static void *churn_main(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 100; i++)
+		leaf(i);
+	return NULL;
+}
+
+__attribute__((noinline)) static void sig_fn(void)
+{
+	sink++;
+}
+
+static void on_prof(int sig)
+{
+	(void)sig;
+	sig_count++;
+	sig_fn();
+}
+
+__attribute__((noinline)) static void jump_down(int depth)
+{
+	if (depth > 0)
+		jump_down(depth - 1);
+	else
+		longjmp(jb, 1);
+	sink++;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "basic";
+	long n = argc > 2 ? atol(argv[2]) : 0;
+
+	if (!strcmp(mode, "basic")) {
+		work();
+	} else if (!strcmp(mode, "threads") || !strcmp(mode, "churn")) {
+		bool churn = !strcmp(mode, "churn");
+		pthread_t *th = calloc((size_t)n, sizeof(*th));
+
+		for (long i = 0; i < n; i++) {
+			if (pthread_create(&th[i], NULL, churn ? churn_main : thread_main, NULL))
+				return 2;
+			if (churn)
+				pthread_join(th[i], NULL);
+		}
+		if (!churn)
+			for (long i = 0; i < n; i++)
+				pthread_join(th[i], NULL);
+		free(th);
+	} else if (!strcmp(mode, "deep")) {
+		rec(n);
+	} else if (!strcmp(mode, "fork")) {
+		pid_t pid;
+		int st;
+
+		work();
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			return 2;
+		if (pid == 0) {
+			for (int i = 0; i < 10; i++)
+				leaf(i);
+			exit(0);
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 3;
+		printf("child %d\n", (int)pid);
+	} else if (!strcmp(mode, "signal")) {
+		struct itimerval it = { { 0, 50 }, { 0, 50 } };
+
+		signal(SIGPROF, on_prof);
+		setitimer(ITIMER_PROF, &it, NULL);
+		for (int r = 0; r < 200; r++)
+			work();
+		memset(&it, 0, sizeof(it));
+		setitimer(ITIMER_PROF, &it, NULL);
+		printf("signals %ld\n", (long)sig_count);
+	} else if (!strcmp(mode, "segv")) {
+		work();
+		*(volatile int *)(uintptr_t)sink = 1;
+	} else if (!strcmp(mode, "longjmp")) {
+		static volatile int i;
+
+		for (i = 0; i < 10; i++)
+			if (!setjmp(jb))
+				jump_down(5);
+		work();
+	} else {
+		fprintf(stderr, "target: unknown mode %s\n", mode);
+		return 2;
+	}
+	printf("ok %s\n", mode);
+	return 0;
+}

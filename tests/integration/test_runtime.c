@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/integration/test_runtime.c - real instrumented programs, traced.
+ *
+ * Each test runs a target (in targets/, built with -finstrument-functions
+ * and linked with libfdrtrace) in a fresh temp dir with FDRTRACE_MODE=fdr,
+ * reads its trace with the reader library and checks what the issue asks:
+ * exact call counts per function (names from FDRTRACE_EXT_FUNC), every
+ * entry closed by its exit, recorded + dropped = emitted, and the program
+ * itself unaffected.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "trace_check.h"
+
+static const char *const MODE_ON = "FDRTRACE_MODE=fdr";
+
+/* Calls a basic run makes: main, work, leaf x1300, mid x100, rec x51. */
+#define BASIC_CALLS (2 + 1300 + 100 + 51)
+
+static void one_trace(const struct tc_run *r, struct tc_trace *t)
+{
+	char paths[4][512];
+	int n = tc_find_traces(r, paths, 4);
+
+	cr_assert_eq(n, 1, "expected one trace in %s, found %d (stderr: %s)", r->dir, n, r->err);
+	tc_read(paths[0], t);
+	cr_assert(t->ok, "reader: %s", t->error);
+}
+
+static void assert_exited_ok(const struct tc_run *r)
+{
+	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0,
+		  "status 0x%x, stderr: %s", r->status, r->err);
+}
+
+static void assert_basic_counts(const struct tc_trace *t, uint64_t times)
+{
+	cr_expect_eq(tc_calls(t, "leaf"), 1300 * times);
+	cr_expect_eq(tc_exits(t, "leaf"), 1300 * times);
+	cr_expect_eq(tc_calls(t, "mid"), 100 * times);
+	cr_expect_eq(tc_calls(t, "rec"), 51 * times);
+	cr_expect_eq(tc_exits(t, "rec"), 51 * times);
+	cr_expect_eq(tc_calls(t, "work"), times);
+	cr_expect_eq(tc_calls(t, "main"), 1);
+	cr_expect_eq(tc_exits(t, "main"), 1);
+}
+
+static void run_basic(const char *version, struct tc_run *r, struct tc_trace *t)
+{
+	const char *argv[] = { TARGET, "basic", NULL };
+	char opt[128];
+	const char *env[] = { MODE_ON, opt, NULL };
+
+	snprintf(opt, sizeof(opt), "FDRTRACE_OPTIONS=format_version=%s", version);
+	tc_run(r, argv, env);
+	assert_exited_ok(r);
+	cr_assert_str_eq(r->out, "ok basic\n");
+	one_trace(r, t);
+}
+
+static void check_basic(struct tc_run *r, struct tc_trace *t, unsigned version)
+{
+	char expect[128];
+
+	cr_assert_eq(t->version, version);
+	assert_basic_counts(t, 1);
+	cr_expect_eq(t->func_records, 2 * BASIC_CALLS);
+	cr_expect_eq(t->unmatched, 0);
+	cr_expect_eq(t->open_at_end, 0);
+	cr_expect_eq(t->dropped, 0);
+	cr_expect(t->closed);
+	cr_expect_eq(t->close_how, FDRTRACE_CLOSE_EXIT);
+	cr_expect_eq(t->close_records, t->func_records);
+	cr_expect_eq(t->processes, 1);
+	cr_expect_geq(t->module_maps, 1);
+	snprintf(expect, sizeof(expect), ": %d records, 0 dropped\n", 2 * BASIC_CALLS);
+	cr_expect(strstr(r->err, expect), "summary line missing: %s", r->err);
+	cr_expect_eq(tc_lines(r->err), 1, "stderr: %s", r->err);
+}
+
+Test(one_thread, v5_trace_has_exact_call_counts_and_matched_exits)
+{
+	struct tc_run r;
+	struct tc_trace t;
+
+	run_basic("5", &r, &t);
+	check_basic(&r, &t, 5);
+	cr_expect_eq(t.npids, 1);
+	tc_free(&t);
+}
+
+Test(one_thread, v1_trace_has_exact_call_counts_and_fixed_size_buffers)
+{
+	struct tc_run r;
+	struct tc_trace t;
+
+	run_basic("1", &r, &t);
+	check_basic(&r, &t, 1);
+	cr_expect_eq((t.file_size - 32) % t.buffer_size, 0, "v1 buffers are buffer_size bytes");
+	tc_free(&t);
+}
+
+static int run_llvm_xray_verify(const char *path)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "'%s' fdr-dump --verify '%s' >/dev/null 2>&1", LLVM_XRAY, path);
+	return system(cmd);
+}
+
+Test(one_thread, v5_trace_passes_llvm_xray_verify)
+{
+	struct tc_run r;
+	struct tc_trace t;
+	char paths[1][512];
+
+	if (!*LLVM_XRAY)
+		cr_skip_test("llvm-xray not found");
+	run_basic("5", &r, &t);
+	tc_find_traces(&r, paths, 1);
+	cr_assert_eq(run_llvm_xray_verify(paths[0]), 0, "llvm-xray fdr-dump --verify %s", paths[0]);
+	tc_free(&t);
+}
+
+/*
+ * llvm-xray 14 reads v1's zero padding after EndOfBuffer as function
+ * records of id 0 (it does not skip to the buffer boundary), so we only ask
+ * that it accepts the file; the exact checks are our reader's (above).
+ */
+Test(one_thread, v1_trace_is_accepted_by_llvm_xray)
+{
+	struct tc_run r;
+	struct tc_trace t;
+	char paths[1][512];
+
+	if (!*LLVM_XRAY)
+		cr_skip_test("llvm-xray not found");
+	run_basic("1", &r, &t);
+	tc_find_traces(&r, paths, 1);
+	cr_assert_eq(run_llvm_xray_verify(paths[0]), 0, "llvm-xray fdr-dump --verify %s", paths[0]);
+	tc_free(&t);
+}
+
+Test(threads, eight_threads_each_record_every_call)
+{
+	const char *argv[] = { TARGET, "threads", "8", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	one_trace(&r, &t);
+	assert_basic_counts(&t, 8);
+	cr_expect_eq(t.dropped, 0);
+	cr_expect_eq(t.unmatched, 0);
+	cr_expect_eq(t.open_at_end, 0);
+	cr_expect_eq(t.func_records, 2 * (8 * BASIC_CALLS + 1));	/* thread_main for main */
+	cr_expect_geq(t.ntids, 9);	/* 8 workers + main (+ the runtime's buffers) */
+	tc_free(&t);
+}
+
+Test(threads, recursion_ten_thousand_deep_is_recorded_whole)
+{
+	const char *argv[] = { TARGET, "deep", "10000", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	one_trace(&r, &t);
+	cr_expect_eq(tc_calls(&t, "rec"), 10001);
+	cr_expect_eq(tc_exits(&t, "rec"), 10001);
+	cr_expect_eq(t.max_depth, 10002);	/* main + rec x10001 */
+	cr_expect_eq(t.unmatched, 0);
+	cr_expect_eq(t.dropped, 0);
+	tc_free(&t);
+}
+
+Test(threads, churn_with_more_threads_than_buffers_accounts_for_every_record)
+{
+	const char *argv[] = { TARGET, "churn", "60", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_max=2:buffer_size=4096", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	one_trace(&r, &t);
+	/* main, then per thread churn_main + leaf x100 */
+	cr_expect_eq(t.func_records + t.dropped, 2 * (1 + 60 * 101),
+		     "recorded %llu + dropped %llu", (unsigned long long)t.func_records,
+		     (unsigned long long)t.dropped);
+	cr_expect_eq(t.dropped, t.dropped_by[FDRTRACE_DROP_POOL_EMPTY]);
+	cr_expect_eq(t.close_dropped, t.dropped);
+	cr_expect_gt(tc_calls(&t, "leaf"), 0);
+	tc_free(&t);
+}
+
+Test(edge, empty_run_writes_a_valid_trace_and_says_so)
+{
+	const char *argv[] = { EMPTY_TARGET, NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	cr_expect_str_eq(r.out, "flush 0\n");
+	one_trace(&r, &t);
+	cr_expect_eq(t.func_records, 0);
+	cr_expect(t.closed);
+	cr_expect(strstr(r.err, "empty run: 0 records"), "stderr: %s", r.err);
+	tc_free(&t);
+}
+
+static void assert_same_as_untraced(const char *const *env, const char *needle)
+{
+	const char *argv[] = { TARGET, "basic", NULL };
+	struct tc_run plain, traced;
+
+	tc_run(&plain, argv, NULL);
+	tc_run(&traced, argv, env);
+	cr_assert_str_eq(traced.out, plain.out);
+	cr_assert_eq(traced.status, plain.status);
+	cr_expect_eq(tc_lines(traced.err), 1, "one diagnostic, got: %s", traced.err);
+	cr_expect(strstr(traced.err, needle), "stderr: %s", traced.err);
+}
+
+Test(edge, bad_option_value_leaves_the_program_unchanged_with_one_diagnostic)
+{
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=verbosity=0:buffer_size=abc", NULL };
+
+	assert_same_as_untraced(env, "buffer_size");
+}
+
+Test(edge, unwritable_directory_leaves_the_program_unchanged_with_one_message)
+{
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=logfile_base=/nonexistent-fdrtrace-dir/t.",
+			      NULL };
+
+	assert_same_as_untraced(env, "/nonexistent-fdrtrace-dir/t.it_target.");
+}
+
+Test(edge, file_size_limit_stops_recording_but_not_the_program)
+{
+	const char *argv[] = { TARGET, "threads", "8", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=4096", NULL };
+	struct tc_run r;
+
+	tc_fsize_limit = 20000;
+	tc_run(&r, argv, env);
+	tc_fsize_limit = 0;
+	assert_exited_ok(&r);
+	cr_expect_str_eq(r.out, "ok threads\n");
+	cr_expect_eq(tc_lines(r.err), 1, "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "write failed"), "stderr: %s", r.err);
+}
+
+Test(process, fork_child_gets_its_own_trace_without_parent_records)
+{
+	const char *argv[] = { TARGET, "fork", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace parent, child;
+	char paths[4][512];
+	int child_pid = 0;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	cr_assert_eq(sscanf(r.out, "child %d", &child_pid), 1, "stdout: %s", r.out);
+	cr_assert_eq(tc_find_traces(&r, paths, 4), 2, "two traces expected; stderr: %s", r.err);
+	{
+		char cpid[32];
+		int c;
+
+		snprintf(cpid, sizeof(cpid), ".%d.fdr", child_pid);
+		c = strstr(paths[0], cpid) ? 0 : 1;
+		tc_read(paths[1 - c], &parent);
+		tc_read(paths[c], &child);
+	}
+	cr_assert(parent.ok, "%s", parent.error);
+	cr_assert(child.ok, "%s", child.error);
+	assert_basic_counts(&parent, 1);
+	cr_expect_eq(parent.forks, 0);
+	cr_expect_eq(child.forks, 1);
+	cr_expect_eq(child.fork_child, (uint32_t)child_pid);
+	cr_expect_eq(child.npids, 1);
+	cr_expect_eq(child.pids[0], child_pid);
+	cr_expect_eq(tc_calls(&child, "leaf"), 10);
+	cr_expect_eq(tc_calls(&child, "work"), 0);
+	cr_expect(child.closed);
+	cr_expect(parent.closed);
+	/* main returns in the parent only; the child leaves through exit() from main */
+	cr_expect_eq(tc_exits(&child, "main"), 0);
+	tc_free(&parent);
+	tc_free(&child);
+}
+
+Test(signals, handler_calling_instrumented_code_keeps_the_trace_consistent)
+{
+	const char *argv[] = { TARGET, "signal", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	long sigs = -1;
+	uint64_t expect;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	cr_assert_eq(sscanf(r.out, "signals %ld", &sigs), 1, "stdout: %s", r.out);
+	one_trace(&r, &t);
+	expect = 2 * (1 + 200 * (BASIC_CALLS - 1) + 2 * (uint64_t)sigs);
+	cr_expect_eq(t.func_records + t.dropped, expect, "recorded %llu + dropped %llu, %ld signals",
+		     (unsigned long long)t.func_records, (unsigned long long)t.dropped, sigs);
+	cr_expect_eq(t.dropped, t.dropped_by[FDRTRACE_DROP_REENTRY]);
+	cr_expect_eq(t.unmatched, 0);
+	cr_expect_eq(t.open_at_end, 0);
+	tc_free(&t);
+}
+
+Test(signals, sigsegv_writes_a_readable_trace_and_dies_of_sigsegv)
+{
+	const char *argv[] = { TARGET, "segv", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV, "status 0x%x",
+		  r.status);
+	one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_SIGNAL);
+	/* main is still open; everything it called has returned */
+	cr_expect_eq(t.entries, BASIC_CALLS);
+	cr_expect_eq(t.exits, BASIC_CALLS - 1);
+	cr_expect_eq(t.unmatched, 0);
+	tc_free(&t);
+}
+
+Test(unwinding, longjmp_skips_exits_but_the_trace_stays_valid)
+{
+	const char *argv[] = { TARGET, "longjmp", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	one_trace(&r, &t);
+	cr_expect_eq(tc_calls(&t, "jump_down"), 60);
+	cr_expect_eq(tc_exits(&t, "jump_down"), 0);
+	cr_expect_eq(tc_calls(&t, "leaf"), 1300);
+	cr_expect_eq(tc_exits(&t, "leaf"), 1300);
+	tc_free(&t);
+}
+
+Test(unwinding, cxx_exceptions_run_the_exit_hooks)
+{
+	const char *argv[] = { CXX_TARGET, NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	if (!*CXX_TARGET)
+		cr_skip_test("no C++ compiler");
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	one_trace(&r, &t);
+	cr_expect_eq(tc_calls(&t, "_ZL7throweri"), 120);
+	cr_expect_eq(tc_exits(&t, "_ZL7throweri"), 120);
+	cr_expect_eq(tc_calls(&t, "_ZL7catcherv"), 20);
+	cr_expect_eq(t.unmatched, 0);
+	cr_expect_eq(t.open_at_end, 0);
+	tc_free(&t);
+}
+
+Test(preload, ld_preload_traces_a_program_that_is_not_linked_with_us)
+{
+	char preload[600];
+	const char *argv[] = { PRELOAD_TARGET, "basic", NULL };
+	const char *env[] = { MODE_ON, preload, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", LIBFDRTRACE);
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	one_trace(&r, &t);
+	assert_basic_counts(&t, 1);
+	cr_expect_eq(t.unmatched, 0);
+	tc_free(&t);
+}
+
+Test(valgrind, memcheck_finds_no_error_and_no_uninitialised_byte_written, .timeout = 300)
+{
+	const char *pre[] = { VALGRIND, "--error-exitcode=1", "--quiet", NULL };
+	const char *argv[] = { TARGET, "threads", "2", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=clock=rdtsc", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	if (!*VALGRIND)
+		cr_skip_test("valgrind not found");
+	tc_run_wrapped(&r, pre, argv, env);
+	cr_expect(!strstr(r.err, "uninitialised"), "memcheck: %s", r.err);
+	assert_exited_ok(&r);
+	one_trace(&r, &t);
+	assert_basic_counts(&t, 2);
+	tc_free(&t);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/integration/trace_check.h - run a traced program, summarise its trace.
+ */
+#ifndef TRACE_CHECK_H
+#define TRACE_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <fdrtrace/format.h>
+
+#define TC_MAX_IDS 4096
+#define TC_MAX_TIDS 256
+
+struct tc_run {
+	char dir[256];
+	int status;		/* waitpid status */
+	char out[8192];		/* the program's stdout */
+	char err[8192];		/* its stderr */
+};
+
+struct tc_trace {
+	bool ok;
+	char error[512];
+	uint16_t version;
+	uint64_t buffer_size;
+	uint64_t file_size;
+	uint64_t func_records, entries, exits;
+	uint64_t dropped, dropped_by[FDRTRACE_DROP_REASON_COUNT];
+	uint64_t entry_count[TC_MAX_IDS], exit_count[TC_MAX_IDS];
+	char *names[TC_MAX_IDS];
+	uint64_t unmatched;	/* exits that do not close the innermost open entry */
+	uint64_t open_at_end;	/* entries never closed */
+	uint32_t max_depth;
+	int ntids;
+	int32_t tids[TC_MAX_TIDS];
+	int32_t pids[8];
+	int npids;
+	bool closed;
+	uint8_t close_how;
+	uint64_t close_records, close_dropped;
+	int forks;
+	uint32_t fork_parent, fork_child;
+	int processes, thread_names, funcs, module_maps;
+};
+
+/* RLIMIT_FSIZE for the next runs (0: unchanged). */
+extern long tc_fsize_limit;
+/* Run @argv (argv[0] a path) in a fresh temp dir with @env added (NULL-terminated). */
+void tc_run(struct tc_run *r, const char *const *argv, const char *const *env);
+/* Run under a wrapper: @pre (e.g. valgrind ...) then argv. */
+void tc_run_wrapped(struct tc_run *r, const char *const *pre, const char *const *argv,
+		    const char *const *env);
+/* Number of *.fdr files in the run's dir; @first gets the path of the first (sorted). */
+int tc_find_traces(const struct tc_run *r, char paths[][512], int max);
+/* Parse @path completely with the reader; fills @t (t->ok false + error on a reader error). */
+void tc_read(const char *path, struct tc_trace *t);
+void tc_free(struct tc_trace *t);
+/* Entries of the function named @name (0 if unknown). */
+uint64_t tc_calls(const struct tc_trace *t, const char *name);
+uint64_t tc_exits(const struct tc_trace *t, const char *name);
+/* Lines in @s */
+int tc_lines(const char *s);
+
+#endif
