@@ -3,8 +3,8 @@
  * runtime/clock.h - the trace clock: which instruction, which frequency.
  *
  * fdr_clock_init() decides once, at initialisation, which clock the hooks
- * use and how fast it ticks: rdtscp where CPUID reports it (TSC_AUX gives
- * the CPU); rdtsc otherwise, with the CPU from the rseq area (glibc >= 2.35)
+ * use and how fast it ticks: rdtscp where CPUID reports it and it executes
+ * (valgrind reports the bit but faults; TSC_AUX gives the CPU); rdtsc otherwise, with the CPU from the rseq area (glibc >= 2.35)
  * or sched_getcpu(); CLOCK_MONOTONIC_RAW in ns (1 GHz) where the TSC is not
  * usable (no invariant TSC, or the user asked). Never CLOCK_REALTIME.
  * The frequency comes from CPUID leaf 0x15/0x16, or sysfs tsc_freq_khz, or
@@ -31,8 +31,10 @@
  * @source: FDRTRACE_CLOCK_RDTSCP, _RDTSC or _MONOTONIC
  * @freq: ticks per second of what the read functions return
  * @freq_source: enum fdrtrace_freq_source
- * @constant_tsc: CPUID 0x80000007 EDX bit 8 (invariant TSC); 1 for MONOTONIC
- * @nonstop_tsc: same bit (the invariant TSC also runs in deep C-states)
+ * @constant_tsc: CPUID 0x80000007 EDX bit 8 (invariant TSC) or the kernel's
+ *	constant_tsc flag in /proc/cpuinfo; 1 for MONOTONIC
+ * @nonstop_tsc: same bit or the kernel's nonstop_tsc flag (the invariant TSC
+ *	also runs in deep C-states); 1 for MONOTONIC
  * @cpuid_rdtscp: CPUID 0x80000001 EDX bit 27
  * @cpu_from_rseq: the rdtsc/monotonic clocks take the CPU from rseq
  */

@@ -43,7 +43,8 @@ struct fdr_config {
  * Reads the environment with secure_getenv(): in a setuid/setgid program
  * nothing is honoured and recording stays off. A bad value writes one line
  * to stderr naming the option and the value ("fdrtrace: FDRTRACE_OPTIONS:
- * buffer_size: 'abc' is not a number, using 65536") and keeps the default.
+ * buffer_size='abc' is not a size; using 65536") and keeps the previous
+ * value (the default unless the option was set earlier in the string).
  *
  * Context: initialisation only. Return: 0, or the number of bad settings
  * as a positive count (each already reported); never fails otherwise.
