@@ -83,6 +83,13 @@ asm_err odd-hex 2 "data=: odd number of hex digits" "$H" 'raw hex data=abc'
 asm_err rsv-too-long 2 "rsv=: 8 bytes, at most 7 fit" "$H" 'cpu wrp rsv=0102030405060708'
 asm_err event-before-hdr 1 "'evt cus' before the 'hdr' line" 'evt cus data=00'
 asm_err pad-auto-no-size 2 "len=auto needs a non-zero buffer_size" 'hdr fdr version=1' 'buf pad len=auto'
+asm_err unknown-ext 2 "unknown extension 'ext bogus'" "$H" 'ext bogus'
+asm_err open-string 2 "a string is not closed" "$H" 'ext func name="abc'
+asm_err bad-escape 2 "unknown escape in a string" "$H" 'ext func name="a\qb"'
+asm_err bad-reason 2 "reason=sometimes: not a number or a known name" "$H" 'ext drop reason=sometimes'
+asm_err bad-ids 2 "ids=1,x: expected a comma-separated list" "$H" 'ext stack ids=1,x'
+asm_err ext-field-of-other-kind 2 "'ext func' has no field 'tid'" "$H" 'ext func tid=1'
+asm_err nul-in-number 2 "id=1: not a 28-bit integer" "$H" 'fun ent id="1\x002"'
 
 # assemble accepts: comments, blank lines, any field order, defaults, hex
 # and negative numbers, '_' in hex, size=auto, and '-' for stdin/stdout.
@@ -95,6 +102,20 @@ if [ "$(od -An -tx1 -v friendly.fdr | tr -d ' \n')" != \
 	fails=$((fails + 1))
 else
 	echo "ok   assemble-friendly"
+fi
+
+# ext: quoted strings keep blanks, '#' and escapes; the payload is exactly
+# the FDRx header and body of format.h.
+printf '%s\n' 'hdr fdr version=5' 'ext thread_name tid=0x01020304 name="a #b\"\\\x01" # c' |
+	"$fdr" assemble - >ext.fdr
+# 32 header + marker (0x0b, size 21, delta 0) + "FDRx" 01 06 000d + tid + len 7 + text
+want="0b150000000000000000000000000000""4644527801060d00""04030201""0700""61202362225c01"
+if [ "$(od -An -tx1 -v -j32 ext.fdr | tr -d ' \n')" != "$want" ]; then
+	echo "FAIL: ext thread_name wrote:" >&2
+	od -An -tx1 -v -j32 ext.fdr >&2
+	fails=$((fails + 1))
+else
+	echo "ok   assemble-ext-string"
 fi
 
 # verify: several files, -v, one bad among good ones.

@@ -6,7 +6,8 @@
  * and writes the bytes it describes. It encodes, it does not validate: any
  * byte sequence can be written (records out of order, wrong sizes, unknown
  * kinds through "md raw", arbitrary bytes through "raw hex"), because the
- * tests need broken traces as much as good ones.
+ * tests need broken traces as much as good ones. "ext KIND" lines encode
+ * fdrtrace's extension payloads from named fields.
  *
  * Contract: single-threaded. Memory is bounded by the largest stretch of
  * output that waits for a "size=auto" BufferExtents to be patched (one
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include <fdrtrace/format.h>
+#include <fdrtrace/reader.h>
 
 #include "util.h"
 
@@ -29,6 +31,7 @@
 struct asm_field {
 	const char *key;
 	const char *val;
+	size_t len;	/* of val: a quoted value may hold NUL bytes */
 	bool used;
 };
 
@@ -168,13 +171,13 @@ static int asm_int(struct asm_state *s, struct asm_line *l, const char *key, uns
 		long long x = strtoll(v, &end, 0);
 		long long min = bits >= 64 ? INT64_MIN : -(1LL << (bits - 1));
 
-		if (errno || end == v || *end || x < min)
+		if (errno || end == v || end != v + f->len || x < min)
 			return asm_err(s, "%s=%s: not a %u-bit integer", key, v, bits);
 		*out = (uint64_t)x & max;
 		return 0;
 	}
 	*out = strtoull(v, &end, 0);
-	if (errno || end == v || *end || *out > max)
+	if (errno || end == v || end != v + f->len || *out > max)
 		return asm_err(s, "%s=%s: not a %u-bit integer", key, v, bits);
 	return 0;
 }
@@ -207,12 +210,12 @@ static int asm_hex(struct asm_state *s, struct asm_line *l, const char *key, siz
 	*n = 0;
 	if (!f)
 		return 0;
-	b = malloc(strlen(f->val) / 2 + 1);
+	b = malloc(f->len / 2 + 1);
 	if (!b) {
 		tool_err("out of memory");
 		return -ENOMEM;
 	}
-	for (p = f->val; *p; p++) {
+	for (p = f->val; p < f->val + f->len; p++) {
 		int d;
 
 		if (*p == '_')
@@ -432,24 +435,30 @@ static int asm_func(struct asm_state *s, struct asm_line *l, int action)
 	return asm_emit(s, &r, sizeof(r));
 }
 
-/* "evt cus" and "evt typ": marker, then the payload. */
-static int asm_event(struct asm_state *s, struct asm_line *l, bool typed)
+/*
+ * "evt cus" and "evt typ": marker, then the payload: @payload (@n bytes,
+ * taken over) when not NULL, else the line's data= field.
+ */
+static int asm_event(struct asm_state *s, struct asm_line *l, bool typed, uint8_t *payload,
+		     size_t n)
 {
 	uint8_t rec[FDRTRACE_METADATA_RECORD_SIZE];
-	uint8_t *data;
-	size_t n;
+	uint8_t *data = payload;
 	uint64_t size, delta = 0, tsc = 0, cpu = 0, etype = 0;
 	int32_t size32, delta32;
 	int rc;
 
-	if ((rc = asm_need_hdr(s, typed ? "'evt typ'" : "'evt cus'")) ||
-	    (rc = asm_hex(s, l, "data", 0, &data, &n)))
+	if ((rc = asm_need_hdr(s, typed ? "'evt typ'" : payload ? "'ext'" : "'evt cus'")) ||
+	    (!payload && (rc = asm_hex(s, l, "data", 0, &data, &n)))) {
+		free(payload);
 		return rc;
+	}
 	if (n > INT32_MAX) {
 		free(data);
 		return asm_err(s, "data=: payload too large");
 	}
-	rc = asm_int(s, l, "size", 32, n, &size, NULL);
+	/* An extension's own fields may be called "size". */
+	rc = asm_int(s, l, payload ? "event_size" : "size", 32, n, &size, NULL);
 	memset(rec, 0, sizeof(rec));
 	if (!rc && (typed || s->version >= 5)) {
 		rc = asm_int(s, l, "delta", 32, 0, &delta, NULL);
@@ -547,6 +556,294 @@ static int asm_raw(struct asm_state *s, struct asm_line *l)
 	return rc;
 }
 
+/* ---- "ext KIND": an fdrtrace extension record, encoded from its fields ---- */
+
+struct asm_bytes {
+	uint8_t *p;
+	size_t n, cap;
+	bool oom;
+};
+
+static void asm_put(struct asm_bytes *b, const void *v, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		uint8_t *np;
+
+		while (cap < b->n + n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->oom = true;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, v, n);
+	b->n += n;
+}
+
+/* The field types of extension bodies (include/fdrtrace/format.h). */
+enum asm_ext_type {
+	X_U8, X_U16, X_U32, X_U64,
+	X_STR,		/* u16 length, bytes */
+	X_BUILD_ID,	/* u8 length, bytes (given in hex) */
+	X_IDS,		/* u32 depth, depth u32s (given as ids=1,2,3; depth= optional) */
+	X_REASON,	/* u8, a number or an enum fdrtrace_drop_reason name */
+	X_HOW,		/* u8, a number or an enum fdrtrace_close_how name */
+	X_PAIRS,	/* u16 count, (key str, value str) pairs: given as k1= v1= k2= ... */
+};
+
+struct asm_ext_field {
+	const char *name;
+	enum asm_ext_type type;
+};
+
+#define ASM_EXT_MAX_FIELDS 8
+
+static const struct {
+	const char *name;
+	uint8_t kind;
+	struct asm_ext_field f[ASM_EXT_MAX_FIELDS];
+} asm_exts[] = {
+	{ "process", FDRTRACE_EXT_PROCESS,
+	  { { "pid", X_U32 }, { "ppid", X_U32 }, { "start_realtime_ns", X_U64 },
+	    { "clock", X_U8 }, { "freq_source", X_U8 }, { "program", X_STR } } },
+	{ "config", FDRTRACE_EXT_CONFIG, { { "", X_PAIRS } } },
+	{ "module_map", FDRTRACE_EXT_MODULE_MAP,
+	  { { "module_id", X_U32 }, { "load_base", X_U64 }, { "size", X_U64 },
+	    { "build_id", X_BUILD_ID }, { "path", X_STR } } },
+	{ "module_unmap", FDRTRACE_EXT_MODULE_UNMAP,
+	  { { "module_id", X_U32 }, { "load_base", X_U64 }, { "size", X_U64 } } },
+	{ "func", FDRTRACE_EXT_FUNC,
+	  { { "func_id", X_U32 }, { "address", X_U64 }, { "module_id", X_U32 },
+	    { "name", X_STR } } },
+	{ "thread_name", FDRTRACE_EXT_THREAD_NAME, { { "tid", X_U32 }, { "name", X_STR } } },
+	{ "drop", FDRTRACE_EXT_DROP,
+	  { { "tid", X_U32 }, { "reason", X_REASON }, { "records", X_U64 },
+	    { "buffers", X_U64 } } },
+	{ "fork", FDRTRACE_EXT_FORK, { { "parent_pid", X_U32 }, { "child_pid", X_U32 } } },
+	{ "exec", FDRTRACE_EXT_EXEC, { { "pid", X_U32 }, { "path", X_STR } } },
+	{ "close", FDRTRACE_EXT_CLOSE,
+	  { { "how", X_HOW }, { "records", X_U64 }, { "records_dropped", X_U64 },
+	    { "buffers", X_U64 }, { "buffers_dropped", X_U64 }, { "threads", X_U32 },
+	    { "cycle_frequency", X_U64 }, { "end_realtime_ns", X_U64 } } },
+	{ "stack", FDRTRACE_EXT_STACK, { { "tid", X_U32 }, { "ids", X_IDS } } },
+};
+
+/* A u8 given as a number or as one of the names @name_of(0..255) returns. */
+static int asm_named_u8(struct asm_state *s, struct asm_line *l, const char *key,
+			const char *(*name_of)(unsigned), uint64_t *v)
+{
+	struct asm_field *f = asm_find(l, key);
+	unsigned i;
+
+	if (f && f->len && (f->val[0] < '0' || f->val[0] > '9')) {
+		for (i = 0; i < 256; i++)
+			if (strcmp(name_of(i), f->val) == 0) {
+				*v = i;
+				return 0;
+			}
+		return asm_err(s, "%s=%s: not a number or a known name", key, f->val);
+	}
+	if (f)
+		f->used = false;	/* let asm_int find it again */
+	return asm_int(s, l, key, 8, 0, v, NULL);
+}
+
+static int asm_ext_str(struct asm_state *s, struct asm_line *l, const char *key,
+		       struct asm_bytes *b)
+{
+	struct asm_field *f = asm_find(l, key);
+	uint16_t n;
+
+	if (f && f->len > UINT16_MAX)
+		return asm_err(s, "%s=: longer than 65535 bytes", key);
+	n = f ? (uint16_t)f->len : 0;
+	asm_put(b, &n, sizeof(n));
+	if (n)
+		asm_put(b, f->val, n);
+	return 0;
+}
+
+/* stack: "ids=1,2,3" (and an optional depth= that overrides the count). */
+static int asm_ext_ids(struct asm_state *s, struct asm_line *l, struct asm_bytes *b)
+{
+	struct asm_field *f = asm_find(l, "ids");
+	struct asm_bytes ids = { 0 };
+	uint64_t depth;
+	uint32_t count = 0, d32;
+	const char *p = f ? f->val : "";
+	int rc;
+
+	while (f && *p) {
+		char *end;
+		unsigned long long v;
+		uint32_t id;
+
+		errno = 0;
+		v = strtoull(p, &end, 0);
+		if (errno || end == p || v > UINT32_MAX || (*end && *end != ',')) {
+			free(ids.p);
+			return asm_err(s, "ids=%s: expected a comma-separated list of 32-bit ids",
+				       f->val);
+		}
+		id = (uint32_t)v;
+		asm_put(&ids, &id, sizeof(id));
+		count++;
+		p = *end ? end + 1 : end;
+	}
+	if ((rc = asm_int(s, l, "depth", 32, count, &depth, NULL))) {
+		free(ids.p);
+		return rc;
+	}
+	d32 = (uint32_t)depth;
+	asm_put(b, &d32, sizeof(d32));
+	if (ids.n)
+		asm_put(b, ids.p, ids.n);
+	b->oom |= ids.oom;
+	free(ids.p);
+	return 0;
+}
+
+/* config: keys and values given as k1=, v1=, k2=, v2=, ... (from 1). */
+static int asm_ext_pairs(struct asm_state *s, struct asm_line *l, struct asm_bytes *b)
+{
+	struct asm_bytes body = { 0 };
+	uint16_t pairs = 0;
+	char key[16], val[16];
+	int rc = 0;
+
+	for (;;) {
+		snprintf(key, sizeof(key), "k%u", pairs + 1u);
+		snprintf(val, sizeof(val), "v%u", pairs + 1u);
+		if (!asm_find(l, key) && !asm_find(l, val))
+			break;
+		/* asm_find() marked them; asm_ext_str() looks them up again. */
+		if ((rc = asm_ext_str(s, l, key, &body)) || (rc = asm_ext_str(s, l, val, &body)))
+			break;
+		pairs++;
+	}
+	if (!rc) {
+		asm_put(b, &pairs, sizeof(pairs));
+		if (body.n)
+			asm_put(b, body.p, body.n);
+		b->oom |= body.oom;
+	}
+	free(body.p);
+	return rc;
+}
+
+static int asm_ext_body(struct asm_state *s, struct asm_line *l, size_t k, struct asm_bytes *b)
+{
+	const struct asm_ext_field *f;
+	int rc = 0;
+
+	for (f = asm_exts[k].f; !rc && f < asm_exts[k].f + ASM_EXT_MAX_FIELDS && f->name; f++) {
+		uint64_t v = 0;
+		uint8_t *hex;
+		size_t n;
+
+		switch (f->type) {
+		case X_U8:
+		case X_U16:
+		case X_U32:
+		case X_U64: {
+			static const unsigned bits[] = { 8, 16, 32, 64 };
+			unsigned w = bits[f->type - X_U8];
+
+			rc = asm_int(s, l, f->name, w, 0, &v, NULL);
+			asm_put(b, &v, w / 8);	/* little-endian host */
+			break;
+		}
+		case X_REASON:
+		case X_HOW:
+			rc = asm_named_u8(s, l, f->name,
+					  f->type == X_REASON ? fdrtrace_drop_reason_name :
+								fdrtrace_close_how_name, &v);
+			asm_put(b, &v, 1);
+			break;
+		case X_STR:
+			rc = asm_ext_str(s, l, f->name, b);
+			break;
+		case X_BUILD_ID:
+			rc = asm_hex(s, l, f->name, UINT8_MAX, &hex, &n);
+			if (!rc) {
+				uint8_t n8 = (uint8_t)n;
+
+				asm_put(b, &n8, 1);
+				if (n)
+					asm_put(b, hex, n);
+			}
+			free(hex);
+			break;
+		case X_IDS:
+			rc = asm_ext_ids(s, l, b);
+			break;
+		case X_PAIRS:
+			rc = asm_ext_pairs(s, l, b);
+			break;
+		}
+	}
+	return rc;
+}
+
+/*
+ * "ext KIND field=value ...": a custom event (marker fields as 'evt cus',
+ * but its size is event_size=, default the payload's) whose payload is our
+ * extension record of that kind. ext_version= and body_len= override the
+ * header (for broken test traces); body= appends raw hex after the fields.
+ */
+static int asm_ext(struct asm_state *s, struct asm_line *l)
+{
+	struct fdrtrace_ext_header h;
+	struct asm_bytes b = { 0 };
+	uint64_t ver, body_len;
+	uint8_t *extra;
+	size_t k, n;
+	int rc;
+
+	memset(&h, 0, sizeof(h));
+	for (k = 0; k < sizeof(asm_exts) / sizeof(asm_exts[0]); k++)
+		if (strcmp(asm_exts[k].name, l->subtype) == 0)
+			break;
+	if (k == sizeof(asm_exts) / sizeof(asm_exts[0]))
+		return asm_err(s, "unknown extension 'ext %s' (process, config, module_map, "
+			       "module_unmap, func, thread_name, drop, fork, exec, close, stack)",
+			       l->subtype);
+	asm_put(&b, &h, sizeof(h));	/* filled in below */
+	rc = asm_ext_body(s, l, k, &b);
+	if (!rc)
+		rc = asm_hex(s, l, "body", 0, &extra, &n);
+	if (!rc && n)
+		asm_put(&b, extra, n);
+	if (!rc)
+		free(extra);
+	if (!rc && b.oom) {
+		tool_err("out of memory");
+		rc = -ENOMEM;
+	}
+	if (!rc && b.n - sizeof(h) > UINT16_MAX)
+		rc = asm_err(s, "the extension body is longer than 65535 bytes");
+	if (!rc)
+		rc = asm_int(s, l, "ext_version", 8, FDRTRACE_EXT_VERSION, &ver, NULL);
+	if (!rc)
+		rc = asm_int(s, l, "body_len", 16, b.n - sizeof(h), &body_len, NULL);
+	if (rc) {
+		free(b.p);
+		return rc;
+	}
+	memcpy(h.magic, FDRTRACE_EXT_MAGIC, FDRTRACE_EXT_MAGIC_LEN);
+	h.version = (uint8_t)ver;
+	h.kind = asm_exts[k].kind;
+	h.body_len = (uint16_t)body_len;
+	memcpy(b.p, &h, sizeof(h));
+	return asm_event(s, l, false, b.p, b.n);
+}
+
 static const struct {
 	const char *type, *subtype;
 	int kind;	/* metadata kind, function action, or -1 */
@@ -573,22 +870,77 @@ static const struct {
 	{ "raw", "hex", -1, R_RAW },
 };
 
+/*
+ * Split off the next token at *@pp. Blanks end a token, '#' starts a
+ * comment; inside "..." neither does, and \" \\ \n \t \xNN are decoded (in
+ * place: the decoded text is never longer). Sets *@len to the decoded
+ * length. Return: 1 with *@tok, 0 at the end of the line, or -EINVAL.
+ */
+static int asm_token(struct asm_state *s, char **pp, char **tok, size_t *len)
+{
+	char *p = *pp, *out;
+
+	if (!p)
+		return 0;
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	if (!*p || *p == '#')
+		return 0;
+	*tok = out = p;
+	while (*p && !strchr(" \t\r\n#", *p)) {
+		if (*p != '"') {
+			*out++ = *p++;
+			continue;
+		}
+		for (p++; *p != '"'; p++) {
+			if (!*p || *p == '\n')
+				return asm_err(s, "a string is not closed with '\"'");
+			if (*p != '\\') {
+				*out++ = *p;
+				continue;
+			}
+			p++;
+			if (*p == '"' || *p == '\\') {
+				*out++ = *p;
+			} else if (*p == 'n') {
+				*out++ = '\n';
+			} else if (*p == 't') {
+				*out++ = '\t';
+			} else if (*p == 'x' && asm_hexval((unsigned char)p[1]) >= 0 &&
+				   asm_hexval((unsigned char)p[2]) >= 0) {
+				*out++ = (char)(asm_hexval((unsigned char)p[1]) << 4 |
+						asm_hexval((unsigned char)p[2]));
+				p += 2;
+			} else {
+				return asm_err(s, "unknown escape in a string (use \\\" \\\\ \\n \\t \\xNN)");
+			}
+		}
+		p++;
+	}
+	/* A comment right after the token ends the line. */
+	*pp = *p == '#' || !*p ? NULL : p + 1;
+	*len = (size_t)(out - *tok);
+	*out = '\0';
+	return 1;
+}
+
 static int asm_parse_line(struct asm_state *s, char *text, struct asm_line *l)
 {
-	char *save = NULL, *tok;
-	char *hash = strchr(text, '#');
+	char *p = text, *tok;
+	size_t len;
+	int rc;
 
-	if (hash)
-		*hash = '\0';
 	l->n = 0;
-	l->type = strtok_r(text, " \t\r\n", &save);
-	if (!l->type)
-		return 0;
-	l->subtype = strtok_r(NULL, " \t\r\n", &save);
-	if (!l->subtype || strchr(l->subtype, '='))
+	if ((rc = asm_token(s, &p, &tok, &len)) <= 0)
+		return rc;
+	l->type = tok;
+	if ((rc = asm_token(s, &p, &tok, &len)) < 0)
+		return rc;
+	if (!rc || strchr(tok, '='))
 		return asm_err(s, "'%s' needs a subtype (e.g. 'fun ent', 'buf new')", l->type);
-	while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
-		char *eq = strchr(tok, '=');
+	l->subtype = tok;
+	while ((rc = asm_token(s, &p, &tok, &len)) == 1) {
+		char *eq = memchr(tok, '=', len);
 		int i;
 
 		if (!eq || eq == tok)
@@ -601,10 +953,11 @@ static int asm_parse_line(struct asm_state *s, char *text, struct asm_line *l)
 			return asm_err(s, "too many fields");
 		l->f[l->n].key = tok;
 		l->f[l->n].val = eq + 1;
+		l->f[l->n].len = len - (size_t)(eq + 1 - tok);
 		l->f[l->n].used = false;
 		l->n++;
 	}
-	return 1;
+	return rc < 0 ? rc : 1;
 }
 
 static int asm_line(struct asm_state *s, char *text)
@@ -630,15 +983,17 @@ static int asm_line(struct asm_state *s, char *text)
 		case R_FUNC_RAW:
 			return asm_func(s, &l, asm_records[i].kind);
 		case R_CUS:
-			return asm_event(s, &l, false);
+			return asm_event(s, &l, false, NULL, 0);
 		case R_TYP:
-			return asm_event(s, &l, true);
+			return asm_event(s, &l, true, NULL, 0);
 		case R_PAD:
 			return asm_pad(s, &l);
 		case R_RAW:
 			return asm_raw(s, &l);
 		}
 	}
+	if (strcmp(l.type, "ext") == 0)
+		return asm_ext(s, &l);
 	return asm_err(s, "unknown record '%s %s'", l.type, l.subtype);
 }
 
@@ -649,8 +1004,9 @@ static const char asm_help[] =
 	"or written by hand; '-' is standard input) describes. dump then assemble\n"
 	"gives back the identical file. Comments (#) and blank lines are ignored,\n"
 	"fields may come in any order and default to 0; 'buf ext size=auto' and\n"
-	"'buf pad len=auto' are computed. Nothing is validated: invalid traces can\n"
-	"be written on purpose.\n"
+	"'buf pad len=auto' are computed; 'ext KIND field=...' writes fdrtrace's\n"
+	"extension records from their fields. Nothing is validated: invalid traces\n"
+	"can be written on purpose.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE  write to FILE (default: standard output)\n"

@@ -109,14 +109,18 @@ static void dump_ext(const uint8_t *data, size_t len)
 	case FDRTRACE_EXT_CONFIG: {
 		struct fdrtrace_str k, v;
 		size_t pos = 0;
+		unsigned i = 0;
 
-		printf(" pairs=%u", x.u.config.pairs);
+		/* As assemble's "ext config" takes them: k1= v1= k2= v2= ... */
 		while (fdrtrace_ext_config_pair(&x, &pos, &k, &v) == 1) {
-			putchar(' ');
+			i++;
+			printf(" k%u=", i);
 			dump_str(k.ptr, k.len);
-			putchar('=');
+			printf(" v%u=", i);
 			dump_str(v.ptr, v.len);
 		}
+		if (i != x.u.config.pairs)
+			printf(" (%u pairs announced)", x.u.config.pairs);
 		break;
 	}
 	case FDRTRACE_EXT_MODULE_MAP:
