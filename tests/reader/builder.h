@@ -67,7 +67,8 @@ static inline size_t tb_md(struct tb *b, unsigned kind, const void *data, size_t
 {
 	uint8_t rec[16] = { FDRTRACE_MD_TYPE_BYTE(kind) };
 
-	memcpy(rec + 1, data, n);
+	if (n)
+		memcpy(rec + 1, data, n);
 	return tb_bytes(b, rec, sizeof(rec));
 }
 
