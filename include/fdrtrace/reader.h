@@ -21,6 +21,20 @@
  * WallTimeMarker and the header's cycle_frequency, and the thread, process
  * and CPU of the buffer attached to every event.
  *
+ * The grammar it enforces, per version (checked against LLVM's writer and
+ * its BlockVerifier):
+ *   v1:  NewBuffer WallTimeMarker NewCPUId Body* [EndOfBuffer Padding],
+ *        each buffer exactly header.buffer_size bytes from its NewBuffer
+ *        (EndOfBuffer may be left out when the records fill the buffer);
+ *   v2+: BufferExtents NewBuffer WallTimeMarker [Pid (v3+)] NewCPUId Body*,
+ *        ending exactly where the extents say; an extents of 0 bytes is an
+ *        empty buffer (LLVM never writes one, and its reader skips it).
+ *   Body: NewCPUId | TSCWrap | Function | CallArgument (only after an
+ *        Entry_Args function or another CallArgument) | CustomEvent |
+ *        TypedEvent (v5).
+ * Custom and typed event sizes of 0 are accepted (LLVM's reader refuses
+ * them, its writer never produces them).
+ *
  * Thread safety: a reader belongs to one thread at a time.
  */
 #ifndef FDRTRACE_READER_H
