@@ -29,6 +29,7 @@
 #include "ext_writer.h"
 #include "funcid_map.h"
 #include "runtime.h"
+#include "writer_api.h"
 
 _Atomic int fdr_gate = FDR_GATE_BEFORE_INIT;
 _Atomic int fdr_phase = FDR_PHASE_INIT;
@@ -485,4 +486,13 @@ notrace void fdr_take_orphan_drops(uint64_t *rec, uint64_t *bufs)
 	}
 	rec[FDRTRACE_DROP_BEFORE_INIT] +=
 		atomic_exchange_explicit(&fdr_before_init_drops, 0, memory_order_relaxed);
+}
+
+/* The fast path for clocks that are not read inline (writer_api.h). */
+notrace void fdr_record_generic(void *fn, unsigned action)
+{
+	unsigned cpu;
+	uint64_t tsc = fdr_clock_read(&cpu);
+
+	fdr_record_at(fn, action, tsc, cpu);
 }

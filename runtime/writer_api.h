@@ -10,6 +10,11 @@
  * plain mov on x86-64). Anything unusual goes to fdr_record_slow()
  * (writer.c), which also releases the guard. No locks, syscalls or
  * allocation here, and errno is untouched.
+ *
+ * The two TSC clocks are read inline here, with no call on any path, so
+ * that the compiler needs no stack frame and no saved registers: a clock
+ * that needs a call (CLOCK_MONOTONIC_RAW, or a CPU number without rseq)
+ * takes fdr_record_generic(), the same path around fdr_clock_read().
  */
 #ifndef FDR_WRITER_API_H
 #define FDR_WRITER_API_H
@@ -19,20 +24,18 @@
 #include "clock.h"
 #include "runtime.h"
 
-static fdr_always_inline notrace void fdr_record(void *fn, unsigned action)
+void fdr_record_generic(void *fn, unsigned action) fdr_hidden fdr_noinline;
+
+/* Everything after the clock read; the caller checked the gate. */
+static fdr_always_inline notrace void fdr_record_at(void *fn, unsigned action, uint64_t tsc,
+						    unsigned cpu)
 {
 	uintptr_t addr = (uintptr_t)fn;
-	struct fdr_thread *t;
+	struct fdr_thread *t = &fdr_self;
 	struct fdr_fcache_ent *ce;
-	uint64_t tsc, delta, rec;
+	uint64_t delta, rec;
 	uint8_t *pos;
-	unsigned cpu;
 
-	/* relaxed: the slow path re-reads the gate with acquire before it touches shared state */
-	if (unlikely(atomic_load_explicit(&fdr_gate, memory_order_relaxed) != FDR_GATE_ON))
-		goto inactive;
-	tsc = fdr_clock_read(&cpu);
-	t = &fdr_self;
 	if (unlikely(t->guard))
 		goto reentry;
 	t->guard = 1;
@@ -60,6 +63,42 @@ slow_path:
 	return;
 reentry:
 	fdr_count_reentry(t);
+}
+
+static fdr_always_inline notrace void fdr_record(void *fn, unsigned action)
+{
+	uint32_t lo, hi, aux;
+	unsigned cpu;
+
+	/* relaxed: the slow path re-reads the gate with acquire before it touches shared state */
+	if (unlikely(atomic_load_explicit(&fdr_gate, memory_order_relaxed) != FDR_GATE_ON))
+		goto inactive;
+	if (likely(fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
+		__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+		cpu = aux & 0xfffu;	/* TSC_AUX: (node << 12) | cpu */
+	} else {
+#if FDR_HAVE_RSEQ
+		int32_t id;
+
+		if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSC || !fdr_clock.cpu_from_rseq))
+			goto generic;
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		/* cpu_id of this thread's struct rseq (see clock_api.h) */
+		__asm__ __volatile__("movl %%fs:(%1), %0"
+				     : "=r"(id)
+				     : "r"(__rseq_offset + FDR_RSEQ_CPU_ID_OFFSET));
+		if (unlikely(id < 0))
+			goto generic;
+		cpu = (unsigned)id;
+#else
+		goto generic;
+#endif
+	}
+	fdr_record_at(fn, action, ((uint64_t)hi << 32) | lo, cpu);
+	return;
+
+generic:
+	fdr_record_generic(fn, action);
 	return;
 inactive:
 	if (atomic_load_explicit(&fdr_gate, memory_order_relaxed) != FDR_GATE_OFF)
