@@ -252,3 +252,44 @@ Test(damage, byte_values_fed_randomly_end_sanely)
 	}
 	tb_free(&s.b);
 }
+
+Test(feed, payload_larger_than_the_io_buffer_is_staged_whole)
+{
+	const size_t big = 200000;	/* spans several 64 KiB reads */
+	uint8_t *payload = malloc(big);
+	struct tb b = { 0 };
+	size_t ext, at;
+	uint64_t st = 7;
+	struct run a, c;
+
+	for (size_t i = 0; i < big; i++)
+		payload[i] = (uint8_t)(i * 131 + 7);
+	tb_header(&b, 5, FDRTRACE_LOG_FDR, FREQ, 0);
+	ext = tb_extents(&b, 0);
+	tb_new_buffer(&b, 1);
+	tb_walltime(&b, 1, 0);
+	tb_new_cpu(&b, 0, 1);
+	tb_func(&b, FDRTRACE_FN_ENTRY, 1, 1);
+	at = tb_custom_v5(&b, (int32_t)big, 2, payload, big);
+	tb_func(&b, FDRTRACE_FN_EXIT, 1, 1);
+	tb_close_extents(&b, ext);
+
+	a = run_fd(b.data, b.len);
+	cr_assert_eq(a.final, FDRTRACE_EOF, "%s", a.msg);
+	cr_assert_eq(a.n, 8);
+	cr_expect_eq(a.ev[6].offset, at);
+	cr_expect_eq(a.ev[6].size, 16 + big);
+	cr_expect_eq(a.ev[6].u.event.size, big);
+	cr_expect_eq(a.ev[6].tsc, 4);
+	cr_expect(memcmp(a.ev[6].u.event.data, payload, big) == 0);
+	cr_expect_eq(a.ev[7].tsc, 5);
+	c = run_feed(b.data, b.len, split_random, &st);
+	expect_same_run(&a, &c, "big payload, random splits");
+	run_free(&c);
+	c = run_feed(b.data, b.len, NULL, NULL);
+	expect_same_run(&a, &c, "big payload, one piece");
+	run_free(&c);
+	run_free(&a);
+	tb_free(&b);
+	free(payload);
+}
