@@ -351,9 +351,12 @@ static int rd_refill(struct fdrtrace_reader *r)
 		n = read(r->fd, r->io, RD_IO_SIZE);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
+		char buf[128];
+
 		r->err_errno = errno;
 		r->in_buffer = false;
-		rd_fail(r, FDRTRACE_E_IO, r->pos + r->stage_len, "read error: %s", strerror(errno));
+		rd_fail(r, FDRTRACE_E_IO, r->pos + r->stage_len, "read error: %s",
+			strerror_r(r->err_errno, buf, sizeof(buf)));
 		return -EIO;
 	}
 	if (n == 0) {
