@@ -418,3 +418,87 @@ Test(valgrind, memcheck_finds_no_error_and_no_uninitialised_byte_written, .timeo
 	assert_basic_counts(&t, 2);
 	tc_free(&t);
 }
+
+Test(signals, abort_closes_the_trace_and_dies_of_sigabrt)
+{
+	const char *argv[] = { TARGET, "abort", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGABRT, "status 0x%x",
+		  r.status);
+	one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_SIGNAL);
+	cr_expect_eq(t.entries, BASIC_CALLS);
+	tc_free(&t);
+}
+
+Test(api, thread_name_and_flush_write_before_exit)
+{
+	const char *argv[] = { API_TARGET, "api", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	int n = -1, f = -1;
+	long size = -1;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	cr_assert_eq(sscanf(r.out, "name %d flush %d size %ld", &n, &f, &size), 3, "%s", r.out);
+	cr_expect_eq(n, 0);
+	cr_expect_eq(f, 0);
+	/* header, start records, and the main thread's ~2000 records */
+	cr_expect_gt(size, 2000 * 8, "size after flush %ld", size);
+	one_trace(&r, &t);
+	cr_expect_eq(t.thread_names, 1);
+	cr_expect_eq(tc_calls(&t, "leaf"), 2000);
+	cr_expect_eq(tc_exits(&t, "leaf"), 2000);
+	cr_expect_eq(t.unmatched, 0);
+	tc_free(&t);
+}
+
+Test(api, control_api_reports_recording_off)
+{
+	const char *argv[] = { API_TARGET, "api", NULL };
+	struct tc_run r;
+
+	tc_run(&r, argv, NULL);
+	assert_exited_ok(&r);
+	cr_expect(!strncmp(r.out, "name -19 flush -19 ", 19), "-ENODEV expected: %s", r.out);
+}
+
+Test(api, threads_still_running_at_exit_leave_a_valid_closed_trace)
+{
+	const char *argv[] = { API_TARGET, "running", NULL };
+	const char *env[] = { MODE_ON, NULL };
+
+	for (int i = 0; i < 5; i++) {
+		struct tc_run r;
+		struct tc_trace t;
+
+		tc_run(&r, argv, env);
+		assert_exited_ok(&r);
+		one_trace(&r, &t);
+		cr_expect(t.closed);
+		cr_expect_eq(t.close_how, FDRTRACE_CLOSE_EXIT);
+		cr_expect_eq(t.unmatched, 0);
+		cr_expect_geq(tc_calls(&t, "leaf"), 1000);
+		tc_free(&t);
+	}
+}
+
+Test(api, flush_interval_writes_partial_buffers)
+{
+	const char *argv[] = { API_TARGET, "interval", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=flush_interval_ms=20", NULL };
+	struct tc_run r;
+	long before = -1, after = -1;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	cr_assert_eq(sscanf(r.out, "before %ld after %ld", &before, &after), 2, "%s", r.out);
+	cr_expect_gt(after, before + 1000 * 16, "before %ld after %ld", before, after);
+}

@@ -11,6 +11,7 @@
  *   target signal           work with a 20 kHz profiling timer whose
  *                           handler calls sig_fn(); prints the handler count
  *   target segv             work, then a write through NULL
+ *   target abort            work, then abort()
  *   target longjmp          longjmp out of 5 nested calls, 10 times
  */
 #include <pthread.h>
@@ -85,6 +86,8 @@ static void on_prof(int sig)
 
 __attribute__((noinline)) static void jump_down(int depth)
 {
+	if (depth < 0)
+		return;
 	if (depth > 0)
 		jump_down(depth - 1);
 	else
@@ -145,6 +148,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "segv")) {
 		work();
 		*(volatile int *)(uintptr_t)sink = 1;
+	} else if (!strcmp(mode, "abort")) {
+		work();
+		abort();
 	} else if (!strcmp(mode, "longjmp")) {
 		static volatile int i;
 
