@@ -6,6 +6,8 @@
  * every byte changed end in a sane state (OK events, then EOF or ERROR,
  * never a hang or a crash).
  */
+#include <pthread.h>
+
 #include <criterion/criterion.h>
 
 #include "collect.h"
@@ -292,4 +294,53 @@ Test(feed, payload_larger_than_the_io_buffer_is_staged_whole)
 	run_free(&a);
 	tb_free(&b);
 	free(payload);
+}
+
+struct pipe_writer {
+	int fd;
+	const uint8_t *data;
+	size_t len;
+};
+
+static void *write_in_dribbles(void *arg)
+{
+	struct pipe_writer *w = arg;
+
+	for (size_t pos = 0; pos < w->len;) {
+		size_t n = w->len - pos < 7 ? w->len - pos : 7;
+		ssize_t k = write(w->fd, w->data + pos, n);
+
+		if (k <= 0)
+			break;
+		pos += (size_t)k;
+		if (pos % 70 == 0)
+			usleep(100);
+	}
+	close(w->fd);
+	return NULL;
+}
+
+Test(feed, a_pipe_with_short_reads_matches_a_file)
+{
+	struct scenario s;
+	struct run a, b = { 0 };
+	struct pipe_writer w;
+	pthread_t t;
+	int fds[2];
+	struct fdrtrace_reader *rd;
+
+	scenario_build(&s, 1);
+	a = run_fd(s.b.data, s.b.len);
+	cr_assert_eq(pipe(fds), 0);
+	w = (struct pipe_writer){ fds[1], s.b.data, s.b.len };
+	cr_assert_eq(pthread_create(&t, NULL, write_in_dribbles, &w), 0);
+	rd = fdrtrace_reader_open(fds[0]);
+	run_drain(&b, rd, 10000);
+	fdrtrace_reader_close(rd);
+	pthread_join(t, NULL);
+	close(fds[0]);
+	expect_same_run(&a, &b, "pipe");
+	run_free(&a);
+	run_free(&b);
+	tb_free(&s.b);
 }
