@@ -413,3 +413,76 @@ Test(modules, a_non_elf_file_on_disk_is_not_used_for_names)
 {
 	check_replaced("/proc/self/cmdline", SIZE_MAX);
 }
+
+/*
+ * The flush thread scans and looks names up while the program dlopens and
+ * dlcloses: nothing may crash, and every name found must be right.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+static atomic_bool churn_stop;
+
+static void *churn(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&churn_stop)) {
+		void *h = dlopen(MODLIB_B, RTLD_NOW | RTLD_LOCAL);
+
+		if (h)
+			dlclose(h);
+	}
+	return NULL;
+}
+
+static void *lookups(void *arg)
+{
+	uintptr_t self = (uintptr_t)this_file_static_function;
+	void *ha = arg;
+	uintptr_t pub = (uintptr_t)dlsym(ha, "modlib_public_a");
+	char name[256];
+	uint32_t mid;
+	long bad = 0;
+
+	while (!atomic_load(&churn_stop)) {
+		if (fdr_symbol_lookup(self, name, sizeof(name), &mid) != 0 ||
+		    strcmp(name, "this_file_static_function") != 0)
+			bad++;
+		if (fdr_symbol_lookup(pub, name, sizeof(name), &mid) != 0 ||
+		    strcmp(name, "modlib_public_a") != 0)
+			bad++;
+	}
+	return (void *)bad;
+}
+
+Test(modules, scans_and_lookups_race_with_dlopen_and_dlclose, .timeout = 60)
+{
+	pthread_t c, l1, l2;
+	void *ha = dlopen(MODLIB_A, RTLD_NOW | RTLD_LOCAL);
+	void *r1, *r2;
+	uint64_t start;
+	struct timespec ts;
+	int scans = 0;
+
+	cr_assert_not_null(ha);
+	scan();
+	atomic_store(&churn_stop, false);
+	pthread_create(&c, NULL, churn, NULL);
+	pthread_create(&l1, NULL, lookups, ha);
+	pthread_create(&l2, NULL, lookups, ha);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	start = (uint64_t)ts.tv_sec;
+	do {
+		cr_assert_eq(fdr_modules_scan(NULL, NULL, NULL), 0);
+		scans++;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	} while ((uint64_t)ts.tv_sec - start < 1);
+	atomic_store(&churn_stop, true);
+	pthread_join(c, NULL);
+	pthread_join(l1, &r1);
+	pthread_join(l2, &r2);
+	cr_assert_eq((long)r1, 0, "wrong or missing names: %ld", (long)r1);
+	cr_assert_eq((long)r2, 0, "wrong or missing names: %ld", (long)r2);
+	cr_assert_gt(scans, 1);
+	dlclose(ha);
+}
