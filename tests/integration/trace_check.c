@@ -307,3 +307,14 @@ int tc_lines(const char *s)
 		n += *s == '\n';
 	return n;
 }
+
+void tc_done(struct tc_run *r)
+{
+	char cmd[300];
+
+	if (!r->dir[0] || strncmp(r->dir, "/tmp/fdrtrace-it-", 17))
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", r->dir);
+}

@@ -60,6 +60,8 @@ void tc_free(struct tc_trace *t);
 /* Entries of the function named @name (0 if unknown). */
 uint64_t tc_calls(const struct tc_trace *t, const char *name);
 uint64_t tc_exits(const struct tc_trace *t, const char *name);
+/* Remove the run's temp dir. */
+void tc_done(struct tc_run *r);
 /* Lines in @s */
 int tc_lines(const char *s);
 
