@@ -234,8 +234,8 @@ static notrace unsigned fl_drain(struct fdr_rtbuf *rb)
 		if (b->len > 0 && b->data)
 			fdr_file_write_buffer(b->data, b->len);
 		if (b->borrowed) {
+			/* a snapshot node: the finisher owns (and frees) its memory */
 			fl_add_drops(rb, b->tid, b->drops, b->drop_bufs);
-			free(b);
 		} else {
 			fdr_pool_put(b);
 		}

@@ -125,17 +125,22 @@ notrace void fdr_stop_on_error(void)
 
 /* ---- finish ---- */
 
+struct lc_nodes {
+	struct fdr_buffer *node;
+	uint32_t used, cap;
+};
+
 static notrace void lc_snap(struct fdr_thread *t, void *arg)
 {
+	struct lc_nodes *nodes = arg;
 	struct fdr_buffer *node;
 
-	(void)arg;
 	/* let a hook that is storing a record on that thread finish it (bounded) */
 	for (int i = 0; i < 100000 && t != &fdr_self && t->guard; i++)
 		__asm__ __volatile__("pause");
-	node = calloc(1, sizeof(*node));
-	if (!node)
+	if (nodes->used == nodes->cap)
 		return;
+	node = &nodes->node[nodes->used++];
 	fdr_snapshot_thread(t, node);
 	atomic_fetch_add_explicit(&fdr_enqueued, 1, memory_order_relaxed);
 	fdr_queue_push(node);
@@ -144,12 +149,24 @@ static notrace void lc_snap(struct fdr_thread *t, void *arg)
 static notrace void lc_finish(uint8_t how)
 {
 	int expect = FDR_PHASE_RECORDING;
+	struct lc_nodes nodes;
 
 	if (!atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_FINISHING,
 						     memory_order_acq_rel, memory_order_acquire))
 		return;
 	atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
-	fdr_threads_foreach(lc_snap, NULL, 0);
+	/*
+	 * Snapshot nodes are allocated before any slot is locked: an owner
+	 * may spin on its slot while holding a lock of the program's (an
+	 * instrumented allocator's, say), and we must not need it then.
+	 * The flush thread is done with them once it has been joined.
+	 */
+	nodes.cap = fdr_threads_slots_used() + 16;
+	nodes.used = 0;
+	nodes.node = calloc(nodes.cap, sizeof(*nodes.node));
+	if (!nodes.node)
+		nodes.cap = 0;
+	fdr_threads_foreach(lc_snap, &nodes, 0);
 	fdr_flush_finish(how);
 	if (fdr_cfg.verbosity >= 1 && !fdr_file_failed()) {
 		if (fdr_totals.records == 0)
@@ -160,6 +177,7 @@ static notrace void lc_finish(uint8_t how)
 				(unsigned long long)fdr_totals.records_dropped);
 	}
 	fdr_file_close();
+	free(nodes.node);
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_DONE, memory_order_release);
 }
 

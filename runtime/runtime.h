@@ -83,7 +83,7 @@ struct fdr_fcache_ent {
  * @tid: the thread that filled it
  * @index: position in the pool; UINT32_MAX for a snapshot node
  * @borrowed: a snapshot of a buffer still owned by a thread: write it, do
- *	not return it to the pool; malloc'd node, freed by the flush thread
+ *	not return it to the pool (the node belongs to the finisher)
  * @drops: a snapshot's pending drop counts (records; buffers in @drop_bufs)
  */
 struct fdr_buffer {
@@ -152,6 +152,7 @@ void fdr_writer_after_fork_child(void) fdr_hidden;
 void fdr_threads_foreach(void (*fn)(struct fdr_thread *t, void *arg), void *arg,
 			 unsigned spin_limit) fdr_hidden;
 uint32_t fdr_threads_seen(void) fdr_hidden;
+uint32_t fdr_threads_slots_used(void) fdr_hidden;
 void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node) fdr_hidden;
 extern _Atomic uint64_t fdr_before_init_drops fdr_hidden;
 extern _Atomic uint64_t fdr_after_fini_drops fdr_hidden;

@@ -60,6 +60,11 @@ notrace int fdr_writer_init(void)
 	return 0;
 }
 
+notrace uint32_t fdr_threads_slots_used(void)
+{
+	return atomic_load_explicit(&wr_slots_used, memory_order_acquire);
+}
+
 notrace uint32_t fdr_threads_seen(void)
 {
 	return atomic_load_explicit(&wr_threads_seen, memory_order_relaxed);

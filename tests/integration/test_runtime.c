@@ -109,6 +109,21 @@ Test(one_thread, v1_trace_has_exact_call_counts_and_fixed_size_buffers)
 	tc_done(&r);
 }
 
+Test(one_thread, monotonic_clock_trace_has_exact_call_counts)
+{
+	const char *argv[] = { TARGET, "basic", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=clock=monotonic", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	one_trace(&r, &t);
+	check_basic(&r, &t, 5);
+	tc_free(&t);
+	tc_done(&r);
+}
+
 static int run_llvm_xray_verify(const char *path)
 {
 	char cmd[1024];
