@@ -12,6 +12,7 @@
 
 #include <fdrtrace/format.h>
 
+#include "analysis.h"
 #include "util.h"
 
 #ifndef FDRTRACE_VERSION
@@ -23,6 +24,8 @@ static const struct tool_cmd commands[] = {
 	{ "assemble", "write a binary trace from dump's text form", cmd_assemble },
 	{ "verify", "check that traces are well formed", cmd_verify },
 	{ "info", "summarize a trace: clock, threads, time span, drops", cmd_info },
+	{ "account", "per-function calls and times (min, percentiles, max, sum, self)",
+	  cmd_account },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

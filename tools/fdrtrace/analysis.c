@@ -1,0 +1,875 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis.c - the streaming analysis core (see analysis.h).
+ *
+ * Contract: single-threaded tool code. Allocates per function, thread,
+ * stack frame, calling-context node and (only when buffers must be
+ * reordered) per buffer; never per record.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fdrtrace/format.h>
+#include <fdrtrace/reader.h>
+
+#include "analysis.h"
+#include "util.h"
+
+/* ------------------------------------------------------------------ */
+/* Functions and names                                                 */
+/* ------------------------------------------------------------------ */
+
+static uint32_t an_hash32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x;
+}
+
+static int an_fn_hash_grow(struct analysis *a)
+{
+	uint32_t cap = a->fn_hash_cap ? a->fn_hash_cap * 2 : 256, i;
+	struct an_func **h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < a->n_fns; i++) {
+		uint32_t j = an_hash32(a->fns[i]->id) & (cap - 1);
+
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = a->fns[i];
+	}
+	free(a->fn_hash);
+	a->fn_hash = h;
+	a->fn_hash_cap = cap;
+	return 0;
+}
+
+struct an_func *an_func_get(struct analysis *a, uint32_t id)
+{
+	struct an_func *f;
+	uint32_t j;
+
+	if (a->fn_hash_cap) {
+		j = an_hash32(id) & (a->fn_hash_cap - 1);
+		while ((f = a->fn_hash[j])) {
+			if (f->id == id)
+				return f;
+			j = (j + 1) & (a->fn_hash_cap - 1);
+		}
+	}
+	if ((a->n_fns + 1) * 2 > a->fn_hash_cap && an_fn_hash_grow(a))
+		return NULL;
+	if (a->n_fns == a->fns_cap) {
+		uint32_t cap = a->fns_cap ? a->fns_cap * 2 : 64;
+		struct an_func **n = realloc(a->fns, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		a->fns = n;
+		a->fns_cap = cap;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->id = id;
+	f->module_id = 0xffffffffu;
+	a->fns[a->n_fns++] = f;
+	j = an_hash32(id) & (a->fn_hash_cap - 1);
+	while (a->fn_hash[j])
+		j = (j + 1) & (a->fn_hash_cap - 1);
+	a->fn_hash[j] = f;
+	return f;
+}
+
+typedef char *(*an_demangle_fn)(const char *, char *, size_t *, int *);
+
+/* __cxa_demangle from libstdc++, looked up once; NULL when unavailable. */
+static an_demangle_fn an_demangler(void)
+{
+	static bool tried;
+	static an_demangle_fn fn;
+	void *lib, *sym;
+
+	if (tried)
+		return fn;
+	tried = true;
+	sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (!sym) {
+		lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (lib)
+			sym = dlsym(lib, "__cxa_demangle");
+	}
+	/* POSIX lets a data pointer become a function pointer for dlsym. */
+	memcpy(&fn, &sym, sizeof(fn));
+	return fn;
+}
+
+const char *an_func_name(struct analysis *a, struct an_func *f)
+{
+	char buf[64];
+
+	if (f->display)
+		return f->display;
+	if (f->name && f->name[0]) {
+		an_demangle_fn dm = a->demangle && strncmp(f->name, "_Z", 2) == 0 ?
+				    an_demangler() : NULL;
+		int status = -1;
+		char *d = dm ? dm(f->name, NULL, NULL, &status) : NULL;
+
+		if (d && status == 0) {
+			f->display = d;
+			return d;
+		}
+		free(d);
+		f->display = strdup(f->name);
+	} else {
+		if (f->address)
+			snprintf(buf, sizeof(buf), "#%" PRIu32 "@0x%" PRIx64, f->id, f->address);
+		else
+			snprintf(buf, sizeof(buf), "#%" PRIu32, f->id);
+		f->display = strdup(buf);
+	}
+	return f->display ? f->display : "#?";
+}
+
+double an_seconds(const struct analysis *a, uint64_t ticks)
+{
+	return a->freq ? (double)ticks / (double)a->freq : (double)ticks;
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads                                                             */
+/* ------------------------------------------------------------------ */
+
+static struct an_thread *an_thread_get(struct analysis *a, int32_t tid)
+{
+	struct an_thread *t;
+	uint32_t i;
+
+	if (a->cur && a->cur->tid == tid)
+		return a->cur;
+	for (i = 0; i < a->n_threads; i++)
+		if (a->threads[i]->tid == tid)
+			return a->threads[i];
+	if (a->n_threads == a->threads_cap) {
+		uint32_t cap = a->threads_cap ? a->threads_cap * 2 : 16;
+		struct an_thread **n = realloc(a->threads, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		a->threads = n;
+		a->threads_cap = cap;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->index = a->n_threads;
+	a->threads[a->n_threads++] = t;
+	return t;
+}
+
+const char *an_thread_label(const struct an_thread *t, char *buf, size_t cap)
+{
+	if (t->name && t->name[0])
+		snprintf(buf, cap, "%s", t->name);
+	else
+		snprintf(buf, cap, "thread %" PRId32, t->tid);
+	return buf;
+}
+
+static char *an_strdup_str(struct fdrtrace_str s)
+{
+	char *p = malloc((size_t)s.len + 1);
+	uint16_t i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < s.len; i++) {
+		unsigned char c = (unsigned char)s.ptr[i];
+
+		/* Names go into CSV, JSON and DOT: keep them printable. */
+		p[i] = c >= 0x20 && c != 0x7f && c != '"' && c != '\\' ? (char)c : '?';
+	}
+	p[s.len] = '\0';
+	return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Calling-context tree                                                */
+/* ------------------------------------------------------------------ */
+
+static uint64_t an_hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static int an_node_hash_grow(struct analysis *a)
+{
+	uint32_t cap = a->node_hash_cap ? a->node_hash_cap * 2 : 1024, i;
+	uint64_t *k = calloc(cap, sizeof(*k));
+	uint32_t *v = calloc(cap, sizeof(*v));
+
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < a->node_hash_cap; i++) {
+		uint32_t j;
+
+		if (!a->node_hash[i])
+			continue;
+		j = (uint32_t)an_hash64(a->node_hash[i]) & (cap - 1);
+		while (k[j])
+			j = (j + 1) & (cap - 1);
+		k[j] = a->node_hash[i];
+		v[j] = a->node_hash_val[i];
+	}
+	free(a->node_hash);
+	free(a->node_hash_val);
+	a->node_hash = k;
+	a->node_hash_val = v;
+	a->node_hash_cap = cap;
+	return 0;
+}
+
+/* The node for a call of @fn under @parent; 0 (the root) when out of memory. */
+static uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn)
+{
+	uint64_t key = ((uint64_t)parent << 32 | fn->id) + 1;
+	uint32_t j, n;
+
+	if (!a->n_nodes) {
+		a->nodes = calloc(256, sizeof(*a->nodes));
+		if (!a->nodes)
+			return 0;
+		a->nodes_cap = 256;
+		a->n_nodes = 1;	/* the root */
+	}
+	if (a->node_hash_cap) {
+		j = (uint32_t)an_hash64(key) & (a->node_hash_cap - 1);
+		while (a->node_hash[j]) {
+			if (a->node_hash[j] == key)
+				return a->node_hash_val[j];
+			j = (j + 1) & (a->node_hash_cap - 1);
+		}
+	}
+	if ((a->n_nodes + 1) * 2 > a->node_hash_cap && an_node_hash_grow(a))
+		return 0;
+	if (a->n_nodes == a->nodes_cap) {
+		struct an_node *nn = realloc(a->nodes, 2 * a->nodes_cap * sizeof(*nn));
+
+		if (!nn)
+			return 0;
+		a->nodes = nn;
+		a->nodes_cap *= 2;
+	}
+	n = a->n_nodes++;
+	memset(&a->nodes[n], 0, sizeof(a->nodes[n]));
+	a->nodes[n].parent = parent;
+	a->nodes[n].depth = parent ? a->nodes[parent].depth + 1 : 1;
+	a->nodes[n].fn = fn;
+	j = (uint32_t)an_hash64(key) & (a->node_hash_cap - 1);
+	while (a->node_hash[j])
+		j = (j + 1) & (a->node_hash_cap - 1);
+	a->node_hash[j] = key;
+	a->node_hash_val[j] = n;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* The call-stack machine                                              */
+/* ------------------------------------------------------------------ */
+
+static struct an_frame *an_push(struct analysis *a, struct an_thread *t, struct an_func *fn,
+				uint64_t tsc, bool partial)
+{
+	struct an_frame *f;
+
+	if (t->depth == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 64;
+		struct an_frame *n = realloc(t->stack, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->stack = n;
+		t->cap = cap;
+	}
+	f = &t->stack[t->depth++];
+	f->fn = fn;
+	f->tsc = tsc;
+	f->children = 0;
+	f->partial = partial;
+	f->node = 0;
+	if (a->want_cct)
+		f->node = an_node_child(a, t->depth > 1 ? t->stack[t->depth - 2].node : 0, fn);
+	return f;
+}
+
+static void an_close_top(struct analysis *a, struct an_thread *t, uint64_t end, enum an_end how)
+{
+	struct an_frame *f = &t->stack[t->depth - 1];
+	struct an_func *fn = f->fn;
+	uint64_t dur = 0, self;
+
+	if (f->partial) {
+		a->st.partial++;
+	} else if (end >= f->tsc) {
+		dur = end - f->tsc;
+	} else {
+		a->st.clamped++;
+	}
+	if (how == AN_END_UNWOUND)
+		a->st.unwound++;
+	if (a->ops && a->ops->exit)
+		a->ops->exit(a, t, f, end, dur, how);
+	if (!f->partial) {
+		self = dur > f->children ? dur - f->children : 0;
+		a->st.calls++;
+		if (!fn->calls || dur < fn->min)
+			fn->min = dur;
+		if (dur > fn->max)
+			fn->max = dur;
+		fn->calls++;
+		fn->sum += dur;
+		fn->self += self;
+		if (a->want_hist)
+			hist_add(&fn->hist, dur);
+		if (f->node) {
+			a->nodes[f->node].calls++;
+			a->nodes[f->node].incl += dur;
+			a->nodes[f->node].self += self;
+		}
+		if (t->depth > 1)
+			t->stack[t->depth - 2].children += dur;
+	}
+	t->depth--;
+}
+
+static void an_function(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
+{
+	uint32_t id = ev->u.func.func_id;
+	struct an_func *fn;
+	uint32_t i;
+
+	a->st.records++;
+	switch (ev->u.func.action) {
+	case FDRTRACE_FN_ENTRY:
+	case FDRTRACE_FN_ENTRY_ARGS:
+		fn = an_func_get(a, id);
+		if (!fn || !an_push(a, t, fn, ev->tsc, false))
+			return;	/* out of memory: the call is lost, the stack stays right */
+		if (a->ops && a->ops->enter)
+			a->ops->enter(a, t, &t->stack[t->depth - 1]);
+		return;
+	case FDRTRACE_FN_EXIT:
+	case FDRTRACE_FN_TAIL_EXIT:
+		for (i = t->depth; i > 0; i--)
+			if (t->stack[i - 1].fn->id == id)
+				break;
+		if (i == 0) {
+			a->st.unmatched_exits++;
+			return;
+		}
+		while (t->depth > i)
+			an_close_top(a, t, ev->tsc, AN_END_UNWOUND);
+		an_close_top(a, t, ev->tsc, AN_END_EXIT);
+		return;
+	default:
+		return;	/* actions 4..7 have no meaning */
+	}
+}
+
+/* FDRTRACE_EXT_STACK: the calls open on the thread when its buffer began. */
+static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint64_t tsc)
+{
+	struct an_thread *t = an_thread_get(a, (int32_t)x->u.stack.tid);
+	uint32_t i, n = x->u.stack.depth;
+	bool same;
+
+	if (!t)
+		return;
+	same = t->depth == n;
+	for (i = 0; same && i < n; i++) {
+		uint32_t id;
+
+		memcpy(&id, x->u.stack.ids + 4 * i, 4);
+		same = t->stack[i].fn->id == id;
+	}
+	if (same)
+		return;
+	/* What we had does not match: the buffers in between were lost. */
+	a->st.unmatched_entries += t->depth;
+	t->depth = 0;
+	for (i = 0; i < n; i++) {
+		uint32_t id;
+		struct an_func *fn;
+
+		memcpy(&id, x->u.stack.ids + 4 * i, 4);
+		fn = an_func_get(a, id);
+		if (!fn || !an_push(a, t, fn, tsc, true))
+			return;
+	}
+}
+
+static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
+{
+	struct fdrtrace_ext x;
+	struct an_thread *t;
+	struct an_func *fn;
+	int rc = fdrtrace_ext_decode(ev->u.event.data, ev->u.event.size, &x);
+
+	if (rc == -ENOENT) {
+		if (a->pass_mode != 1 && a->ops && a->ops->event && a->cur)
+			a->ops->event(a, a->cur, ev);
+		return;
+	}
+	if (rc < 0)
+		return;
+	if (x.kind == FDRTRACE_EXT_STACK) {
+		if (a->pass_mode != 1)
+			an_seed_stack(a, &x, ev->tsc);
+		return;
+	}
+	if (a->pass_mode == 2)
+		return;	/* already collected by the first pass */
+	switch (x.kind) {
+	case FDRTRACE_EXT_PROCESS:
+		if (!a->program) {
+			a->program = an_strdup_str(x.u.process.program);
+			a->pid = (int32_t)x.u.process.pid;
+		}
+		break;
+	case FDRTRACE_EXT_FUNC:
+		fn = an_func_get(a, x.u.func.func_id);
+		if (!fn)
+			break;
+		fn->address = x.u.func.address;
+		fn->module_id = x.u.func.module_id;
+		if (x.u.func.name.len && !fn->name) {
+			fn->name = an_strdup_str(x.u.func.name);
+			free(fn->display);
+			fn->display = NULL;
+		}
+		break;
+	case FDRTRACE_EXT_THREAD_NAME:
+		t = an_thread_get(a, (int32_t)x.u.thread_name.tid);
+		if (t) {
+			free(t->name);
+			t->name = an_strdup_str(x.u.thread_name.name);
+		}
+		break;
+	case FDRTRACE_EXT_DROP:
+		a->st.dropped_records += x.u.drop.records;
+		a->st.dropped_buffers += x.u.drop.buffers;
+		break;
+	case FDRTRACE_EXT_CLOSE:
+		a->st.have_close = true;
+		break;
+	default:
+		break;
+	}
+}
+
+static void an_event(struct analysis *a, const struct fdrtrace_event *ev)
+{
+	struct an_thread *t;
+
+	switch (ev->type) {
+	case FDRTRACE_EV_HEADER:
+		if (!a->have_hdr) {
+			memcpy(&a->hdr, ev->raw, sizeof(a->hdr));
+			a->have_hdr = true;
+			a->version = ev->u.header.version;
+			a->freq = ev->u.header.cycle_frequency;
+		}
+		return;
+	case FDRTRACE_EV_NEW_BUFFER:
+		if (a->pass_mode != 1)
+			a->st.buffers++;
+		a->cur = an_thread_get(a, ev->tid);
+		a->buf_fresh = true;
+		return;
+	case FDRTRACE_EV_PID:
+		if (a->cur)
+			a->cur->pid = ev->pid;
+		return;
+	case FDRTRACE_EV_NEW_CPU_ID:
+		t = a->cur;
+		if (!t || a->pass_mode == 1 || !a->buf_fresh)
+			return;
+		/* The first reference of a buffer: is it before the thread's last? */
+		a->buf_fresh = false;
+		if (t->last_tsc && ev->tsc < t->last_tsc)
+			a->st.out_of_order++;
+		return;
+	case FDRTRACE_EV_FUNCTION:
+		t = a->cur;
+		if (!t || a->pass_mode == 1)
+			return;
+		if (!t->first_tsc || ev->tsc < t->first_tsc)
+			t->first_tsc = ev->tsc;
+		if (ev->tsc > t->last_tsc)
+			t->last_tsc = ev->tsc;
+		an_function(a, t, ev);
+		return;
+	case FDRTRACE_EV_CUSTOM_EVENT:
+		an_ext(a, ev);
+		return;
+	case FDRTRACE_EV_TYPED_EVENT:
+		if (a->pass_mode != 1 && a->ops && a->ops->event && a->cur)
+			a->ops->event(a, a->cur, ev);
+		return;
+	default:
+		return;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                             */
+/* ------------------------------------------------------------------ */
+
+static void an_report(struct analysis *a, struct fdrtrace_reader *rd)
+{
+	uint64_t off = 0;
+	enum fdrtrace_error e = fdrtrace_reader_error(rd, &off);
+
+	if (e == FDRTRACE_E_TRUNCATED)
+		a->st.truncated = true;
+	fprintf(stderr, "%s:%" PRIu64 ": %s\n", a->path, off, fdrtrace_reader_errmsg(rd));
+}
+
+/*
+ * Read the whole stream of @rd, skipping damaged buffers.
+ * Return: 0, or -1 when the header itself could not be read.
+ */
+static int an_stream(struct analysis *a, struct fdrtrace_reader *rd, bool report)
+{
+	struct fdrtrace_event ev;
+
+	for (;;) {
+		while (fdrtrace_reader_read(rd, &ev) == 0)
+			an_event(a, &ev);
+		if (ev.state != FDRTRACE_ERROR)
+			return 0;
+		if (report)
+			an_report(a, rd);
+		if (!a->have_hdr)
+			return -1;
+		if (fdrtrace_reader_skip_buffer(rd))
+			return 0;
+		if (report)
+			a->st.bad_buffers++;
+		a->cur = NULL;
+	}
+}
+
+/* One buffer found by the preamble scan. */
+struct an_buf {
+	uint64_t offset, len, tsc;
+};
+
+static int an_buf_cmp(const void *x, const void *y)
+{
+	const struct an_buf *p = x, *q = y;
+
+	if (p->tsc != q->tsc)
+		return p->tsc < q->tsc ? -1 : 1;
+	return p->offset < q->offset ? -1 : p->offset > q->offset;
+}
+
+/*
+ * Parse a buffer's preamble at @pos: [BufferExtents] NewBuffer WallTime
+ * [Pid] NewCPUId. Sets *@len (whole buffer, 0: empty v2 buffer), *@tid,
+ * *@tsc. Return: 0, or -1 when it is not a clean preamble (the scan gives
+ * up and the trace is streamed in file order).
+ */
+static int an_scan_one(struct analysis *a, int fd, uint64_t pos, uint64_t fsize, uint64_t *len,
+		       int32_t *tid, uint64_t *tsc)
+{
+	uint8_t b[96], *p = b;
+	ssize_t got;
+	uint64_t size;
+
+	got = pread(fd, b, sizeof(b), (off_t)pos);
+	if (got < 32)
+		return -1;
+	if (a->version >= 2) {
+		if (b[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS))
+			return -1;
+		memcpy(&size, b + 1, 8);
+		if (size > fsize - pos - 16)
+			return -1;
+		*len = 16 + size;
+		if (size == 0)
+			return 0;
+		p += 16;
+	} else {
+		*len = a->hdr.buffer_size;
+		if (*len < 48 || *len > fsize - pos)
+			return -1;
+	}
+	if (p + 48 > b + got || p[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_BUFFER))
+		return -1;
+	memcpy(tid, p + 1, 4);
+	p += 16;
+	if (p[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_WALLTIME))
+		return -1;
+	p += 16;
+	if (p[0] == FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_PID))
+		p += 16;
+	if (p + 16 > b + got || p[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_CPU_ID))
+		return -1;
+	memcpy(tsc, p + 3, 8);
+	return 0;
+}
+
+/*
+ * Walk the buffer preambles. With @out NULL, only check the order
+ * (Return: 1 out of order, 0 in order, -1 scan failed). Otherwise fill
+ * *@out with every non-empty buffer (Return: the count, or -1).
+ */
+static long an_scan(struct analysis *a, int fd, uint64_t fsize, struct an_buf **out)
+{
+	uint64_t pos = 32, len, tsc;
+	struct an_buf *v = NULL;
+	long n = 0, cap = 0;
+	int32_t tid;
+	bool disorder = false;
+	uint32_t i;
+
+	for (i = 0; i < a->n_threads; i++)
+		a->threads[i]->scan_tsc = 0;
+	while (pos < fsize) {
+		if (an_scan_one(a, fd, pos, fsize, &len, &tid, &tsc))
+			goto fail;
+		if (len > 16) {
+			if (out) {
+				if (n == cap) {
+					struct an_buf *nv;
+
+					cap = cap ? cap * 2 : 256;
+					nv = realloc(v, (size_t)cap * sizeof(*v));
+					if (!nv)
+						goto fail;
+					v = nv;
+				}
+				v[n].offset = pos;
+				v[n].len = len;
+				v[n].tsc = tsc;
+				n++;
+			} else {
+				struct an_thread *t = an_thread_get(a, tid);
+
+				if (!t)
+					goto fail;
+				if (t->scan_tsc > tsc)
+					disorder = true;
+				t->scan_tsc = tsc;
+			}
+		}
+		pos += len;
+	}
+	if (!out)
+		return disorder;
+	*out = v;
+	return n;
+fail:
+	free(v);
+	return -1;
+}
+
+/* Visit the buffers sorted by first TSC, each through a memory reader. */
+static int an_reordered(struct analysis *a, int fd, uint64_t fsize)
+{
+	struct an_buf *bufs = NULL;
+	long n = an_scan(a, fd, fsize, &bufs), i;
+	uint8_t *mem = NULL;
+	uint64_t mem_cap = 0;
+	int rc = 0;
+
+	if (n < 0)
+		return -1;
+	qsort(bufs, (size_t)n, sizeof(*bufs), an_buf_cmp);
+	a->pass_mode = 2;
+	a->st.reordered = true;
+	for (i = 0; i < n; i++) {
+		struct fdrtrace_reader *rd;
+
+		if (32 + bufs[i].len > mem_cap) {
+			uint8_t *m = realloc(mem, 32 + bufs[i].len);
+
+			if (!m) {
+				rc = -1;
+				break;
+			}
+			mem = m;
+			mem_cap = 32 + bufs[i].len;
+		}
+		memcpy(mem, &a->hdr, 32);
+		if (pread(fd, mem + 32, bufs[i].len, (off_t)bufs[i].offset) != (ssize_t)bufs[i].len) {
+			rc = -1;
+			break;
+		}
+		rd = fdrtrace_reader_open(FDRTRACE_FD_NONE);
+		if (!rd) {
+			rc = -1;
+			break;
+		}
+		fdrtrace_reader_feed(rd, mem, 32 + bufs[i].len);
+		a->cur = NULL;
+		for (;;) {
+			struct fdrtrace_event ev;
+
+			if (fdrtrace_reader_read(rd, &ev) == 0) {
+				if (ev.type != FDRTRACE_EV_HEADER)
+					an_event(a, &ev);
+				continue;
+			}
+			if (ev.state == FDRTRACE_REQUIRE_DATA) {
+				fdrtrace_reader_feed(rd, NULL, 0);
+				continue;
+			}
+			if (ev.state == FDRTRACE_ERROR) {
+				uint64_t off = 0;
+
+				fdrtrace_reader_error(rd, &off);
+				fprintf(stderr, "%s:%" PRIu64 ": %s\n", a->path,
+					off - 32 + bufs[i].offset, fdrtrace_reader_errmsg(rd));
+				a->st.bad_buffers++;
+			}
+			break;
+		}
+		fdrtrace_reader_close(rd);
+	}
+	free(mem);
+	free(bufs);
+	return rc;
+}
+
+static void an_finish_threads(struct analysis *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->n_threads; i++) {
+		a->st.unmatched_entries += a->threads[i]->depth;
+		a->threads[i]->depth = 0;
+	}
+}
+
+int an_run(struct analysis *a, const char *path)
+{
+	struct fdrtrace_reader *rd;
+	struct stat sb;
+	int fd, rc = 0;
+	long order = 0;
+
+	a->path = path;
+	fd = tool_open_input(path);
+	if (fd < 0)
+		return -1;
+	rd = fdrtrace_reader_open(fd);
+	if (!rd) {
+		tool_err("%s: %s", path, strerror(errno));
+		tool_close_input(fd);
+		return -1;
+	}
+	/* The header first: the scan needs the version and buffer size. */
+	{
+		struct fdrtrace_event ev;
+
+		if (fdrtrace_reader_read(rd, &ev) != 0) {
+			if (ev.state == FDRTRACE_ERROR)
+				an_report(a, rd);
+			else
+				tool_err("%s: empty trace", path);
+			fdrtrace_reader_close(rd);
+			tool_close_input(fd);
+			return -1;
+		}
+		an_event(a, &ev);
+	}
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0)
+		order = an_scan(a, fd, (uint64_t)sb.st_size, NULL);
+	if (order == 1) {
+		/* Out of order: names and the like first, then the buffers sorted. */
+		a->pass_mode = 1;
+		an_stream(a, rd, false);
+		fdrtrace_reader_close(rd);
+		rd = NULL;
+		a->cur = NULL;
+		if (an_reordered(a, fd, (uint64_t)sb.st_size)) {
+			tool_err("%s: cannot read the buffers in time order", path);
+			rc = -1;
+		}
+	} else {
+		rc = an_stream(a, rd, true);
+	}
+	an_finish_threads(a);
+	fdrtrace_reader_close(rd);
+	tool_close_input(fd);
+	return rc;
+}
+
+void an_summary(const struct analysis *a, const char *cmd)
+{
+	const struct an_stats *s = &a->st;
+
+	if (a->quiet)
+		return;
+	if (!s->unmatched_exits && !s->unmatched_entries && !s->unwound && !s->partial &&
+	    !s->clamped && !s->dropped_records && !s->dropped_buffers && !s->out_of_order &&
+	    !s->bad_buffers && !s->reordered && !s->truncated)
+		return;
+	fprintf(stderr,
+		"fdrtrace %s: %s: %" PRIu64 " calls; unmatched: %" PRIu64 " exits without entry, %"
+		PRIu64 " entries without exit, %" PRIu64 " closed by an outer exit, %" PRIu64
+		" partial; %" PRIu64 " clamped; dropped: %" PRIu64 " records, %" PRIu64
+		" buffers; %" PRIu64 " damaged buffers skipped%s%s\n",
+		cmd, a->path, s->calls, s->unmatched_exits, s->unmatched_entries, s->unwound,
+		s->partial, s->clamped, s->dropped_records, s->dropped_buffers, s->bad_buffers,
+		s->reordered ? "; buffers reordered by time" : "",
+		s->truncated ? "; trace truncated" : "");
+}
+
+void an_fini(struct analysis *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->n_fns; i++) {
+		free(a->fns[i]->name);
+		free(a->fns[i]->display);
+		hist_free(&a->fns[i]->hist);
+		free(a->fns[i]);
+	}
+	free(a->fns);
+	free(a->fn_hash);
+	for (i = 0; i < a->n_threads; i++) {
+		free(a->threads[i]->name);
+		free(a->threads[i]->stack);
+		free(a->threads[i]);
+	}
+	free(a->threads);
+	free(a->nodes);
+	free(a->node_hash);
+	free(a->node_hash_val);
+	free(a->program);
+	memset(a, 0, sizeof(*a));
+}

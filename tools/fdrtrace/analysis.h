@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis.h - the streaming analysis core shared by account, stack,
+ * convert, replay, graph and extract-map.
+ *
+ * The core reads a trace once with the streaming reader and rebuilds the
+ * call stack of every thread from the entries and exits. Each completed
+ * call is reported to the command through struct an_ops, with its inclusive
+ * duration (and the frame still on the stack, so the command sees the whole
+ * path). Names come from the trace's FDRTRACE_EXT_FUNC records, demangled on
+ * request, with "#ID@0xADDRESS" (or "#ID") as the fallback: never empty.
+ *
+ * Imperfect traces: an exit without a matching entry is counted and ignored;
+ * an exit that matches a frame deeper in the stack closes the frames above
+ * it at the exit's time (a longjmp, an unseen tail exit: what llvm-xray
+ * account -d does); frames still open at the end are counted, not timed; a
+ * duration whose end TSC is before its start is clamped to 0 and counted.
+ * Damaged buffers are skipped (reported once each on stderr).
+ *
+ * Order: the buffers of each thread are processed in TSC order. On a
+ * seekable file a first pass reads only the 16-byte preambles of the buffers
+ * (pread, no record parsing) and checks each thread's buffer order; when
+ * some thread's buffers are out of order, a second pass collects the
+ * fdrtrace extension records, then a third visits every buffer sorted by
+ * (first TSC, file offset), each parsed by a memory reader fed with the
+ * file header and the buffer's bytes. Memory then grows with the number of
+ * buffers (24 bytes each), never with records. On a pipe the trace is read
+ * in file order and out-of-order buffers are counted in the summary.
+ *
+ * Memory: functions, threads, stack frames and (when asked for) the
+ * calling-context tree; never per record.
+ *
+ * Contract: single-threaded tool code.
+ */
+#ifndef FDRTRACE_TOOL_ANALYSIS_H
+#define FDRTRACE_TOOL_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <fdrtrace/reader.h>
+
+#include "histogram.h"
+
+/**
+ * struct an_func - one function id of the trace
+ * @id: the 28-bit function id
+ * @module_id: from FDRTRACE_EXT_FUNC, 0xffffffff when unknown
+ * @address: from FDRTRACE_EXT_FUNC, 0 when unknown
+ * @name: the symbol as recorded (mangled), NULL when unknown
+ * @display: the printable name (see an_func_name()), built on first use
+ * @calls, @sum, @self, @min, @max: completed calls and their durations (ticks)
+ * @hist: the durations, for percentiles (when struct analysis.want_hist)
+ * @user: for the command
+ */
+struct an_func {
+	uint32_t id;
+	uint32_t module_id;
+	uint64_t address;
+	char *name;
+	char *display;
+	uint64_t calls, sum, self, min, max;
+	struct hist hist;
+	uint64_t user;
+};
+
+/**
+ * struct an_frame - one open call on a thread's stack
+ * @fn: the function
+ * @tsc: TSC of the entry
+ * @children: ticks spent in completed calls made from this one
+ * @node: calling-context tree node (when struct analysis.want_cct)
+ * @partial: the entry was not seen (seeded from an FDRTRACE_EXT_STACK
+ *	record): no duration is known
+ */
+struct an_frame {
+	struct an_func *fn;
+	uint64_t tsc;
+	uint64_t children;
+	uint32_t node;
+	bool partial;
+};
+
+/**
+ * struct an_thread - one thread of the trace
+ * @tid, @pid: from the buffers
+ * @name: from FDRTRACE_EXT_THREAD_NAME, NULL when unknown
+ * @stack, @depth, @cap: the open calls, outermost first
+ * @first_tsc, @last_tsc: the earliest and latest TSC seen on the thread
+ * @scan_tsc: first TSC of its last buffer (used by the order scan)
+ * @index: order of first appearance, from 0
+ * @user: for the command
+ */
+struct an_thread {
+	int32_t tid, pid;
+	char *name;
+	struct an_frame *stack;
+	uint32_t depth, cap;
+	uint64_t first_tsc, last_tsc, scan_tsc;
+	uint32_t index;
+	uint64_t user;
+};
+
+/* A node of the calling-context tree: one distinct call path. */
+struct an_node {
+	uint32_t parent;	/* 0 for children of the root; the root is node 0 */
+	uint32_t depth;		/* 1 for outermost calls */
+	struct an_func *fn;
+	uint64_t calls, incl, self;
+};
+
+/* How a call ended. */
+enum an_end {
+	AN_END_EXIT = 0,	/* its own exit (or tail exit) record */
+	AN_END_UNWOUND,		/* an exit of an outer call closed it */
+};
+
+struct analysis;
+
+/**
+ * struct an_ops - what the command wants to hear about (any may be NULL)
+ * @enter: a call began; it is t->stack[t->depth - 1]
+ * @exit: a call ended at @end after @dur ticks (0 when partial); it is
+ *	still t->stack[t->depth - 1], removed after the callback
+ * @event: an application custom or typed event (not fdrtrace's own)
+ */
+struct an_ops {
+	void (*enter)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
+	void (*exit)(struct analysis *a, struct an_thread *t, const struct an_frame *f,
+		     uint64_t end, uint64_t dur, enum an_end how);
+	void (*event)(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev);
+};
+
+/* What was imperfect, for the summary line. */
+struct an_stats {
+	uint64_t buffers, records, calls;
+	uint64_t unmatched_exits;	/* exits with no open entry for them */
+	uint64_t unmatched_entries;	/* entries still open at the end */
+	uint64_t unwound;		/* closed by the exit of an outer call */
+	uint64_t partial;		/* calls whose entry was not in the trace */
+	uint64_t clamped;		/* ends before their starts */
+	uint64_t dropped_records, dropped_buffers;
+	uint64_t out_of_order;		/* buffers earlier than their thread's previous one */
+	uint64_t bad_buffers;		/* damaged buffers skipped */
+	bool reordered;			/* buffers were visited in TSC order */
+	bool have_close;
+	bool truncated;
+};
+
+/**
+ * struct analysis - one run over one trace
+ * Set by the caller before an_run(): @ops, @ctx, @demangle, @want_hist,
+ * @want_cct, @quiet. The rest is the core's.
+ */
+struct analysis {
+	const struct an_ops *ops;
+	void *ctx;
+	bool demangle;
+	bool want_hist;
+	bool want_cct;
+	bool quiet;
+
+	const char *path;
+	uint16_t version;
+	uint64_t freq;
+	char *program;
+	int32_t pid;
+	struct fdrtrace_file_header hdr;
+	bool have_hdr;
+
+	/* functions: hash of id -> func, and the list in order of first use */
+	struct an_func **fn_hash;
+	uint32_t fn_hash_cap;
+	struct an_func **fns;
+	uint32_t n_fns, fns_cap;
+
+	struct an_thread **threads;
+	uint32_t n_threads, threads_cap;
+	struct an_thread *cur;
+
+	struct an_node *nodes;
+	uint32_t n_nodes, nodes_cap;
+	uint64_t *node_hash;	/* (parent << 32 | fn id) + 1, 0 empty */
+	uint32_t *node_hash_val;
+	uint32_t node_hash_cap;
+
+	/* 1: collect extensions only; 2: skip extensions (reordered pass) */
+	int pass_mode;
+	bool buf_fresh;		/* no NewCPUId yet in the current buffer */
+
+	struct an_stats st;
+};
+
+/**
+ * an_run - read the trace at @path ("-": stdin) and feed the command
+ * @a: set up as described at struct analysis
+ * @path: the trace
+ *
+ * Prints damaged-buffer messages ("FILE:OFFSET: message") on stderr.
+ *
+ * Return: 0 when the trace was read (perhaps with skipped damage), -1 when
+ * it could not be opened or its header is unreadable (already reported).
+ */
+int an_run(struct analysis *a, const char *path);
+
+/**
+ * an_fini - free everything the core allocated
+ * @a: the analysis
+ */
+void an_fini(struct analysis *a);
+
+/**
+ * an_func_name - the printable name of a function
+ * @a: the analysis (for the demangle setting)
+ * @f: the function
+ *
+ * Return: the recorded name, demangled if asked and possible; else
+ * "#ID@0xADDRESS" when the address is known, else "#ID". Never empty.
+ */
+const char *an_func_name(struct analysis *a, struct an_func *f);
+
+/**
+ * an_func_get - the function of an id, created on first use
+ * @a: the analysis
+ * @id: the id
+ *
+ * Return: the function, or NULL when out of memory.
+ */
+struct an_func *an_func_get(struct analysis *a, uint32_t id);
+
+/**
+ * an_seconds - ticks to seconds with the trace's cycle frequency
+ * @a: the analysis
+ * @ticks: a duration
+ *
+ * Return: seconds; the ticks themselves when the frequency is 0.
+ */
+double an_seconds(const struct analysis *a, uint64_t ticks);
+
+/**
+ * an_summary - print the one-line summary of imperfections on stderr
+ * @a: the analysis
+ * @cmd: the command's name, for the prefix
+ *
+ * Prints nothing when the trace was perfect (and not @quiet).
+ */
+void an_summary(const struct analysis *a, const char *cmd);
+
+/**
+ * an_thread_label - "name" or "thread TID"
+ * @t: the thread
+ * @buf: space for the label
+ * @cap: its size
+ *
+ * Return: @buf.
+ */
+const char *an_thread_label(const struct an_thread *t, char *buf, size_t cap);
+
+/* The commands built on the core: cmd_<name>.c, rows of main.c's table. */
+int cmd_account(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_extract_map(int argc, char **argv);
+
+#endif /* FDRTRACE_TOOL_ANALYSIS_H */

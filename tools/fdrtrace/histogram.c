@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * histogram.c - log-linear duration histogram (see histogram.h).
+ *
+ * Contract: single-threaded; allocates one bucket group per power of two
+ * on first use, never per value.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "histogram.h"
+
+static unsigned hist_group_len(unsigned g)
+{
+	return g ? 64u : 128u;
+}
+
+static void hist_index(uint64_t v, unsigned *g, unsigned *i)
+{
+	unsigned msb;
+
+	if (v < 128) {
+		*g = 0;
+		*i = (unsigned)v;
+		return;
+	}
+	msb = 63u - (unsigned)__builtin_clzll(v);
+	*g = msb - 6u;
+	*i = (unsigned)(v >> *g) - 64u;
+}
+
+int hist_add(struct hist *h, uint64_t v)
+{
+	unsigned g, i;
+
+	hist_index(v, &g, &i);
+	if (!h->grp[g]) {
+		h->grp[g] = calloc(hist_group_len(g), sizeof(uint64_t));
+		if (!h->grp[g])
+			return -ENOMEM;
+	}
+	h->grp[g][i]++;
+	if (!h->n || v < h->min)
+		h->min = v;
+	if (!h->n || v > h->max)
+		h->max = v;
+	h->n++;
+	return 0;
+}
+
+uint64_t hist_rank(const struct hist *h, uint64_t num, uint64_t den)
+{
+	uint64_t r, rank, seen = 0, v;
+	unsigned g, i;
+
+	if (!h->n)
+		return 0;
+	/* floor(n * num / den) without overflow, for num <= den <= 2^32 */
+	r = h->n / den * num + h->n % den * num / den;
+	rank = r >= h->n ? h->n - 1 : (uint64_t)r;
+	if (rank == 0)
+		return h->min;
+	if (rank == h->n - 1)
+		return h->max;
+	for (g = 0; g < HIST_GROUPS; g++) {
+		if (!h->grp[g])
+			continue;
+		for (i = 0; i < hist_group_len(g); i++) {
+			seen += h->grp[g][i];
+			if (seen <= rank)
+				continue;
+			if (g == 0)
+				v = i;
+			else
+				v = ((uint64_t)(64u + i) << g) + (1ull << (g - 1));
+			if (v < h->min)
+				v = h->min;
+			if (v > h->max)
+				v = h->max;
+			return v;
+		}
+	}
+	return h->max;
+}
+
+void hist_free(struct hist *h)
+{
+	unsigned g;
+
+	for (g = 0; g < HIST_GROUPS; g++) {
+		free(h->grp[g]);
+		h->grp[g] = NULL;
+	}
+	h->n = 0;
+}
