@@ -363,6 +363,11 @@ static notrace void lc_init(void)
 		return;
 	}
 	fdr_clock_init(fdr_cfg.clock);
+	if (fdr_cfg.func_duration_threshold_us) {
+		__extension__ unsigned __int128 ticks = fdr_cfg.func_duration_threshold_us;
+
+		fdr_min_ticks = (uint64_t)(ticks * fdr_clock.freq / 1000000u);
+	}
 	fdr_pid = getpid();
 	fdr_start_ns = lc_realtime_ns();
 	lc_program_name();

@@ -56,6 +56,8 @@ extern _Atomic int fdr_gate fdr_hidden;
 extern _Atomic int fdr_phase fdr_hidden;
 extern struct fdr_config fdr_cfg fdr_hidden;
 extern pid_t fdr_pid fdr_hidden;
+/* func_duration_threshold_us in clock ticks; 0 keeps every call */
+extern uint64_t fdr_min_ticks fdr_hidden;
 
 /* Bytes a hook's slow path may need at once: NewCPUId + TSCWrap + record. */
 #define FDR_SLOW_RESERVE 40u
@@ -129,6 +131,7 @@ struct fdr_thread {
 	uint32_t slot;
 	_Atomic uint32_t flush_req;
 	bool starved;		/* in a pool-empty episode */
+	uint8_t *rewind_floor;	/* func_duration_threshold_us: never erase below this */
 	/* drops not yet reported in the trace, per reason */
 	_Atomic uint64_t drop_rec[FDRTRACE_DROP_REASON_COUNT];
 	_Atomic uint64_t drop_buf[FDRTRACE_DROP_REASON_COUNT];

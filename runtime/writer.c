@@ -32,6 +32,7 @@
 #include "writer_api.h"
 
 _Atomic int fdr_gate = FDR_GATE_BEFORE_INIT;
+uint64_t fdr_min_ticks;
 _Atomic int fdr_phase = FDR_PHASE_INIT;
 fdr_tls struct fdr_thread fdr_self;
 _Atomic uint64_t fdr_before_init_drops;
@@ -234,6 +235,7 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	t->last_tsc = tsc;
 	t->cpu = cpu;
 	p = wr_put_drops(t, p, cap_end - FDR_SLOW_RESERVE);
+	t->rewind_floor = p;
 	t->buf = b;
 	atomic_store_explicit(&t->pos, p, memory_order_release);
 	atomic_store_explicit(&t->end, cap_end - FDR_SLOW_RESERVE, memory_order_relaxed);
@@ -287,6 +289,32 @@ notrace int fdr_thread_ensure(struct fdr_thread *t)
 	return 0;
 }
 
+/*
+ * func_duration_threshold_us: when the record just before @pos is this
+ * function's entry (so the call made no recorded calls, or all of them were
+ * erased) and the call was shorter than the threshold, take the entry back
+ * instead of writing the exit. Both count as FILTERED drops.
+ * Return: true when the call was erased.
+ */
+static notrace bool wr_erase_short(struct fdr_thread *t, uint8_t *pos, uint32_t id, uint64_t tsc,
+				   unsigned cpu)
+{
+	uint64_t prev;
+	uint32_t word;
+
+	if (!t->buf || cpu != t->cpu || pos - FDRTRACE_FUNC_RECORD_SIZE < t->rewind_floor)
+		return false;
+	memcpy(&prev, pos - FDRTRACE_FUNC_RECORD_SIZE, sizeof(prev));
+	word = (uint32_t)prev;
+	if ((word & 1) || fdrtrace_func_word_action(word) != FDRTRACE_FN_ENTRY ||
+	    fdrtrace_func_word_id(word) != id || tsc - t->last_tsc >= fdr_min_ticks)
+		return false;
+	t->last_tsc -= prev >> 32;	/* back to the reference before the entry */
+	atomic_store_explicit(&t->pos, pos - FDRTRACE_FUNC_RECORD_SIZE, memory_order_release);
+	atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 2, memory_order_relaxed);
+	return true;
+}
+
 notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
 			     unsigned cpu)
 {
@@ -315,12 +343,15 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		goto out;
 	}
 	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
+	if (action == FDRTRACE_FN_EXIT && fdr_min_ticks && wr_erase_short(t, pos, ce->id, tsc, cpu))
+		goto out;
 	if (cpu != t->cpu) {
 		struct fdrtrace_md_new_cpu_id m = { .type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_CPU_ID),
 						    .cpu = (uint16_t)cpu, .tsc = tsc };
 
 		memcpy(pos, &m, sizeof(m));
 		pos += sizeof(m);
+		t->rewind_floor = pos;
 		t->cpu = cpu;
 		t->last_tsc = tsc;
 	} else if (tsc - t->last_tsc > UINT32_MAX) {
@@ -329,6 +360,7 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 
 		memcpy(pos, &m, sizeof(m));
 		pos += sizeof(m);
+		t->rewind_floor = pos;
 		t->last_tsc = tsc;
 	}
 	rec = fdrtrace_func_word(action, ce->id) | ((tsc - t->last_tsc) << 32);
@@ -364,6 +396,7 @@ notrace int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, si
 	if (pos + FDRTRACE_METADATA_RECORD_SIZE + len > wr_cap_end(t->buf))
 		return -EMSGSIZE;
 	pos = wr_put_custom(t, pos, payload, len);
+	t->rewind_floor = pos;
 	atomic_store_explicit(&t->pos, pos, memory_order_release);
 	return 0;
 }

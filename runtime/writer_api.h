@@ -48,6 +48,9 @@ static fdr_always_inline notrace void fdr_record_at(void *fn, unsigned action, u
 	if (unlikely(ce->addr != addr || cpu != t->cpu || delta > UINT32_MAX ||
 		     pos >= atomic_load_explicit(&t->end, memory_order_relaxed)))
 		goto slow_path;
+	/* short calls may be erased at their exit: the slow path decides (@action is a constant) */
+	if (action == FDRTRACE_FN_EXIT && unlikely(fdr_min_ticks))
+		goto slow_path;
 
 	rec = fdrtrace_func_word(action, ce->id) | (delta << 32);
 	memcpy(pos, &rec, sizeof(rec));

@@ -79,6 +79,7 @@ static void check_basic(struct tc_run *r, struct tc_trace *t, unsigned version)
 	cr_expect_eq(t->close_how, FDRTRACE_CLOSE_EXIT);
 	cr_expect_eq(t->close_records, t->func_records);
 	cr_expect_eq(t->processes, 1);
+	cr_expect_eq(t->unnamed, 0, "every id is named before its first record");
 	cr_expect_geq(t->module_maps, 1);
 	snprintf(expect, sizeof(expect), ": %d records, 0 dropped\n", 2 * BASIC_CALLS);
 	cr_expect(strstr(r->err, expect), "summary line missing: %s", r->err);
@@ -120,6 +121,26 @@ Test(one_thread, monotonic_clock_trace_has_exact_call_counts)
 	assert_exited_ok(&r);
 	one_trace(&r, &t);
 	check_basic(&r, &t, 5);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(one_thread, duration_threshold_erases_short_calls_and_counts_them)
+{
+	const char *argv[] = { TARGET, "basic", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=func_duration_threshold_us=100000", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	one_trace(&r, &t);
+	cr_expect_eq(t.func_records + t.dropped, 2 * BASIC_CALLS);
+	cr_expect_eq(t.dropped, t.dropped_by[FDRTRACE_DROP_FILTERED]);
+	cr_expect_gt(t.dropped, 2 * 1000, "the leaf calls are far shorter than 100 ms");
+	cr_expect_eq(t.func_records % 2, 0);
+	cr_expect_eq(t.unmatched, 0);
+	cr_expect_eq(t.open_at_end, 0);
 	tc_free(&t);
 	tc_done(&r);
 }
@@ -182,7 +203,8 @@ Test(threads, eight_threads_each_record_every_call)
 	cr_expect_eq(t.unmatched, 0);
 	cr_expect_eq(t.open_at_end, 0);
 	cr_expect_eq(t.func_records, 2 * (8 * BASIC_CALLS + 1));	/* thread_main for main */
-	cr_expect_geq(t.ntids, 9);	/* 8 workers + main (+ the runtime's buffers) */
+	cr_expect_geq(t.ntids, 9);
+	cr_expect_eq(t.unnamed, 0);	/* 8 workers + main (+ the runtime's buffers) */
 	tc_free(&t);
 	tc_done(&r);
 }

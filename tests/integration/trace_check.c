@@ -222,6 +222,8 @@ void tc_read(const char *path, struct tc_trace *t)
 			struct tc_stack *s = stack_of(st, &nst, ev.tid);
 
 			t->func_records++;
+			if (id >= TC_MAX_IDS || !t->names[id])
+				t->unnamed++;
 			if (ev.u.func.action == FDRTRACE_FN_ENTRY) {
 				t->entries++;
 				if (id < TC_MAX_IDS)

@@ -32,6 +32,7 @@ struct tc_trace {
 	char *names[TC_MAX_IDS];
 	uint64_t unmatched;	/* exits that do not close the innermost open entry */
 	uint64_t open_at_end;	/* entries never closed */
+	uint64_t unnamed;	/* function records before their id's FDRTRACE_EXT_FUNC */
 	uint32_t max_depth;
 	int ntids;
 	int32_t tids[TC_MAX_TIDS];
