@@ -152,6 +152,9 @@ double an_seconds(const struct analysis *a, uint64_t ticks)
 /* Threads                                                             */
 /* ------------------------------------------------------------------ */
 
+static uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn,
+			      struct an_thread *thread);
+
 static struct an_thread *an_thread_get(struct analysis *a, int32_t tid)
 {
 	struct an_thread *t;
@@ -177,6 +180,8 @@ static struct an_thread *an_thread_get(struct analysis *a, int32_t tid)
 	t->tid = tid;
 	t->index = a->n_threads;
 	a->threads[a->n_threads++] = t;
+	if (a->want_cct && a->cct_per_thread)
+		t->root = an_node_child(a, 0, NULL, t);
 	return t;
 }
 
@@ -251,9 +256,12 @@ static int an_node_hash_grow(struct analysis *a)
 }
 
 /* The node for a call of @fn under @parent; 0 (the root) when out of memory. */
-static uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn)
+static uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn,
+			      struct an_thread *thread)
 {
-	uint64_t key = ((uint64_t)parent << 32 | fn->id) + 1;
+	/* Function ids have 28 bits: thread roots use keys above them. */
+	uint64_t key = ((uint64_t)parent << 32 |
+			(fn ? fn->id : (1u << FDRTRACE_FUNC_ID_BITS) + thread->index)) + 1;
 	uint32_t j, n;
 
 	if (!a->n_nodes) {
@@ -286,6 +294,7 @@ static uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_fun
 	a->nodes[n].parent = parent;
 	a->nodes[n].depth = parent ? a->nodes[parent].depth + 1 : 1;
 	a->nodes[n].fn = fn;
+	a->nodes[n].thread = fn ? NULL : thread;
 	j = (uint32_t)an_hash64(key) & (a->node_hash_cap - 1);
 	while (a->node_hash[j])
 		j = (j + 1) & (a->node_hash_cap - 1);
@@ -319,7 +328,8 @@ static struct an_frame *an_push(struct analysis *a, struct an_thread *t, struct 
 	f->partial = partial;
 	f->node = 0;
 	if (a->want_cct)
-		f->node = an_node_child(a, t->depth > 1 ? t->stack[t->depth - 2].node : 0, fn);
+		f->node = an_node_child(a, t->depth > 1 ? t->stack[t->depth - 2].node : t->root,
+					fn, t);
 	return f;
 }
 

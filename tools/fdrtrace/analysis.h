@@ -91,7 +91,8 @@ struct an_frame {
  * @first_tsc, @last_tsc: the earliest and latest TSC seen on the thread
  * @scan_tsc: first TSC of its last buffer (used by the order scan)
  * @index: order of first appearance, from 0
- * @user: for the command
+ * @root: its calling-context node when struct analysis.cct_per_thread
+ * @uptr: for the command
  */
 struct an_thread {
 	int32_t tid, pid;
@@ -100,14 +101,16 @@ struct an_thread {
 	uint32_t depth, cap;
 	uint64_t first_tsc, last_tsc, scan_tsc;
 	uint32_t index;
-	uint64_t user;
+	uint32_t root;
+	void *uptr;
 };
 
 /* A node of the calling-context tree: one distinct call path. */
 struct an_node {
 	uint32_t parent;	/* 0 for children of the root; the root is node 0 */
 	uint32_t depth;		/* 1 for outermost calls */
-	struct an_func *fn;
+	struct an_func *fn;		/* NULL for a thread's root (cct_per_thread) */
+	struct an_thread *thread;	/* the thread of a thread's root */
 	uint64_t calls, incl, self;
 };
 
@@ -152,7 +155,7 @@ struct an_stats {
 /**
  * struct analysis - one run over one trace
  * Set by the caller before an_run(): @ops, @ctx, @demangle, @want_hist,
- * @want_cct, @quiet. The rest is the core's.
+ * @want_cct, @cct_per_thread, @quiet. The rest is the core's.
  */
 struct analysis {
 	const struct an_ops *ops;
@@ -160,6 +163,7 @@ struct analysis {
 	bool demangle;
 	bool want_hist;
 	bool want_cct;
+	bool cct_per_thread;
 	bool quiet;
 
 	const char *path;

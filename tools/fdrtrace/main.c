@@ -26,6 +26,7 @@ static const struct tool_cmd commands[] = {
 	{ "info", "summarize a trace: clock, threads, time span, drops", cmd_info },
 	{ "account", "per-function calls and times (min, percentiles, max, sum, self)",
 	  cmd_account },
+	{ "stack", "folded call stacks for flame graphs (by time or count)", cmd_stack },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
