@@ -27,6 +27,8 @@ static const struct tool_cmd commands[] = {
 	{ "account", "per-function calls and times (min, percentiles, max, sum, self)",
 	  cmd_account },
 	{ "stack", "folded call stacks for flame graphs (by time or count)", cmd_stack },
+	{ "convert", "convert to Chrome Trace Event JSON (Perfetto, chrome://tracing)",
+	  cmd_convert },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
