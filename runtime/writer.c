@@ -473,15 +473,23 @@ static notrace void wr_thread_exit(void *arg)
  */
 notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
 {
-	struct fdr_buffer *b = t->buf;
+	/*
+	 * @pos first, with acquire: it pairs with the owner's release store
+	 * of @pos in wr_claim(), which follows its store of @buf, so a new
+	 * position is never matched with an older buffer. (A handover, which
+	 * clears both, runs under the slot lock we hold.) The range check
+	 * below rejects the remaining mix: a buffer claimed after @pos was
+	 * read.
+	 */
 	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_acquire);
+	struct fdr_buffer *b = t->buf;
 
 	node->tid = t->tid;
 	node->borrowed = true;
 	node->index = UINT32_MAX;
 	node->data = NULL;
 	node->len = 0;
-	if (b && pos) {
+	if (b && pos && pos > b->data && pos <= b->data + fdr_cfg.buffer_size) {
 		node->data = b->data;
 		node->len = (uint64_t)(pos - b->data);
 	}
