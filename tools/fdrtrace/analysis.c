@@ -436,6 +436,8 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
 		fn = an_func_get(a, id);
 		if (!fn || !an_push(a, t, fn, tsc, true))
 			return;
+		if (a->ops && a->ops->enter)
+			a->ops->enter(a, t, &t->stack[t->depth - 1]);
 	}
 }
 

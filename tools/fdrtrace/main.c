@@ -29,6 +29,7 @@ static const struct tool_cmd commands[] = {
 	{ "stack", "folded call stacks for flame graphs (by time or count)", cmd_stack },
 	{ "convert", "convert to Chrome Trace Event JSON (Perfetto, chrome://tracing)",
 	  cmd_convert },
+	{ "replay", "the call tree as indented text, with durations and filters", cmd_replay },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
