@@ -30,6 +30,7 @@ static const struct tool_cmd commands[] = {
 	{ "convert", "convert to Chrome Trace Event JSON (Perfetto, chrome://tracing)",
 	  cmd_convert },
 	{ "replay", "the call tree as indented text, with durations and filters", cmd_replay },
+	{ "extract-map", "an XRay YAML instrumentation map for llvm-xray", cmd_extract_map },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -45,7 +46,7 @@ static int main_help(FILE *f)
 	      "\n"
 	      "Commands:\n", f);
 	for (i = 0; i < N_COMMANDS; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
 	fputs("\n"
 	      "Run 'fdrtrace <command> --help' for a command's options,\n"
 	      "and see fdrtrace(1) and fdrtrace-<command>(1).\n", f);
