@@ -565,3 +565,35 @@ Test(api, flush_interval_writes_partial_buffers)
 	cr_expect_gt(after, before + 1000 * 16, "before %ld after %ld", before, after);
 	tc_done(&r);
 }
+
+Test(process, forks_while_threads_record_give_each_child_a_clean_trace)
+{
+	const char *argv[] = { API_TARGET, "forks", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	char paths[8][512];
+	int children = 0;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	cr_assert_eq(tc_find_traces(&r, paths, 8), 6, "parent + 5 children; stderr: %s", r.err);
+	for (int i = 0; i < 6; i++) {
+		struct tc_trace t;
+
+		tc_read(paths[i], &t);
+		cr_assert(t.ok, "%s", t.error);
+		cr_expect(t.closed, "%s", paths[i]);
+		if (t.forks) {
+			children++;
+			cr_expect_eq(tc_calls(&t, "leaf"), 1000, "%s", paths[i]);
+			cr_expect_eq(tc_calls(&t, "work20"), 0, "%s", paths[i]);
+			cr_expect_eq(t.npids, 1);
+			cr_expect_eq((uint32_t)t.pids[0], t.fork_child);
+		} else {
+			cr_expect_eq(tc_calls(&t, "leaf") + t.dropped / 2 >= 40000, 1, "%s", paths[i]);
+		}
+		tc_free(&t);
+	}
+	cr_expect_eq(children, 5);
+	tc_done(&r);
+}

@@ -5,13 +5,17 @@
  *   api api        fdrtrace_thread_name + fdrtrace_flush mid-run; prints the
  *                  return values and the trace file's size after the flush
  *   api running    4 threads call functions non-stop while main returns
+ *   api forks      2 threads work while main forks 5 children (each: work,
+ *                  exit); prints the children's pids
  *   api interval   work, sleep, one call, sleep: with flush_interval_ms the
  *                  partial buffer is in the file before exit; prints its size
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +51,14 @@ static void *spin(void *arg)
 	return NULL;
 }
 
+static void *work20(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 20; i++)
+		work();
+	return NULL;
+}
+
 static void nap(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
@@ -76,6 +88,30 @@ int main(int argc, char **argv)
 		}
 		nap(50);
 		work();
+	} else if (!strcmp(mode, "forks")) {
+		pthread_t th[2];
+
+		for (int i = 0; i < 2; i++)
+			if (pthread_create(&th[i], NULL, work20, NULL))
+				return 2;
+		for (int i = 0; i < 5; i++) {
+			pid_t pid;
+			int st;
+
+			fflush(stdout);
+			pid = fork();
+			if (pid < 0)
+				return 2;
+			if (pid == 0) {
+				work();
+				exit(0);
+			}
+			if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+				return 3;
+			printf("child %d\n", (int)pid);
+		}
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
 	} else if (!strcmp(mode, "interval")) {
 		long before;
 
