@@ -30,6 +30,7 @@ static const struct tool_cmd commands[] = {
 	{ "convert", "convert to Chrome Trace Event JSON (Perfetto, chrome://tracing)",
 	  cmd_convert },
 	{ "replay", "the call tree as indented text, with durations and filters", cmd_replay },
+	{ "graph", "the call graph in Graphviz DOT, edges with calls and times", cmd_graph },
 	{ "extract-map", "an XRay YAML instrumentation map for llvm-xray", cmd_extract_map },
 };
 

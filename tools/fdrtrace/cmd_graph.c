@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_graph.c - "fdrtrace graph FILE": the call graph in Graphviz DOT.
+ *
+ * Built from the analysis core's calling-context tree: every tree node is
+ * one (caller, callee) call path, so summing nodes by (parent function,
+ * function) gives the graph's edges with their call counts and inclusive
+ * times. Vertices are functions, with their calls and self time. Memory
+ * grows with distinct call paths and edges, not with records.
+ *
+ * Contract: single-threaded.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "util.h"
+
+struct gr_edge {
+	uint32_t from, to;	/* function ids; from 0: the thread roots */
+	uint64_t calls, ticks;
+};
+
+static int gr_cmp(const void *x, const void *y)
+{
+	const struct gr_edge *p = x, *q = y;
+
+	if (p->from != q->from)
+		return p->from < q->from ? -1 : 1;
+	return p->to < q->to ? -1 : p->to > q->to;
+}
+
+static const char graph_help[] =
+	"Usage: fdrtrace graph [options] FILE\n"
+	"\n"
+	"Print the call graph of the trace FILE ('-': standard input) in Graphviz DOT:\n"
+	"a vertex per function (calls, self time), an edge per caller and callee\n"
+	"labelled with the number of calls and their inclusive time. Render with\n"
+	"'dot -Tsvg'.\n"
+	"\n"
+	"Options:\n"
+	"      --no-demangle     print C++ names as recorded\n"
+	"  -q, --quiet           no summary of unmatched records on stderr\n"
+	"  -h, --help            show this help\n";
+
+static void gr_time(const struct analysis *a, uint64_t ticks)
+{
+	double s = an_seconds(a, ticks);
+
+	if (!a->freq)
+		printf("%" PRIu64 " ticks", ticks);
+	else if (s < 1e-3)
+		printf("%.3f us", s * 1e6);
+	else if (s < 1)
+		printf("%.3f ms", s * 1e3);
+	else
+		printf("%.3f s", s);
+}
+
+int cmd_graph(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "no-demangle", no_argument, NULL, 'D' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char optstring[] = "qh";
+	struct gr_edge *e = NULL;
+	struct analysis a;
+	uint32_t i, n = 0, m = 0;
+	int c, status = EXIT_OK;
+
+	memset(&a, 0, sizeof(a));
+	a.demangle = true;
+	a.want_cct = true;
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+		switch (c) {
+		case 'D':
+			a.demangle = false;
+			break;
+		case 'q':
+			a.quiet = true;
+			break;
+		case 'h':
+			return tool_print_help(graph_help);
+		default:
+			return tool_bad_option("graph", optstring, argv);
+		}
+	}
+	if (optind != argc - 1)
+		return tool_usage_err("graph", optind == argc ? "missing FILE" : "one FILE only");
+	if (an_run(&a, argv[optind])) {
+		an_fini(&a);
+		return EXIT_FAIL;
+	}
+	if (a.n_nodes > 1) {
+		e = calloc(a.n_nodes, sizeof(*e));
+		if (!e) {
+			tool_err("out of memory");
+			an_fini(&a);
+			return EXIT_FAIL;
+		}
+	}
+	for (i = 1; i < a.n_nodes; i++) {
+		const struct an_node *nd = &a.nodes[i];
+
+		if (!nd->fn || !nd->calls)
+			continue;
+		e[n].from = nd->parent && a.nodes[nd->parent].fn ? a.nodes[nd->parent].fn->id : 0;
+		e[n].to = nd->fn->id;
+		e[n].calls = nd->calls;
+		e[n].ticks = nd->incl;
+		n++;
+	}
+	qsort(e, n, sizeof(*e), gr_cmp);
+	for (i = 0; i < n; i++) {	/* merge equal edges in place */
+		if (m && e[m - 1].from == e[i].from && e[m - 1].to == e[i].to) {
+			e[m - 1].calls += e[i].calls;
+			e[m - 1].ticks += e[i].ticks;
+		} else {
+			e[m++] = e[i];
+		}
+	}
+	puts("digraph calls {");
+	puts("\tnode [shape=box];");
+	for (i = 0; i < a.n_fns; i++) {
+		struct an_func *f = a.fns[i];
+
+		if (!f->calls)
+			continue;
+		printf("\tf%" PRIu32 " [label=\"%s\\n%" PRIu64 " calls, self ", f->id,
+		       an_func_name(&a, f), f->calls);
+		gr_time(&a, f->self);
+		puts("\"];");
+	}
+	for (i = 0; i < m; i++) {
+		if (!e[i].from)
+			continue;
+		printf("\tf%" PRIu32 " -> f%" PRIu32 " [label=\"%" PRIu64 " calls\\n", e[i].from,
+		       e[i].to, e[i].calls);
+		gr_time(&a, e[i].ticks);
+		puts("\"];");
+	}
+	puts("}");
+	free(e);
+	an_summary(&a, "graph");
+	an_fini(&a);
+	if (tool_finish_stdout())
+		status = EXIT_FAIL;
+	return status;
+}
