@@ -194,6 +194,9 @@ static notrace void lc_sig_snap(struct fdr_thread *t, void *arg)
 
 	memset(&node, 0, sizeof(node));
 	fdr_snapshot_thread(t, &node);
+	/* ids used before the snapshot's position are all handed out now: name them first */
+	fdr_flush_emit_funcs(arg, false);
+	fdr_rtbuf_flush(arg);
 	if (node.len && node.data)
 		fdr_file_write_buffer(node.data, node.len);
 	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
@@ -212,7 +215,7 @@ static notrace void lc_sig_snap(struct fdr_thread *t, void *arg)
 static notrace void lc_dump(void)
 {
 	struct fdr_rtbuf *rb = &lc_sig_rb;
-	struct fdr_buffer *b;
+	struct fdr_buffer *b, *first = NULL, **tail = &first;
 	uint8_t p[128];
 	size_t n;
 
@@ -220,14 +223,17 @@ static notrace void lc_dump(void)
 		return;
 	rb->tid = (int32_t)syscall(SYS_gettid);
 	rb->len = 0;
+	/* take the queued buffers first, then name every id they may use, then write them */
+	while ((b = fdr_queue_pop(false))) {
+		b->node.next = NULL;
+		*tail = b;
+		tail = (struct fdr_buffer **)&b->node.next;
+	}
 	fdr_flush_emit_funcs(rb, false);
 	fdr_rtbuf_flush(rb);
-	while ((b = fdr_queue_pop(false))) {
+	for (b = first; b; b = (struct fdr_buffer *)b->node.next)
 		if (b->len && b->data)
 			fdr_file_write_buffer(b->data, b->len);
-		if (!b->borrowed)
-			fdr_pool_put(b);
-	}
 	fdr_threads_foreach(lc_sig_snap, rb, 100000);
 	{
 		uint64_t rec[FDRTRACE_DROP_REASON_COUNT] = { 0 };

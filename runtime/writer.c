@@ -90,8 +90,8 @@ notrace void fdr_record_inactive(void)
 
 notrace void fdr_count_reentry(struct fdr_thread *t)
 {
-	if (t->state == FDR_T_ACTIVE)
-		wr_count(t, FDRTRACE_DROP_REENTRY, 0);
+	/* also while the thread registers: the counters survive registration */
+	wr_count(t, FDRTRACE_DROP_REENTRY, 0);
 }
 
 /* ---- registry ---- */

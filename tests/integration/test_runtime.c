@@ -390,6 +390,7 @@ Test(signals, sigsegv_writes_a_readable_trace_and_dies_of_sigsegv)
 	one_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_SIGNAL);
+	cr_expect_eq(t.unnamed, 0, "every id has its FDRTRACE_EXT_FUNC (address only) first");
 	/* main is still open; everything it called has returned */
 	cr_expect_eq(t.entries, BASIC_CALLS);
 	cr_expect_eq(t.exits, BASIC_CALLS - 1);
