@@ -34,7 +34,7 @@ __attribute__((noinline)) static void work(void)
 		leaf(i);
 }
 
-static long trace_size(void)
+__attribute__((no_instrument_function)) static long trace_size(void)
 {
 	char path[256];
 	struct stat st;
@@ -59,7 +59,7 @@ static void *work20(void *arg)
 	return NULL;
 }
 
-static void nap(long ms)
+__attribute__((no_instrument_function)) static void nap(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
