@@ -854,10 +854,13 @@ void an_summary(const struct analysis *a, const char *cmd)
 		"fdrtrace %s: %s: %" PRIu64 " calls; unmatched: %" PRIu64 " exits without entry, %"
 		PRIu64 " entries without exit, %" PRIu64 " closed by an outer exit, %" PRIu64
 		" partial; %" PRIu64 " clamped; dropped: %" PRIu64 " records, %" PRIu64
-		" buffers; %" PRIu64 " damaged buffers skipped%s%s\n",
+		" buffers; %" PRIu64 " damaged buffers skipped; %" PRIu64
+		" buffers out of time order%s%s\n",
 		cmd, a->path, s->calls, s->unmatched_exits, s->unmatched_entries, s->unwound,
 		s->partial, s->clamped, s->dropped_records, s->dropped_buffers, s->bad_buffers,
-		s->reordered ? "; buffers reordered by time" : "",
+		s->out_of_order,
+		s->reordered ? "; buffers reordered by time" :
+		s->out_of_order ? " (read from a file to reorder them)" : "",
 		s->truncated ? "; trace truncated" : "");
 }
 

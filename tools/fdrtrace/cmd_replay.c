@@ -138,6 +138,14 @@ static void rp_enter(struct analysis *a, struct an_thread *t, const struct an_fr
 	}
 }
 
+/* "()" after a name, unless it has its own (a demangled C++ signature). */
+static const char *rp_parens(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n && name[n - 1] == ')' ? "" : "()";
+}
+
 static void rp_prefix(struct analysis *a, struct an_thread *t, bool with_dur, uint64_t dur,
 		      uint32_t level)
 {
@@ -174,7 +182,8 @@ static void rp_open_ancestors(struct analysis *a, struct an_thread *t, struct rp
 		if (!s->shown || s->opened || t->stack[i].partial)
 			continue;
 		rp_prefix(a, t, false, 0, s->level);
-		printf("%s() {\n", an_func_name(a, t->stack[i].fn));
+		printf("%s%s {\n", an_func_name(a, t->stack[i].fn),
+		       rp_parens(an_func_name(a, t->stack[i].fn)));
 		s->opened = true;
 	}
 }
@@ -208,7 +217,7 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	if (s->opened)
 		printf("} /* %s */", an_func_name(a, f->fn));
 	else
-		printf("%s();", an_func_name(a, f->fn));
+		printf("%s%s;", an_func_name(a, f->fn), rp_parens(an_func_name(a, f->fn)));
 	fputs(how == AN_END_UNWOUND ? " /* ended by an outer exit */\n" : "\n", stdout);
 }
 

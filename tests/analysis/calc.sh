@@ -1,0 +1,88 @@
+#!/bin/bash
+# calc.sh FDRTRACE CALC WORKDIR [LLVM_XRAY]
+#
+# A real trace from fdrtrace's runtime: examples/calc, whose call counts are
+# fixed (two threads evaluate the same expressions). Checks, on that trace:
+#   - account: the exact number of calls of every function, by name;
+#   - stack -c: the counts add up to the same total;
+#   - replay: one closing or leaf line per call;
+#   - convert --format chrome: valid JSON (with python3), one complete event
+#     per call, the process and thread names;
+#   - graph: an edge main -> worker;
+#   - a version 1 trace (padding) gives the same counts;
+#   - no command reports unmatched records on this clean trace;
+#   - with LLVM_XRAY: llvm-xray account, through fdrtrace extract-map's map,
+#     counts what fdrtrace account counts (xray.sh, on the version 5 trace).
+set -eu
+
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+fdr=$(abs "$1") prog=$(abs "$2") work=$(abs "$3") xray=${4:-}
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work"
+
+expected='evaluate 10
+expr 30
+factor 58
+fib 5230
+main 1
+number 38
+skip_space 182
+term 46
+worker 2'
+total=5597
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+check() {	# check SUBDIR FDRTRACE_OPTIONS
+	local dir=$work/$1 trace n
+	mkdir -p "$dir"
+	cd "$dir"
+	echo "=== FDRTRACE_OPTIONS='$2'"
+	FDRTRACE_MODE=fdr FDRTRACE_OPTIONS=$2 "$prog" >run.out 2>run.err || {
+		cat run.err >&2
+		fail "$prog failed"
+	}
+	set -- fdrtrace.*.fdr
+	[ "$#" -eq 1 ] && [ -s "$1" ] || fail "expected one trace, found: $*"
+	trace=$1
+
+	echo "--- account"
+	"$fdr" account -f csv "$trace" >acc.csv 2>acc.err
+	[ -s acc.err ] && { cat acc.err >&2; fail "account reported imperfections"; }
+	tail -n +2 acc.csv | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >counts
+	diff -u <(echo "$expected") counts
+
+	echo "--- stack -c"
+	n=$("$fdr" stack -c "$trace" | awk '{ s += $NF } END { print s }')
+	[ "$n" -eq "$total" ] || fail "stack -c counts $n calls, expected $total"
+
+	echo "--- replay"
+	"$fdr" replay "$trace" >replay.out
+	n=$(grep -cE '\| +(} /\* .* \*/|.*\(\);)$' replay.out || true)
+	[ "$n" -eq "$total" ] || fail "replay shows $n calls, expected $total"
+
+	echo "--- convert --format chrome"
+	"$fdr" convert --format chrome "$trace" -o out.json
+	n=$(grep -c '"ph":"X"' out.json || true)
+	[ "$n" -eq "$total" ] || fail "chrome JSON has $n complete events, expected $total"
+	grep -q '"process_name".*"calc"' out.json || fail "no process name"
+	grep -q '"thread_name".*"calc-worker"' out.json || fail "no thread name"
+	if command -v python3 >/dev/null; then
+		python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert len(d["traceEvents"]) > 5597' out.json
+	fi
+
+	echo "--- graph"
+	"$fdr" graph "$trace" >graph.dot
+	grep -q '^	f[0-9]* \[label="main' graph.dot || fail "no main in the graph"
+	id_main=$(sed -n 's/^	f\([0-9]*\) \[label="main\\n.*/\1/p' graph.dot)
+	id_worker=$(sed -n 's/^	f\([0-9]*\) \[label="worker\\n.*/\1/p' graph.dot)
+	grep -q "^	f$id_main -> f$id_worker \[label=\"1 calls" graph.dot || fail "no edge main -> worker"
+}
+
+check v5 ''
+if [ -n "$xray" ]; then
+	echo "=== llvm-xray"
+	bash "$here/xray.sh" "$fdr" "$xray" "$work/v5/$(cd "$work/v5" && ls fdrtrace.*.fdr)" "$work/xray"
+fi
+check v1 'format_version=1:buffer_size=4096'
+echo ok

@@ -1,0 +1,74 @@
+#!/bin/bash
+# golden.sh FDRTRACE TEXT EXPECTED_DIR NAME WORKDIR
+#
+# An analysis golden trace: assemble TEXT, then run every analysis command
+# for which EXPECTED_DIR/NAME.<what> exists and compare its output exactly:
+#   account         fdrtrace account FILE
+#   account-csv     fdrtrace account -f csv -s funcid FILE
+#   stack           fdrtrace stack FILE
+#   stack-count     fdrtrace stack -c -t FILE
+#   replay          fdrtrace replay FILE
+#   replay-filtered fdrtrace replay -F main -N fact -D 2 FILE
+#   graph           fdrtrace graph FILE
+#   chrome          fdrtrace convert --format chrome FILE -o out.json (and, with
+#                   python3, the JSON must parse)
+#   map             fdrtrace extract-map FILE
+#   summary         what fdrtrace account FILE prints on stderr
+#   pipe-summary    what 'cat FILE | fdrtrace account -' prints on stderr
+# Every command must exit 0.
+set -eu
+
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+fdr=$(abs "$1") text=$(abs "$2") exp=$(abs "$3") name=$4 work=$(abs "$5")
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+run() {	# run WHAT COMMAND...: stdout to WHAT.out, stderr to WHAT.err, exit 0
+	local what=$1 rc=0
+	shift
+	"$@" >"$what.out" 2>"$what.err" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL: '$*' exited $rc" >&2
+		cat "$what.err" >&2
+		exit 1
+	fi
+}
+
+"$fdr" assemble "$text" -o trace.fdr
+checked=0
+for f in "$exp/$name".*; do
+	[ -e "$f" ] || continue
+	what=${f##*/$name.}
+	case $what in
+	account) run "$what" "$fdr" account trace.fdr ;;
+	account-csv) run "$what" "$fdr" account -f csv -s funcid trace.fdr ;;
+	stack) run "$what" "$fdr" stack trace.fdr ;;
+	stack-count) run "$what" "$fdr" stack -c -t trace.fdr ;;
+	replay) run "$what" "$fdr" replay trace.fdr ;;
+	replay-filtered) run "$what" "$fdr" replay -F main -N fact -D 2 trace.fdr ;;
+	graph) run "$what" "$fdr" graph trace.fdr ;;
+	chrome)
+		run "$what" "$fdr" convert --format chrome trace.fdr -o out.json
+		mv out.json "$what.out"
+		if command -v python3 >/dev/null; then
+			python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$what.out"
+		fi ;;
+	map) run "$what" "$fdr" extract-map trace.fdr ;;
+	summary)
+		run "$what" "$fdr" account trace.fdr
+		mv "$what.err" "$what.out" ;;
+	pipe-summary)
+		run "$what" bash -c 'cat trace.fdr | "$1" account -' _ "$fdr"
+		mv "$what.err" "$what.out" ;;
+	*) echo "golden.sh: unknown expectation $f" >&2; exit 1 ;;
+	esac
+	echo "--- $what"
+	diff -u "$f" "$what.out"
+	checked=$((checked + 1))
+done
+if [ "$checked" -eq 0 ]; then
+	echo "FAIL: no expectations for $name in $exp" >&2
+	exit 1
+fi
+echo "ok ($checked outputs)"
