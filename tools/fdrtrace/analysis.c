@@ -872,6 +872,7 @@ void an_fini(struct analysis *a)
 		free(a->fns[i]->name);
 		free(a->fns[i]->display);
 		hist_free(&a->fns[i]->hist);
+		free(a->fns[i]->uptr);
 		free(a->fns[i]);
 	}
 	free(a->fns);

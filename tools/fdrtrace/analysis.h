@@ -53,7 +53,7 @@
  * @display: the printable name (see an_func_name()), built on first use
  * @calls, @sum, @self, @min, @max: completed calls and their durations (ticks)
  * @hist: the durations, for percentiles (when struct analysis.want_hist)
- * @user: for the command
+ * @uptr: for the command (freed with free() by an_fini() when not NULL)
  */
 struct an_func {
 	uint32_t id;
@@ -63,7 +63,7 @@ struct an_func {
 	char *display;
 	uint64_t calls, sum, self, min, max;
 	struct hist hist;
-	uint64_t user;
+	void *uptr;
 };
 
 /**

@@ -22,10 +22,31 @@
 #include "analysis.h"
 #include "util.h"
 
+#define CV_OUT_SIZE (1u << 20)
+#define CV_LINE_MAX 256	/* room for one event line, without its name */
+
+/* Complete events go through this buffer, the rest through stdio. */
 struct cv {
 	bool first;
 	uint64_t events;
+	char *out;
+	size_t len;
 };
+
+static void cv_flush(struct cv *cv)
+{
+	if (cv->len)
+		fwrite(cv->out, 1, cv->len, stdout);
+	cv->len = 0;
+}
+
+/* Room for @n more bytes in the buffer (flushing it if needed). */
+static char *cv_room(struct cv *cv, size_t n)
+{
+	if (cv->len + n > CV_OUT_SIZE)
+		cv_flush(cv);
+	return cv->out + cv->len;
+}
 
 static void cv_json_str(const char *s)
 {
@@ -45,14 +66,10 @@ static void cv_json_str(const char *s)
 
 static void cv_sep(struct cv *cv)
 {
+	cv_flush(cv);
 	fputs(cv->first ? "\n" : ",\n", stdout);
 	cv->first = false;
 	cv->events++;
-}
-
-static double cv_us(const struct analysis *a, uint64_t tsc)
-{
-	return a->freq ? (double)tsc * 1e6 / (double)a->freq : (double)tsc;
 }
 
 static int32_t cv_pid(const struct analysis *a, const struct an_thread *t)
@@ -60,23 +77,120 @@ static int32_t cv_pid(const struct analysis *a, const struct an_thread *t)
 	return t->pid ? t->pid : a->pid;
 }
 
+/* Append @v as decimal. */
+static char *cv_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* Append nanoseconds as microseconds with three decimals: "12.345". */
+static char *cv_us3(char *p, uint64_t ns)
+{
+	p = cv_u64(p, ns / 1000);
+	*p++ = '.';
+	*p++ = (char)('0' + ns / 100 % 10);
+	*p++ = (char)('0' + ns / 10 % 10);
+	*p++ = (char)('0' + ns % 10);
+	return p;
+}
+
+static uint64_t cv_ns(const struct analysis *a, uint64_t ticks)
+{
+	return a->freq ? (uint64_t)((double)ticks * 1e9 / (double)a->freq + 0.5) : ticks * 1000;
+}
+
+/* The function's name as a JSON string, quotes included, made once. */
+static const char *cv_json_name(struct analysis *a, struct an_func *fn)
+{
+	const char *s;
+	char *q, *p;
+
+	if (fn->uptr)
+		return fn->uptr;
+	s = an_func_name(a, fn);
+	q = malloc(strlen(s) * 6 + 3);
+	if (!q)
+		return "\"?\"";
+	p = q;
+	*p++ = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+		} else if (c < 0x20) {
+			p += sprintf(p, "\\u%04x", c);
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	*p++ = '"';
+	*p = '\0';
+	fn->uptr = q;
+	return q;
+}
+
+static char *cv_i32(char *p, int32_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return cv_u64(p, (uint64_t)-(int64_t)v);
+	}
+	return cv_u64(p, (uint64_t)v);
+}
+
 static void cv_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
 		    uint64_t end, uint64_t dur, enum an_end how)
 {
+	static const char head[] = "\n{\"name\":";
+	static const char mid[] = ",\"cat\":\"function\",\"ph\":\"X\",\"ts\":";
+	static const char unwound[] = ",\"args\":{\"ended\":\"by an outer exit\"}";
 	struct cv *cv = a->ctx;
+	const char *name;
+	size_t name_len;
+	char *p, *start;
 
 	(void)end;
 	if (f->partial)
 		return;
-	cv_sep(cv);
-	fputs("{\"name\":", stdout);
-	cv_json_str(an_func_name(a, f->fn));
-	printf(",\"cat\":\"function\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%" PRId32
-	       ",\"tid\":%" PRId32, cv_us(a, f->tsc),
-	       a->freq ? (double)dur * 1e6 / (double)a->freq : (double)dur, cv_pid(a, t), t->tid);
-	if (how == AN_END_UNWOUND)
-		fputs(",\"args\":{\"ended\":\"by an outer exit\"}", stdout);
-	putchar('}');
+	cv->events++;
+	name = cv_json_name(a, f->fn);
+	name_len = strlen(name);
+	if (name_len > CV_OUT_SIZE - CV_LINE_MAX)
+		name = "\"?\"", name_len = 3;
+	start = p = cv_room(cv, name_len + CV_LINE_MAX);
+	if (!cv->first)
+		*p++ = ',';
+	cv->first = false;
+	memcpy(p, head, sizeof(head) - 1);
+	p += sizeof(head) - 1;
+	memcpy(p, name, name_len);
+	p += name_len;
+	memcpy(p, mid, sizeof(mid) - 1);
+	p += sizeof(mid) - 1;
+	p = cv_us3(p, cv_ns(a, f->tsc));
+	memcpy(p, ",\"dur\":", 7);
+	p = cv_us3(p + 7, cv_ns(a, dur));
+	memcpy(p, ",\"pid\":", 7);
+	p = cv_i32(p + 7, cv_pid(a, t));
+	memcpy(p, ",\"tid\":", 7);
+	p = cv_i32(p + 7, t->tid);
+	if (how == AN_END_UNWOUND) {
+		memcpy(p, unwound, sizeof(unwound) - 1);
+		p += sizeof(unwound) - 1;
+	}
+	*p++ = '}';
+	cv->len += (size_t)(p - start);
 }
 
 static void cv_event(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
@@ -85,10 +199,15 @@ static void cv_event(struct analysis *a, struct an_thread *t, const struct fdrtr
 	bool typed = ev->type == FDRTRACE_EV_TYPED_EVENT;
 
 	cv_sep(cv);
-	printf("{\"name\":\"%s\",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.3f,"
-	       "\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"args\":{\"size\":%" PRIu32,
-	       typed ? "typed event" : "custom event", cv_us(a, ev->tsc), cv_pid(a, t), t->tid,
-	       ev->u.event.size);
+	printf("{\"name\":\"%s\",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
+	       typed ? "typed event" : "custom event");
+	{
+		char buf[32];
+
+		fwrite(buf, 1, (size_t)(cv_us3(buf, cv_ns(a, ev->tsc)) - buf), stdout);
+	}
+	printf(",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"args\":{\"size\":%" PRIu32,
+	       cv_pid(a, t), t->tid, ev->u.event.size);
 	if (typed)
 		printf(",\"type\":%u", ev->u.event.event_type);
 	fputs("}}", stdout);
@@ -132,6 +251,7 @@ int cmd_convert(int argc, char **argv)
 	const char *out = NULL;
 	struct analysis a;
 	struct cv cv = { .first = true };
+	int rc;
 	uint32_t i;
 	int c, status = EXIT_OK;
 
@@ -169,8 +289,16 @@ int cmd_convert(int argc, char **argv)
 		tool_err("%s: %s", out, strerror(errno));
 		return EXIT_FAIL;
 	}
+	cv.out = malloc(CV_OUT_SIZE);
+	if (!cv.out) {
+		tool_err("out of memory");
+		return EXIT_FAIL;
+	}
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", stdout);
-	if (an_run(&a, argv[optind])) {
+	rc = an_run(&a, argv[optind]);
+	cv_flush(&cv);
+	free(cv.out);
+	if (rc) {
 		an_fini(&a);
 		if (out && strcmp(out, "-"))
 			unlink(out);
