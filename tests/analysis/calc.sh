@@ -10,6 +10,9 @@
 #     per call, the process and thread names;
 #   - graph: an edge main -> worker;
 #   - a version 1 trace (padding) gives the same counts;
+#   - names from ELF: with the names taken out of the trace's func records,
+#     account finds them in the module's symbol table (the recorded
+#     build-id matches); with a wrong build-id it falls back to #ID@0xADDR;
 #   - no command reports unmatched records on this clean trace;
 #   - with LLVM_XRAY: llvm-xray account, through fdrtrace extract-map's map,
 #     counts what fdrtrace account counts (xray.sh, on the version 5 trace).
@@ -80,6 +83,32 @@ check() {	# check SUBDIR FDRTRACE_OPTIONS
 }
 
 check v5 ''
+
+echo "=== names from ELF symbols"
+cd "$work/v5"
+# Rewrite the func and module_map records as 'ext' lines (their dump
+# comments have that syntax), without the names.
+"$fdr" dump fdrtrace.*.fdr | awk '
+	/^buf ext size=/ { print "buf ext size=auto"; next }
+	/^evt cus .*# .* FDRx (func|module_map) / {
+		i = index($0, " FDRx "); rest = substr($0, i + 6)
+		k = rest; sub(/ .*/, "", k); rest = substr(rest, length(k) + 2)
+		if (k == "func") sub(/ name=.*/, "", rest)
+		print "ext " k " delta=0 " rest; next }
+	{ print }' >noname.txt
+grep -q '^ext func .*address=' noname.txt || fail "no func records to rewrite"
+grep -q ' name=' <(grep '^ext func' noname.txt) && fail "names left in func records"
+"$fdr" assemble noname.txt -o noname.fdr
+"$fdr" account -f csv noname.fdr | tail -n +2 |
+	awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >noname.counts
+diff -u <(echo "$expected") noname.counts
+sed -E 's/(^ext module_map .*build_id=)[0-9a-f]{2}/\1ff/' noname.txt >stale.txt
+cmp -s noname.txt stale.txt &&
+	sed -E 's/(^ext module_map .*build_id=)[0-9a-f]{2}/\100/' noname.txt >stale.txt
+cmp -s noname.txt stale.txt && fail "could not change the build-id"
+"$fdr" assemble stale.txt -o stale.fdr
+n=$("$fdr" account -f csv stale.fdr | grep -c '"#[0-9]*@0x[0-9a-f]*"$' || true)
+[ "$n" -eq 9 ] || fail "with a stale build-id, $n of 9 functions fell back to #ID@0xADDR"
 if [ -n "$xray" ]; then
 	echo "=== llvm-xray"
 	bash "$here/xray.sh" "$fdr" "$xray" "$work/v5/$(cd "$work/v5" && ls fdrtrace.*.fdr)" "$work/xray"

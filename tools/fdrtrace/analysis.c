@@ -92,6 +92,23 @@ struct an_func *an_func_get(struct analysis *a, uint32_t id)
 	return f;
 }
 
+static char *an_strdup_str(struct fdrtrace_str s)
+{
+	char *p = malloc((size_t)s.len + 1);
+	uint16_t i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < s.len; i++) {
+		unsigned char c = (unsigned char)s.ptr[i];
+
+		/* Names go into CSV, JSON and DOT: keep them printable. */
+		p[i] = c >= 0x20 && c != 0x7f && c != '"' && c != '\\' ? (char)c : '?';
+	}
+	p[s.len] = '\0';
+	return p;
+}
+
 typedef char *(*an_demangle_fn)(const char *, char *, size_t *, int *);
 
 /* __cxa_demangle from libstdc++, looked up once; NULL when unavailable. */
@@ -115,12 +132,47 @@ static an_demangle_fn an_demangler(void)
 	return fn;
 }
 
+static struct an_module *an_module_find(struct analysis *a, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = a->n_mods; i > 0; i--)	/* the latest mapping of an id wins */
+		if (a->mods[i - 1].id == id)
+			return &a->mods[i - 1];
+	return NULL;
+}
+
+/* The ELF symbol at the function's address, or NULL. */
+static const char *an_elf_name(struct analysis *a, const struct an_func *f)
+{
+	struct an_module *m;
+
+	if (a->no_elf || !f->address || f->module_id == 0xffffffffu)
+		return NULL;
+	m = an_module_find(a, f->module_id);
+	if (!m || !m->path || f->address < m->load_base)
+		return NULL;
+	if (!m->loaded)
+		m->loaded = elf_syms_load(m->path, m->build_id, m->build_id_len, &m->syms) ? -1 : 1;
+	if (m->loaded < 0)
+		return NULL;
+	return elf_syms_find(&m->syms, m->syms.is_dyn ? f->address - m->load_base : f->address);
+}
+
 const char *an_func_name(struct analysis *a, struct an_func *f)
 {
 	char buf[64];
 
 	if (f->display)
 		return f->display;
+	if (!f->name || !f->name[0]) {
+		const char *e = an_elf_name(a, f);
+
+		if (e) {
+			free(f->name);
+			f->name = an_strdup_str((struct fdrtrace_str){ e, (uint16_t)strnlen(e, 4096) });
+		}
+	}
 	if (f->name && f->name[0]) {
 		an_demangle_fn dm = a->demangle && strncmp(f->name, "_Z", 2) == 0 ?
 				    an_demangler() : NULL;
@@ -192,23 +244,6 @@ const char *an_thread_label(const struct an_thread *t, char *buf, size_t cap)
 	else
 		snprintf(buf, cap, "thread %" PRId32, t->tid);
 	return buf;
-}
-
-static char *an_strdup_str(struct fdrtrace_str s)
-{
-	char *p = malloc((size_t)s.len + 1);
-	uint16_t i;
-
-	if (!p)
-		return NULL;
-	for (i = 0; i < s.len; i++) {
-		unsigned char c = (unsigned char)s.ptr[i];
-
-		/* Names go into CSV, JSON and DOT: keep them printable. */
-		p[i] = c >= 0x20 && c != 0x7f && c != '"' && c != '\\' ? (char)c : '?';
-	}
-	p[s.len] = '\0';
-	return p;
 }
 
 /* ------------------------------------------------------------------ */
@@ -479,6 +514,35 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 			fn->name = an_strdup_str(x.u.func.name);
 			free(fn->display);
 			fn->display = NULL;
+		}
+		break;
+	case FDRTRACE_EXT_MODULE_MAP:
+		if (a->n_mods == a->mods_cap) {
+			uint32_t cap = a->mods_cap ? a->mods_cap * 2 : 16;
+			struct an_module *nm = realloc(a->mods, cap * sizeof(*nm));
+
+			if (!nm)
+				break;
+			a->mods = nm;
+			a->mods_cap = cap;
+		}
+		{
+			struct an_module *m = &a->mods[a->n_mods++];
+			size_t bl = x.u.module_map.build_id_len;
+
+			memset(m, 0, sizeof(*m));
+			m->id = x.u.module_map.module_id;
+			m->load_base = x.u.module_map.load_base;
+			m->size = x.u.module_map.size;
+			if (bl > sizeof(m->build_id))
+				bl = 0;
+			memcpy(m->build_id, x.u.module_map.build_id, bl);
+			m->build_id_len = (uint8_t)bl;
+			m->path = malloc((size_t)x.u.module_map.path.len + 1);
+			if (m->path) {
+				memcpy(m->path, x.u.module_map.path.ptr, x.u.module_map.path.len);
+				m->path[x.u.module_map.path.len] = '\0';
+			}
 		}
 		break;
 	case FDRTRACE_EXT_THREAD_NAME:
@@ -883,6 +947,11 @@ void an_fini(struct analysis *a)
 		free(a->threads[i]);
 	}
 	free(a->threads);
+	for (i = 0; i < a->n_mods; i++) {
+		free(a->mods[i].path);
+		elf_syms_free(&a->mods[i].syms);
+	}
+	free(a->mods);
 	free(a->nodes);
 	free(a->node_hash);
 	free(a->node_hash_val);

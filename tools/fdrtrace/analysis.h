@@ -42,6 +42,7 @@
 
 #include <fdrtrace/reader.h>
 
+#include "elfsym.h"
 #include "histogram.h"
 
 /**
@@ -114,6 +115,17 @@ struct an_node {
 	uint64_t calls, incl, self;
 };
 
+/* A module from FDRTRACE_EXT_MODULE_MAP, for ELF symbol fallback. */
+struct an_module {
+	uint32_t id;
+	uint64_t load_base, size;
+	uint8_t build_id[64];
+	uint8_t build_id_len;
+	char *path;
+	int loaded;		/* 0 not tried, 1 loaded, -1 failed */
+	struct elf_syms syms;
+};
+
 /* How a call ended. */
 enum an_end {
 	AN_END_EXIT = 0,	/* its own exit (or tail exit) record */
@@ -155,7 +167,7 @@ struct an_stats {
 /**
  * struct analysis - one run over one trace
  * Set by the caller before an_run(): @ops, @ctx, @demangle, @want_hist,
- * @want_cct, @cct_per_thread, @quiet. The rest is the core's.
+ * @want_cct, @cct_per_thread, @quiet, @no_elf. The rest is the core's.
  */
 struct analysis {
 	const struct an_ops *ops;
@@ -165,6 +177,7 @@ struct analysis {
 	bool want_cct;
 	bool cct_per_thread;
 	bool quiet;
+	bool no_elf;
 
 	const char *path;
 	uint16_t version;
@@ -179,6 +192,9 @@ struct analysis {
 	uint32_t fn_hash_cap;
 	struct an_func **fns;
 	uint32_t n_fns, fns_cap;
+
+	struct an_module *mods;
+	uint32_t n_mods, mods_cap;
 
 	struct an_thread **threads;
 	uint32_t n_threads, threads_cap;
@@ -220,8 +236,11 @@ void an_fini(struct analysis *a);
  * @a: the analysis (for the demangle setting)
  * @f: the function
  *
- * Return: the recorded name, demangled if asked and possible; else
- * "#ID@0xADDRESS" when the address is known, else "#ID". Never empty.
+ * Return: the recorded name; else the ELF symbol (.symtab, else .dynsym)
+ * of the recorded module file at the recorded address, when the file's
+ * build-id matches the recorded one (unless @no_elf); demangled if asked
+ * and possible. Else "#ID@0xADDRESS" when the address is known, else
+ * "#ID". Never empty.
  */
 const char *an_func_name(struct analysis *a, struct an_func *f);
 
