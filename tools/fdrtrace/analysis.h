@@ -288,5 +288,6 @@ int cmd_convert(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_extract_map(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif /* FDRTRACE_TOOL_ANALYSIS_H */

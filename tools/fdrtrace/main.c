@@ -32,6 +32,7 @@ static const struct tool_cmd commands[] = {
 	{ "replay", "the call tree as indented text, with durations and filters", cmd_replay },
 	{ "graph", "the call graph in Graphviz DOT, edges with calls and times", cmd_graph },
 	{ "extract-map", "an XRay YAML instrumentation map for llvm-xray", cmd_extract_map },
+	{ "record", "run a program with tracing on and print its trace's path", cmd_record },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,86 @@
+#!/bin/bash
+# cli.sh FDRTRACE CALC NOLINK WORKDIR
+#
+# The analysis commands' command lines: --help, unknown options, missing
+# arguments, bad values (exit 2); an unreadable input (exit 1). Then
+# 'fdrtrace record': a program linked with libfdrtrace (calc) and one that
+# is not (NOLINK, preloaded), each traced into a directory, the trace path
+# printed and the calls counted exactly; a missing program exits 127.
+set -u
+
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+fdr=$(abs "$1") calc=$(abs "$2") nolink=$(abs "$3") work=$(abs "$4")
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+fails=0
+
+check() {	# check NAME WANT_STATUS COMMAND...
+	local name=$1 want=$2 rc=0
+	shift 2
+	"$@" >out 2>err || rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		echo "FAIL $name: exit $rc, expected $want"; cat err
+		fails=$((fails + 1))
+		return 1
+	fi
+	echo "ok   $name"
+}
+has() {	# has FILE TEXT
+	grep -qF -- "$2" "$1" && return 0
+	echo "FAIL: $1 lacks '$2':"; cat "$1"
+	fails=$((fails + 1))
+	return 1
+}
+
+for c in account stack convert replay graph extract-map record; do
+	check "$c-help" 0 "$fdr" $c --help && has out "Usage: fdrtrace $c"
+	check "$c-unknown-option" 2 "$fdr" $c --frob x && has err "fdrtrace $c: unknown option '--frob'"
+	check "$c-missing-arg" 2 "$fdr" $c && has err "fdrtrace $c: missing"
+	check "$c-in-main-help" 0 "$fdr" --help && has out "  $c "
+done
+for c in account stack convert replay graph extract-map; do
+	check "$c-no-such-file" 1 "$fdr" $c no-such.fdr && has err "no-such.fdr"
+	check "$c-two-files" 2 "$fdr" $c a.fdr b.fdr && has err "one FILE only"
+done
+check account-bad-sort 2 "$fdr" account -s frob x.fdr && has err "unknown sort column 'frob'"
+check account-bad-order 2 "$fdr" account -r up x.fdr && has err "asc or dsc"
+check account-bad-top 2 "$fdr" account -p -1 x.fdr && has err "bad --top"
+check account-bad-format 2 "$fdr" account -f xml x.fdr && has err "unknown format 'xml'"
+check stack-bad-unit 2 "$fdr" stack -u fortnights x.fdr && has err "unknown unit"
+check convert-bad-format 2 "$fdr" convert -f svg x.fdr && has err "unknown format 'svg'"
+check replay-bad-depth 2 "$fdr" replay -D 0 x.fdr && has err "bad --depth"
+check replay-bad-threshold 2 "$fdr" replay -t 5parsecs x.fdr && has err "bad --threshold"
+check replay-bad-range 2 "$fdr" replay -r 5 x.fdr && has err "A~B"
+check record-bad-option 2 "$fdr" record -O nokey -- true && has err "KEY=VALUE"
+printf 'not a trace at all, just text\n' >garbage.fdr
+printf 'padding to more than a 32-byte file header\n' >>garbage.fdr
+check account-garbage 1 "$fdr" account garbage.fdr && has err "garbage.fdr:"
+
+counts() {	# counts TRACE: "name count" lines, sorted
+	"$fdr" account -q -f csv "$1" | tail -n +2 |
+		awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort
+}
+
+mkdir -p linked preloaded
+check record-linked 0 "$fdr" record -d linked -b 16K -- "$calc" &&
+	has err "fdrtrace record: $work/linked/fdrtrace.calc."
+t=$(ls linked/fdrtrace.calc.*.fdr 2>/dev/null)
+if [ -n "$t" ] && [ "$(counts "$t" | grep -c '^fib 5230$')" = 1 ]; then
+	echo "ok   record-linked-counts"
+else
+	echo "FAIL record-linked-counts: $(counts "$t" | tr '\n' ' ')"; fails=$((fails + 1))
+fi
+check record-preloaded 0 "$fdr" record -d preloaded -- "$nolink" &&
+	has err "fdrtrace record: $work/preloaded/fdrtrace."
+t=$(ls preloaded/fdrtrace.*.fdr 2>/dev/null)
+if [ -n "$t" ] && [ "$(counts "$t" | tr '\n' ' ')" = "inner 6 main 1 outer 3 " ]; then
+	echo "ok   record-preloaded-counts"
+else
+	echo "FAIL record-preloaded-counts: '$(counts "$t" | tr '\n' ' ')'"; fails=$((fails + 1))
+fi
+check record-missing-program 127 "$fdr" record -- ./no-such-program && has err "no-such-program"
+check record-not-a-dir 1 "$fdr" record -d garbage.fdr -- "$calc" && has err "not a directory"
+
+[ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
+echo "all ok"

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_record.c - "fdrtrace record [options] -- PROGRAM ARGS": run a program
+ * with tracing on and say where its trace is.
+ *
+ * Sets FDRTRACE_MODE=fdr and appends the options to FDRTRACE_OPTIONS (later
+ * settings win, so the command line overrides the environment). When the
+ * program does not link libfdrtrace itself (no DT_NEEDED entry for it: a
+ * program built with -finstrument-functions alone, or a script), the
+ * library is preloaded with LD_PRELOAD. After the program ends, the trace
+ * of its process, "BASE<name>.<pid>.fdr", is looked up by its pid and its
+ * path printed on stderr.
+ *
+ * Contract: single-threaded; forks once.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "elfsym.h"
+#include "util.h"
+
+#ifndef FDRTRACE_LIBDIR
+#define FDRTRACE_LIBDIR "/usr/local/lib"
+#endif
+#define REC_LIB_NAME "libfdrtrace.so.0"
+
+struct rec_opts {
+	char *buf;
+	size_t len, cap;
+};
+
+/* Append "key=value" to the options, quoting the value when needed. */
+static int rec_add(struct rec_opts *o, const char *key, const char *value)
+{
+	size_t need = strlen(key) + 2 * strlen(value) + 8;
+	const char *v;
+	bool quote = strpbrk(value, " \t\n:,\"\\") != NULL;
+
+	if (o->len + need > o->cap) {
+		size_t cap = (o->cap + need) * 2;
+		char *n = realloc(o->buf, cap);
+
+		if (!n)
+			return -ENOMEM;
+		o->buf = n;
+		o->cap = cap;
+	}
+	if (o->len)
+		o->buf[o->len++] = ':';
+	o->len += (size_t)sprintf(o->buf + o->len, "%s=", key);
+	if (quote)
+		o->buf[o->len++] = '"';
+	for (v = value; *v; v++) {
+		if (quote && (*v == '"' || *v == '\\'))
+			o->buf[o->len++] = '\\';
+		o->buf[o->len++] = *v;
+	}
+	if (quote)
+		o->buf[o->len++] = '"';
+	o->buf[o->len] = '\0';
+	return 0;
+}
+
+/* The program's file: @prog itself when it has a slash, else from $PATH. */
+static char *rec_which(const char *prog)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[PATH_MAX];
+
+	if (strchr(prog, '/'))
+		return strdup(prog);
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		size_t n;
+
+		end = strchrnul(p, ':');
+		n = (size_t)(end - p);
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", prog) >=
+		    sizeof(buf))
+			continue;
+		if (access(buf, X_OK) == 0)
+			return strdup(buf);
+	}
+	return NULL;
+}
+
+/* libfdrtrace: next to this build of fdrtrace, else where it is installed. */
+static const char *rec_find_lib(char *buf, size_t cap)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *env = getenv("FDRTRACE_LIB");
+
+	if (env && *env)
+		return env;
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			/* build tree: tools/fdrtrace/fdrtrace and runtime/libfdrtrace.so.0 */
+			if ((size_t)snprintf(buf, cap, "%s/../../runtime/%s", exe, REC_LIB_NAME) <
+			    cap && access(buf, R_OK) == 0)
+				return buf;
+		}
+	}
+	snprintf(buf, cap, "%s/%s", FDRTRACE_LIBDIR, REC_LIB_NAME);
+	return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+/* Find BASE*.PID.fdr; Return: its path (malloc'd) or NULL. */
+static char *rec_find_trace(const char *base, pid_t pid)
+{
+	const char *slash = strrchr(base, '/');
+	char dir[PATH_MAX], suffix[32], *found = NULL;
+	const char *prefix = slash ? slash + 1 : base;
+	size_t plen = strlen(prefix), slen;
+	struct dirent *de;
+	DIR *d;
+
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - base) + (slash == base), base);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	slen = (size_t)snprintf(suffix, sizeof(suffix), ".%d.fdr", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return NULL;
+	while (!found && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (n > plen + slen && strncmp(de->d_name, prefix, plen) == 0 &&
+		    strcmp(de->d_name + n - slen, suffix) == 0) {
+			found = malloc(strlen(dir) + n + 2);
+			if (found)
+				sprintf(found, "%s/%s", dir, de->d_name);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static const char record_help[] =
+	"Usage: fdrtrace record [options] -- PROGRAM [ARGS...]\n"
+	"\n"
+	"Run PROGRAM with fdrtrace recording on (FDRTRACE_MODE=fdr), then print the\n"
+	"path of its trace on stderr. PROGRAM must be built with\n"
+	"-finstrument-functions; when it does not link libfdrtrace, the library is\n"
+	"preloaded (LD_PRELOAD). The options become FDRTRACE_OPTIONS settings, after\n"
+	"any already in the environment (so they win).\n"
+	"\n"
+	"Options:\n"
+	"  -d, --output-dir DIR      write the trace in DIR (logfile_base=DIR/fdrtrace.)\n"
+	"  -b, --buffer-size SIZE    buffer_size (bytes; K, M, G suffixes)\n"
+	"  -m, --buffer-max N        buffer_max (buffers in the pool)\n"
+	"  -t, --threshold-us N      func_duration_threshold_us\n"
+	"  -V, --format-version V    format_version (5 or 1)\n"
+	"  -O, --option KEY=VALUE    any FDRTRACE_OPTIONS setting (repeatable)\n"
+	"      --lib PATH            the libfdrtrace to preload (default: $FDRTRACE_LIB,\n"
+	"                            the build tree's, or the installed one)\n"
+	"      --preload             preload even when PROGRAM links libfdrtrace\n"
+	"      --no-preload          never preload\n"
+	"  -h, --help                show this help\n"
+	"\n"
+	"Exit status: PROGRAM's (128+N when signal N killed it); 127 when it could\n"
+	"not be run; 1 when it exited 0 but left no trace; 2 on usage errors.\n";
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output-dir", required_argument, NULL, 'd' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "buffer-max", required_argument, NULL, 'm' },
+		{ "threshold-us", required_argument, NULL, 't' },
+		{ "format-version", required_argument, NULL, 'V' },
+		{ "option", required_argument, NULL, 'O' },
+		{ "lib", required_argument, NULL, 'L' },
+		{ "preload", no_argument, NULL, 'P' },
+		{ "no-preload", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char optstring[] = "+d:b:m:t:V:O:h";
+	struct rec_opts o = { 0 };
+	const char *dir = NULL, *lib = NULL, *old;
+	char base[PATH_MAX], libbuf[PATH_MAX], absdir[PATH_MAX], *prog_path, *trace, *eq;
+	int c, preload = -1, rc = 0, st, status;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	pid_t pid;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 'b':
+			rc = rec_add(&o, "buffer_size", optarg);
+			break;
+		case 'm':
+			rc = rec_add(&o, "buffer_max", optarg);
+			break;
+		case 't':
+			rc = rec_add(&o, "func_duration_threshold_us", optarg);
+			break;
+		case 'V':
+			rc = rec_add(&o, "format_version", optarg);
+			break;
+		case 'O':
+			eq = strchr(optarg, '=');
+			if (!eq || eq == optarg) {
+				free(o.buf);
+				return tool_usage_err("record", "-O takes KEY=VALUE, not '%s'",
+						      optarg);
+			}
+			*eq = '\0';
+			rc = rec_add(&o, optarg, eq + 1);
+			*eq = '=';
+			break;
+		case 'L':
+			lib = optarg;
+			break;
+		case 'P':
+			preload = 1;
+			break;
+		case 'N':
+			preload = 0;
+			break;
+		case 'h':
+			free(o.buf);
+			return tool_print_help(record_help);
+		default:
+			free(o.buf);
+			return tool_bad_option("record", optstring + 1, argv);
+		}
+		if (rc) {
+			tool_err("out of memory");
+			free(o.buf);
+			return EXIT_FAIL;
+		}
+	}
+	if (optind == argc) {
+		free(o.buf);
+		return tool_usage_err("record", "missing PROGRAM");
+	}
+	/* An absolute directory, so that the path printed at the end is one. */
+	if (!dir && getcwd(absdir, sizeof(absdir)))
+		dir = absdir;
+	else if (dir && realpath(dir, absdir))
+		dir = absdir;
+	if ((size_t)snprintf(base, sizeof(base), "%s%sfdrtrace.", dir ? dir : "",
+			     dir && *dir && dir[strlen(dir) - 1] != '/' ? "/" : "") >= sizeof(base) ||
+	    rec_add(&o, "logfile_base", base)) {
+		tool_err("output directory too long, or out of memory");
+		free(o.buf);
+		return EXIT_FAIL;
+	}
+	if (dir) {
+		struct stat sb;
+
+		if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) {
+			tool_err("%s: not a directory", dir);
+			free(o.buf);
+			return EXIT_FAIL;
+		}
+	}
+
+	prog_path = rec_which(argv[optind]);
+	if (!prog_path) {
+		tool_err("%s: command not found", argv[optind]);
+		free(o.buf);
+		return 127;
+	}
+	if (preload < 0)
+		preload = elf_needs(prog_path, "libfdrtrace.so") == 1 ? 0 : 1;
+	free(prog_path);
+	if (preload && !lib) {
+		lib = rec_find_lib(libbuf, sizeof(libbuf));
+		if (!lib) {
+			tool_err("%s does not link libfdrtrace, and %s was not found to preload "
+				 "(use --lib PATH)", argv[optind], REC_LIB_NAME);
+			free(o.buf);
+			return EXIT_FAIL;
+		}
+	}
+
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		tool_err("fork: %s", strerror(errno));
+		free(o.buf);
+		return EXIT_FAIL;
+	}
+	if (pid == 0) {
+		char *env;
+
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		old = getenv("FDRTRACE_OPTIONS");
+		if (old && *old && asprintf(&env, "%s:%s", old, o.buf) >= 0)
+			setenv("FDRTRACE_OPTIONS", env, 1);
+		else
+			setenv("FDRTRACE_OPTIONS", o.buf, 1);
+		setenv("FDRTRACE_MODE", "fdr", 1);
+		if (preload) {
+			old = getenv("LD_PRELOAD");
+			if (old && *old && asprintf(&env, "%s %s", lib, old) >= 0)
+				setenv("LD_PRELOAD", env, 1);
+			else
+				setenv("LD_PRELOAD", lib, 1);
+		}
+		execvp(argv[optind], argv + optind);
+		tool_err("%s: %s", argv[optind], strerror(errno));
+		_exit(127);
+	}
+	free(o.buf);
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			tool_err("waitpid: %s", strerror(errno));
+			return EXIT_FAIL;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+		return 127;
+	trace = rec_find_trace(base, pid);
+	if (trace) {
+		fprintf(stderr, "fdrtrace record: %s\n", trace);
+		free(trace);
+	} else {
+		tool_err("record: no trace %s*.%d.fdr: was %s built with "
+			 "-finstrument-functions?", base, (int)pid, argv[optind]);
+		if (status == 0)
+			status = EXIT_FAIL;
+	}
+	return status;
+}
