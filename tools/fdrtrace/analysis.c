@@ -385,6 +385,8 @@ static void an_close_top(struct analysis *a, struct an_thread *t, uint64_t end, 
 		a->st.unwound++;
 	if (a->ops && a->ops->exit)
 		a->ops->exit(a, t, f, end, dur, how);
+	if (t == a->cur && t->depth - 1 < a->buf_low)
+		a->buf_low = t->depth - 1;
 	if (!f->partial) {
 		self = dur > f->children ? dur - f->children : 0;
 		a->st.calls++;
@@ -582,6 +584,7 @@ static void an_event(struct analysis *a, const struct fdrtrace_event *ev)
 			a->st.buffers++;
 		a->cur = an_thread_get(a, ev->tid);
 		a->buf_fresh = true;
+		a->buf_low = a->cur ? a->cur->depth : 0;
 		return;
 	case FDRTRACE_EV_PID:
 		if (a->cur)
@@ -633,6 +636,20 @@ static void an_report(struct analysis *a, struct fdrtrace_reader *rd)
 }
 
 /*
+ * A buffer was damaged: the calls it opened may have lost their exits with
+ * the rest of it. Forget them (counted as entries without exit).
+ */
+static void an_drop_buffer_calls(struct analysis *a)
+{
+	struct an_thread *t = a->cur;
+
+	if (!t || t->depth <= a->buf_low)
+		return;
+	a->st.unmatched_entries += t->depth - a->buf_low;
+	t->depth = a->buf_low;
+}
+
+/*
  * Read the whole stream of @rd, skipping damaged buffers.
  * Return: 0, or -1 when the header itself could not be read.
  */
@@ -649,6 +666,8 @@ static int an_stream(struct analysis *a, struct fdrtrace_reader *rd, bool report
 			an_report(a, rd);
 		if (!a->have_hdr)
 			return -1;
+		if (a->pass_mode != 1)
+			an_drop_buffer_calls(a);
 		if (fdrtrace_reader_skip_buffer(rd))
 			return 0;
 		if (report)
@@ -830,6 +849,7 @@ static int an_reordered(struct analysis *a, int fd, uint64_t fsize)
 				fprintf(stderr, "%s:%" PRIu64 ": %s\n", a->path,
 					off - 32 + bufs[i].offset, fdrtrace_reader_errmsg(rd));
 				a->st.bad_buffers++;
+				an_drop_buffer_calls(a);
 			}
 			break;
 		}

@@ -209,6 +209,7 @@ struct analysis {
 	/* 1: collect extensions only; 2: skip extensions (reordered pass) */
 	int pass_mode;
 	bool buf_fresh;		/* no NewCPUId yet in the current buffer */
+	uint32_t buf_low;	/* lowest stack depth of a->cur in this buffer */
 
 	struct an_stats st;
 };

@@ -179,11 +179,12 @@ static void rp_open_ancestors(struct analysis *a, struct an_thread *t, struct rp
 	for (i = 0; i < upto; i++) {
 		struct rp_slot *s = &rt->slots[i];
 
-		if (!s->shown || s->opened || t->stack[i].partial)
+		if (!s->shown || s->opened)
 			continue;
 		rp_prefix(a, t, false, 0, s->level);
-		printf("%s%s {\n", an_func_name(a, t->stack[i].fn),
-		       rp_parens(an_func_name(a, t->stack[i].fn)));
+		printf("%s%s {%s\n", an_func_name(a, t->stack[i].fn),
+		       rp_parens(an_func_name(a, t->stack[i].fn)),
+		       t->stack[i].partial ? " /* entered before the trace */" : "");
 		s->opened = true;
 	}
 }
@@ -204,7 +205,7 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	if (f->partial) {
 		/* Its entry was never seen: it was never opened here. */
 		if (s->opened) {
-			rp_prefix(a, t, true, dur, s->level);
+			rp_prefix(a, t, false, 0, s->level);
 			printf("} /* %s */\n", an_func_name(a, f->fn));
 		}
 		return;
