@@ -14,6 +14,7 @@
 #     account finds them in the module's symbol table (the recorded
 #     build-id matches); with a wrong build-id it falls back to #ID@0xADDR;
 #   - no command reports unmatched records on this clean trace;
+#   - the core's fast path and the reader give the same account and stack;
 #   - with LLVM_XRAY: llvm-xray account, through fdrtrace extract-map's map,
 #     counts what fdrtrace account counts (xray.sh, on the version 5 trace).
 set -eu
@@ -54,6 +55,13 @@ check() {	# check SUBDIR FDRTRACE_OPTIONS
 	[ -s acc.err ] && { cat acc.err >&2; fail "account reported imperfections"; }
 	tail -n +2 acc.csv | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >counts
 	diff -u <(echo "$expected") counts
+
+	echo "--- the fast path and the reader agree"
+	FDRTRACE_ANALYSIS_READER=1 "$fdr" account -f csv "$trace" >acc-reader.csv
+	cmp acc.csv acc-reader.csv || fail "account differs with FDRTRACE_ANALYSIS_READER=1"
+	"$fdr" stack -t "$trace" >stack.fast
+	FDRTRACE_ANALYSIS_READER=1 "$fdr" stack -t "$trace" >stack.reader
+	cmp stack.fast stack.reader || fail "stack differs with FDRTRACE_ANALYSIS_READER=1"
 
 	echo "--- stack -c"
 	n=$("$fdr" stack -c "$trace" | awk '{ s += $NF } END { print s }')

@@ -15,7 +15,9 @@
 #   map             fdrtrace extract-map FILE
 #   summary         what fdrtrace account FILE prints on stderr
 #   pipe-summary    what 'cat FILE | fdrtrace account -' prints on stderr
-# Every command must exit 0.
+# Every command must exit 0. Each runs twice: with the core's fast path
+# (the default) and with FDRTRACE_ANALYSIS_READER=1 (every buffer through
+# the reader); both must print exactly the expected output.
 set -eu
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
@@ -37,6 +39,8 @@ run() {	# run WHAT COMMAND...: stdout to WHAT.out, stderr to WHAT.err, exit 0
 
 "$fdr" assemble "$text" -o trace.fdr
 checked=0
+for mode in fast reader; do
+if [ "$mode" = reader ]; then export FDRTRACE_ANALYSIS_READER=1; fi
 for f in "$exp/$name".*; do
 	[ -e "$f" ] || continue
 	what=${f##*/$name.}
@@ -63,9 +67,10 @@ for f in "$exp/$name".*; do
 		mv "$what.err" "$what.out" ;;
 	*) echo "golden.sh: unknown expectation $f" >&2; exit 1 ;;
 	esac
-	echo "--- $what"
+	echo "--- $what ($mode)"
 	diff -u "$f" "$what.out"
 	checked=$((checked + 1))
+done
 done
 if [ "$checked" -eq 0 ]; then
 	echo "FAIL: no expectations for $name in $exp" >&2

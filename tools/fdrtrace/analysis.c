@@ -60,6 +60,9 @@ struct an_func *an_func_get(struct analysis *a, uint32_t id)
 	struct an_func *f;
 	uint32_t j;
 
+	/* Runtimes number functions densely from 1: most ids hit this table. */
+	if (id < AN_FN_DIRECT && a->fn_direct[id])
+		return a->fn_direct[id];
 	if (a->fn_hash_cap) {
 		j = an_hash32(id) & (a->fn_hash_cap - 1);
 		while ((f = a->fn_hash[j])) {
@@ -82,6 +85,8 @@ struct an_func *an_func_get(struct analysis *a, uint32_t id)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
+	if (id < AN_FN_DIRECT)
+		a->fn_direct[id] = f;
 	f->id = id;
 	f->module_id = 0xffffffffu;
 	a->fns[a->n_fns++] = f;
@@ -410,18 +415,22 @@ static void an_close_top(struct analysis *a, struct an_thread *t, uint64_t end, 
 	t->depth--;
 }
 
-static void an_function(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
+static void an_function(struct analysis *a, struct an_thread *t, unsigned action, uint32_t id,
+			uint64_t tsc)
 {
-	uint32_t id = ev->u.func.func_id;
 	struct an_func *fn;
 	uint32_t i;
 
+	if (!t->first_tsc || tsc < t->first_tsc)
+		t->first_tsc = tsc;
+	if (tsc > t->last_tsc)
+		t->last_tsc = tsc;
 	a->st.records++;
-	switch (ev->u.func.action) {
+	switch (action) {
 	case FDRTRACE_FN_ENTRY:
 	case FDRTRACE_FN_ENTRY_ARGS:
 		fn = an_func_get(a, id);
-		if (!fn || !an_push(a, t, fn, ev->tsc, false))
+		if (!fn || !an_push(a, t, fn, tsc, false))
 			return;	/* out of memory: the call is lost, the stack stays right */
 		if (a->ops && a->ops->enter)
 			a->ops->enter(a, t, &t->stack[t->depth - 1]);
@@ -436,8 +445,8 @@ static void an_function(struct analysis *a, struct an_thread *t, const struct fd
 			return;
 		}
 		while (t->depth > i)
-			an_close_top(a, t, ev->tsc, AN_END_UNWOUND);
-		an_close_top(a, t, ev->tsc, AN_END_EXIT);
+			an_close_top(a, t, tsc, AN_END_UNWOUND);
+		an_close_top(a, t, tsc, AN_END_EXIT);
 		return;
 	default:
 		return;	/* actions 4..7 have no meaning */
@@ -603,11 +612,7 @@ static void an_event(struct analysis *a, const struct fdrtrace_event *ev)
 		t = a->cur;
 		if (!t || a->pass_mode == 1)
 			return;
-		if (!t->first_tsc || ev->tsc < t->first_tsc)
-			t->first_tsc = ev->tsc;
-		if (ev->tsc > t->last_tsc)
-			t->last_tsc = ev->tsc;
-		an_function(a, t, ev);
+		an_function(a, t, ev->u.func.action, ev->u.func.func_id, ev->tsc);
 		return;
 	case FDRTRACE_EV_CUSTOM_EVENT:
 		an_ext(a, ev);
@@ -674,6 +679,273 @@ static int an_stream(struct analysis *a, struct fdrtrace_reader *rd, bool report
 			a->st.bad_buffers++;
 		a->cur = NULL;
 	}
+}
+
+/*
+ * Parse one buffer with a memory reader: @mem holds the file header (32
+ * bytes) and then the @len bytes of the buffer that starts at @offset in
+ * the file. Errors are reported with file offsets. Return: 0, -1 on ENOMEM.
+ */
+static int an_mem_buffer(struct analysis *a, const uint8_t *mem, uint64_t len, uint64_t offset)
+{
+	struct fdrtrace_reader *rd = fdrtrace_reader_open(FDRTRACE_FD_NONE);
+
+	if (!rd)
+		return -1;
+	fdrtrace_reader_feed(rd, mem, 32 + len);
+	a->cur = NULL;
+	for (;;) {
+		struct fdrtrace_event ev;
+
+		if (fdrtrace_reader_read(rd, &ev) == 0) {
+			if (ev.type != FDRTRACE_EV_HEADER)
+				an_event(a, &ev);
+			continue;
+		}
+		if (ev.state == FDRTRACE_REQUIRE_DATA) {
+			fdrtrace_reader_feed(rd, NULL, 0);
+			continue;
+		}
+		if (ev.state == FDRTRACE_ERROR && a->pass_mode != 1) {
+			uint64_t off = 0;
+
+			fdrtrace_reader_error(rd, &off);
+			fprintf(stderr, "%s:%" PRIu64 ": %s\n", a->path, off - 32 + offset,
+				fdrtrace_reader_errmsg(rd));
+			a->st.bad_buffers++;
+			an_drop_buffer_calls(a);
+		}
+		break;
+	}
+	fdrtrace_reader_close(rd);
+	return 0;
+}
+
+static uint32_t an_le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t an_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/*
+ * The fast path: one buffer of @len bytes at @b (from its BufferExtents in
+ * v2+, its NewBuffer in v1), checked against the reader's grammar first
+ * (every rule the reader enforces inside a buffer), then applied without
+ * building events for function records. Return: 0 when applied, 1 when
+ * the buffer breaks a rule (nothing was applied: the caller gives it to
+ * the reader, which reports the error exactly).
+ */
+static int an_fast_buffer(struct analysis *a, const uint8_t *b, uint64_t len)
+{
+	const unsigned v = a->version;
+	struct an_thread *t;
+	uint64_t p = 0, body, tsc;
+	int32_t tid, pid = 0;
+	bool args = false, eob = false;
+
+	/* The preamble: [BufferExtents] NewBuffer WallTime [Pid (v3+)] NewCPUId. */
+	if (v >= 2) {
+		if (len < 16 || b[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS) ||
+		    an_le64(b + 1) != len - 16)
+			return 1;
+		if (len == 16)
+			return 0;	/* an empty buffer */
+		p = 16;
+	}
+	if (len - p < 48 || b[p] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_BUFFER) ||
+	    b[p + 16] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_WALLTIME))
+		return 1;
+	tid = (int32_t)an_le32(b + p + 1);
+	p += 32;
+	if (b[p] == FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_PID)) {
+		if (v < 3 || len - p < 32)
+			return 1;
+		pid = (int32_t)an_le32(b + p + 1);
+		p += 16;
+	}
+	if (b[p] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_CPU_ID))
+		return 1;
+	p += 16;
+	body = p;
+
+	/* Check the body. */
+	while (p < len && !eob) {
+		uint8_t c = b[p];
+		int32_t size;
+
+		if (!(c & 1)) {
+			if (len - p < 8 || ((c >> 1) & 7) > FDRTRACE_FN_ENTRY_ARGS)
+				return 1;
+			args = ((c >> 1) & 7) == FDRTRACE_FN_ENTRY_ARGS;
+			p += 8;
+			continue;
+		}
+		if (len - p < 16)
+			return 1;
+		switch (c >> 1) {
+		case FDRTRACE_MD_NEW_CPU_ID:
+		case FDRTRACE_MD_TSC_WRAP:
+			args = false;
+			p += 16;
+			break;
+		case FDRTRACE_MD_TYPED_EVENT:
+			if (v < 5)
+				return 1;
+			/* fall through */
+		case FDRTRACE_MD_CUSTOM_EVENT:
+			size = (int32_t)an_le32(b + p + 1);
+			if (size < 0 || (uint64_t)size > len - p - 16 ||
+			    (uint32_t)size > FDRTRACE_READER_MAX_PAYLOAD)
+				return 1;
+			args = false;
+			p += 16 + (uint64_t)size;
+			break;
+		case FDRTRACE_MD_CALL_ARGUMENT:
+			if (!args)
+				return 1;
+			p += 16;
+			break;
+		case FDRTRACE_MD_END_OF_BUFFER:
+			if (v != 1)
+				return 1;
+			eob = true;
+			p += 16;
+			break;
+		default:
+			return 1;
+		}
+	}
+
+	/* Apply it: what an_event() does for each of the reader's events. */
+	if (a->pass_mode != 1)
+		a->st.buffers++;
+	t = a->cur = an_thread_get(a, tid);
+	if (!t)
+		return 0;
+	a->buf_low = t->depth;
+	if (pid)
+		t->pid = pid;
+	tsc = an_le64(b + body - 16 + 3);
+	if (a->pass_mode != 1 && t->last_tsc && tsc < t->last_tsc)
+		a->st.out_of_order++;
+	a->buf_fresh = false;
+	for (p = body; p < len;) {
+		const uint8_t *r = b + p;
+		struct fdrtrace_event ev;
+
+		if (!(r[0] & 1)) {
+			uint32_t word = an_le32(r);
+
+			tsc += an_le32(r + 4);
+			if (a->pass_mode != 1)
+				an_function(a, t, fdrtrace_func_word_action(word),
+					    fdrtrace_func_word_id(word), tsc);
+			p += 8;
+			continue;
+		}
+		switch (r[0] >> 1) {
+		case FDRTRACE_MD_NEW_CPU_ID:
+			tsc = an_le64(r + 3);
+			p += 16;
+			break;
+		case FDRTRACE_MD_TSC_WRAP:
+			tsc = an_le64(r + 1);
+			p += 16;
+			break;
+		case FDRTRACE_MD_CUSTOM_EVENT:
+		case FDRTRACE_MD_TYPED_EVENT:
+			memset(&ev, 0, sizeof(ev));
+			ev.type = (r[0] >> 1) == FDRTRACE_MD_TYPED_EVENT ? FDRTRACE_EV_TYPED_EVENT :
+									   FDRTRACE_EV_CUSTOM_EVENT;
+			ev.version = (uint16_t)v;
+			ev.tid = tid;
+			ev.pid = pid;
+			ev.u.event.size = an_le32(r + 1);
+			ev.u.event.data = r + 16;
+			if (v >= 5) {
+				ev.u.event.delta = (int32_t)an_le32(r + 5);
+				tsc += (uint64_t)(int64_t)ev.u.event.delta;
+				ev.tsc = tsc;
+				if (ev.type == FDRTRACE_EV_TYPED_EVENT)
+					ev.u.event.event_type = (uint16_t)(r[9] | r[10] << 8);
+			} else {
+				ev.tsc = an_le64(r + 5);
+			}
+			ev.raw = r;
+			ev.raw_len = 16 + ev.u.event.size;
+			ev.size = ev.raw_len;
+			an_event(a, &ev);
+			p += 16 + ev.u.event.size;
+			break;
+		case FDRTRACE_MD_END_OF_BUFFER:
+			return 0;
+		default:	/* CallArgument */
+			p += 16;
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The whole trace through the fast path, buffer by buffer in file order
+ * (the scan found every preamble clean). Return: 0, -1 on I/O or memory
+ * failure (reported).
+ */
+static int an_fast_stream(struct analysis *a, int fd, uint64_t fsize)
+{
+	uint64_t pos = 32, len, cap = 0;
+	uint8_t *mem = NULL, ext[16];
+	int rc = 0;
+
+	while (pos < fsize) {
+		if (a->version >= 2) {
+			if (pread(fd, ext, 16, (off_t)pos) != 16)
+				goto io;
+			len = 16 + an_le64(ext + 1);
+		} else {
+			len = a->hdr.buffer_size;
+		}
+		if (len > fsize - pos)
+			goto io;
+		if (32 + len > cap) {
+			uint8_t *m = realloc(mem, 32 + len);
+
+			if (!m) {
+				tool_err("out of memory");
+				rc = -1;
+				break;
+			}
+			mem = m;
+			cap = 32 + len;
+			memcpy(mem, &a->hdr, 32);
+		}
+		if (pread(fd, mem + 32, len, (off_t)pos) != (ssize_t)len)
+			goto io;
+		if (an_fast_buffer(a, mem + 32, len) && an_mem_buffer(a, mem, len, pos)) {
+			tool_err("out of memory");
+			rc = -1;
+			break;
+		}
+		pos += len;
+	}
+	free(mem);
+	return rc;
+io:
+	tool_err("%s: cannot read the buffer at offset %" PRIu64 ": %s", a->path, pos,
+		 errno ? strerror(errno) : "short read");
+	free(mem);
+	return -1;
 }
 
 /* One buffer found by the preamble scan. */
@@ -806,8 +1078,6 @@ static int an_reordered(struct analysis *a, int fd, uint64_t fsize)
 	a->pass_mode = 2;
 	a->st.reordered = true;
 	for (i = 0; i < n; i++) {
-		struct fdrtrace_reader *rd;
-
 		if (32 + bufs[i].len > mem_cap) {
 			uint8_t *m = realloc(mem, 32 + bufs[i].len);
 
@@ -823,37 +1093,11 @@ static int an_reordered(struct analysis *a, int fd, uint64_t fsize)
 			rc = -1;
 			break;
 		}
-		rd = fdrtrace_reader_open(FDRTRACE_FD_NONE);
-		if (!rd) {
+		if ((!a->fast || an_fast_buffer(a, mem + 32, bufs[i].len)) &&
+		    an_mem_buffer(a, mem, bufs[i].len, bufs[i].offset)) {
 			rc = -1;
 			break;
 		}
-		fdrtrace_reader_feed(rd, mem, 32 + bufs[i].len);
-		a->cur = NULL;
-		for (;;) {
-			struct fdrtrace_event ev;
-
-			if (fdrtrace_reader_read(rd, &ev) == 0) {
-				if (ev.type != FDRTRACE_EV_HEADER)
-					an_event(a, &ev);
-				continue;
-			}
-			if (ev.state == FDRTRACE_REQUIRE_DATA) {
-				fdrtrace_reader_feed(rd, NULL, 0);
-				continue;
-			}
-			if (ev.state == FDRTRACE_ERROR) {
-				uint64_t off = 0;
-
-				fdrtrace_reader_error(rd, &off);
-				fprintf(stderr, "%s:%" PRIu64 ": %s\n", a->path,
-					off - 32 + bufs[i].offset, fdrtrace_reader_errmsg(rd));
-				a->st.bad_buffers++;
-				an_drop_buffer_calls(a);
-			}
-			break;
-		}
-		fdrtrace_reader_close(rd);
 	}
 	free(mem);
 	free(bufs);
@@ -902,19 +1146,26 @@ int an_run(struct analysis *a, const char *path)
 		}
 		an_event(a, &ev);
 	}
+	/* FDRTRACE_ANALYSIS_READER=1: the reader for every buffer (for tests). */
+	a->fast = !getenv("FDRTRACE_ANALYSIS_READER");
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0)
 		order = an_scan(a, fd, (uint64_t)sb.st_size, NULL);
+	else
+		order = -1;
 	if (order == 1) {
 		/* Out of order: names and the like first, then the buffers sorted. */
 		a->pass_mode = 1;
-		an_stream(a, rd, false);
-		fdrtrace_reader_close(rd);
-		rd = NULL;
+		if (a->fast)
+			an_fast_stream(a, fd, (uint64_t)sb.st_size);
+		else
+			an_stream(a, rd, false);
 		a->cur = NULL;
 		if (an_reordered(a, fd, (uint64_t)sb.st_size)) {
 			tool_err("%s: cannot read the buffers in time order", path);
 			rc = -1;
 		}
+	} else if (order == 0 && a->fast) {
+		rc = an_fast_stream(a, fd, (uint64_t)sb.st_size);
 	} else {
 		rc = an_stream(a, rd, true);
 	}

@@ -188,6 +188,8 @@ struct analysis {
 	bool have_hdr;
 
 	/* functions: hash of id -> func, and the list in order of first use */
+#define AN_FN_DIRECT 4096
+	struct an_func *fn_direct[AN_FN_DIRECT];
 	struct an_func **fn_hash;
 	uint32_t fn_hash_cap;
 	struct an_func **fns;
@@ -208,6 +210,7 @@ struct analysis {
 
 	/* 1: collect extensions only; 2: skip extensions (reordered pass) */
 	int pass_mode;
+	bool fast;		/* buffers parsed by the core's fast path */
 	bool buf_fresh;		/* no NewCPUId yet in the current buffer */
 	uint32_t buf_low;	/* lowest stack depth of a->cur in this buffer */
 
