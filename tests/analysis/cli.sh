@@ -10,6 +10,7 @@ set -u
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 fdr=$(abs "$1") calc=$(abs "$2") nolink=$(abs "$3") work=$(abs "$4")
+here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
@@ -53,6 +54,14 @@ check replay-bad-depth 2 "$fdr" replay -D 0 x.fdr && has err "bad --depth"
 check replay-bad-threshold 2 "$fdr" replay -t 5parsecs x.fdr && has err "bad --threshold"
 check replay-bad-range 2 "$fdr" replay -r 5 x.fdr && has err "A~B"
 check record-bad-option 2 "$fdr" record -O nokey -- true && has err "KEY=VALUE"
+"$fdr" assemble "$here/golden/basic.txt" -o basic.fdr
+check demangled 0 "$fdr" account basic.fdr && has out "  foo::bar(int)"
+check no-demangle 0 "$fdr" account --no-demangle basic.fdr && has out "  _ZN3foo3barEi"
+check stack-no-demangle 0 "$fdr" stack --no-demangle basic.fdr && has out "main;_ZN3foo3barEi 300"
+check top-and-sort 0 "$fdr" account -s count -p 1 basic.fdr && has out "        3          4 ["
+check stack-us 0 "$fdr" stack -u us --inclusive basic.fdr && has out "main 2"
+check replay-threshold 0 "$fdr" replay -t 250ns basic.fdr && has out "foo::bar(int);"
+check replay-tid 0 "$fdr" replay --tid 200 basic.fdr && has out "[    200] | lex();"
 printf 'not a trace at all, just text\n' >garbage.fdr
 printf 'padding to more than a 32-byte file header\n' >>garbage.fdr
 check account-garbage 1 "$fdr" account garbage.fdr && has err "garbage.fdr:"
