@@ -1109,8 +1109,12 @@ static void an_finish_threads(struct analysis *a)
 	uint32_t i;
 
 	for (i = 0; i < a->n_threads; i++) {
-		a->st.unmatched_entries += a->threads[i]->depth;
-		a->threads[i]->depth = 0;
+		struct an_thread *t = a->threads[i];
+
+		a->st.unmatched_entries += t->depth;
+		for (; t->depth; t->depth--)
+			if (a->ops && a->ops->unfinished)
+				a->ops->unfinished(a, t, &t->stack[t->depth - 1]);
 	}
 }
 

@@ -140,12 +140,15 @@ struct analysis;
  * @exit: a call ended at @end after @dur ticks (0 when partial); it is
  *	still t->stack[t->depth - 1], removed after the callback
  * @event: an application custom or typed event (not fdrtrace's own)
+ * @unfinished: at the end of the trace, a call that never ended (innermost
+ *	first); it is t->stack[t->depth - 1], removed after the callback
  */
 struct an_ops {
 	void (*enter)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
 	void (*exit)(struct analysis *a, struct an_thread *t, const struct an_frame *f,
 		     uint64_t end, uint64_t dur, enum an_end how);
 	void (*event)(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev);
+	void (*unfinished)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
 };
 
 /* What was imperfect, for the summary line. */

@@ -213,9 +213,28 @@ static void cv_event(struct analysis *a, struct an_thread *t, const struct fdrtr
 	fputs("}}", stdout);
 }
 
+/* A call still open at the end: a begin event with no end (Perfetto shows
+ * it as "did not end"). */
+static void cv_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+{
+	struct cv *cv = a->ctx;
+	char buf[32];
+
+	if (f->partial)
+		return;
+	cv_sep(cv);
+	fputs("{\"name\":", stdout);
+	fputs(cv_json_name(a, f->fn), stdout);
+	fputs(",\"cat\":\"function\",\"ph\":\"B\",\"ts\":", stdout);
+	fwrite(buf, 1, (size_t)(cv_us3(buf, cv_ns(a, f->tsc)) - buf), stdout);
+	printf(",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"args\":{\"ended\":\"never\"}}",
+	       cv_pid(a, t), t->tid);
+}
+
 static const struct an_ops cv_ops = {
 	.exit = cv_exit,
 	.event = cv_event,
+	.unfinished = cv_unfinished,
 };
 
 static const char convert_help[] =
@@ -234,8 +253,8 @@ static const char convert_help[] =
 	"  -q, --quiet           no summary of unmatched records on stderr\n"
 	"  -h, --help            show this help\n"
 	"\n"
-	"Calls still open at the end of the trace are left out; the summary on\n"
-	"stderr says how many there were.\n";
+	"Calls still open at the end of the trace (a crash, _exit) become begin\n"
+	"events without an end; the summary on stderr says how many there were.\n";
 
 int cmd_convert(int argc, char **argv)
 {

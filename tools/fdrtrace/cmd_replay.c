@@ -222,9 +222,25 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	fputs(how == AN_END_UNWOUND ? " /* ended by an outer exit */\n" : "\n", stdout);
 }
 
+/* A call that never ended: close its opening line, if it was printed. */
+static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+{
+	struct rp_thread *rt = t->uptr;
+	struct rp_slot *s;
+
+	if (!rt || t->depth > rt->cap)
+		return;
+	s = &rt->slots[t->depth - 1];
+	if (!s->opened)
+		return;
+	rp_prefix(a, t, false, 0, s->level);
+	printf("} /* %s: did not return */\n", an_func_name(a, f->fn));
+}
+
 static const struct an_ops rp_ops = {
 	.enter = rp_enter,
 	.exit = rp_exit,
+	.unfinished = rp_unfinished,
 };
 
 static int rp_parse_time(const char *s, uint64_t *ns)
