@@ -5,8 +5,9 @@
  *
  * Sets FDRTRACE_MODE=fdr and appends the options to FDRTRACE_OPTIONS (later
  * settings win, so the command line overrides the environment). When the
- * program does not link libfdrtrace itself (no DT_NEEDED entry for it: a
- * program built with -finstrument-functions alone, or a script), the
+ * program does not link libfdrtrace itself (no DT_NEEDED entry for it and
+ * no __cyg_profile_func_enter of its own: a program built with
+ * -finstrument-functions alone, or a script), the
  * library is preloaded with LD_PRELOAD. After the program ends, the trace
  * of its process, "BASE<name>.<pid>.fdr", is looked up by its pid and its
  * path printed on stderr.
@@ -90,6 +91,21 @@ static char *rec_which(const char *prog)
 			return strdup(buf);
 	}
 	return NULL;
+}
+
+/* Does the program define the hooks itself (libfdrtrace linked statically)? */
+static bool rec_defines_hooks(const char *path)
+{
+	struct elf_syms syms;
+	bool found = false;
+	size_t i;
+
+	if (elf_syms_load(path, NULL, 0, &syms))
+		return false;
+	for (i = 0; i < syms.n && !found; i++)
+		found = strcmp(syms.v[i].name, "__cyg_profile_func_enter") == 0;
+	elf_syms_free(&syms);
+	return found;
 }
 
 /* libfdrtrace: next to this build of fdrtrace, else where it is installed. */
@@ -283,7 +299,8 @@ int cmd_record(int argc, char **argv)
 		return 127;
 	}
 	if (preload < 0)
-		preload = elf_needs(prog_path, "libfdrtrace.so") == 1 ? 0 : 1;
+		preload = elf_needs(prog_path, "libfdrtrace.so") == 1 || rec_defines_hooks(prog_path) ?
+			  0 : 1;
 	free(prog_path);
 	if (preload && !lib) {
 		lib = rec_find_lib(libbuf, sizeof(libbuf));
