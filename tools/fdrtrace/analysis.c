@@ -347,7 +347,7 @@ static uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_fun
 /* The call-stack machine                                              */
 /* ------------------------------------------------------------------ */
 
-static struct an_frame *an_push(struct analysis *a, struct an_thread *t, struct an_func *fn,
+static inline __attribute__((always_inline)) struct an_frame *an_push(struct analysis *a, struct an_thread *t, struct an_func *fn,
 				uint64_t tsc, bool partial)
 {
 	struct an_frame *f;
@@ -363,6 +363,7 @@ static struct an_frame *an_push(struct analysis *a, struct an_thread *t, struct 
 	}
 	f = &t->stack[t->depth++];
 	f->fn = fn;
+	f->id = fn->id;
 	f->tsc = tsc;
 	f->children = 0;
 	f->partial = partial;
@@ -373,7 +374,7 @@ static struct an_frame *an_push(struct analysis *a, struct an_thread *t, struct 
 	return f;
 }
 
-static void an_close_top(struct analysis *a, struct an_thread *t, uint64_t end, enum an_end how)
+static inline __attribute__((always_inline)) void an_close_top(struct analysis *a, struct an_thread *t, uint64_t end, enum an_end how)
 {
 	struct an_frame *f = &t->stack[t->depth - 1];
 	struct an_func *fn = f->fn;
@@ -415,7 +416,7 @@ static void an_close_top(struct analysis *a, struct an_thread *t, uint64_t end, 
 	t->depth--;
 }
 
-static void an_function(struct analysis *a, struct an_thread *t, unsigned action, uint32_t id,
+static inline __attribute__((always_inline)) void an_function(struct analysis *a, struct an_thread *t, unsigned action, uint32_t id,
 			uint64_t tsc)
 {
 	struct an_func *fn;
@@ -438,7 +439,7 @@ static void an_function(struct analysis *a, struct an_thread *t, unsigned action
 	case FDRTRACE_FN_EXIT:
 	case FDRTRACE_FN_TAIL_EXIT:
 		for (i = t->depth; i > 0; i--)
-			if (t->stack[i - 1].fn->id == id)
+			if (t->stack[i - 1].id == id)
 				break;
 		if (i == 0) {
 			a->st.unmatched_exits++;
@@ -467,7 +468,7 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
 		uint32_t id;
 
 		memcpy(&id, x->u.stack.ids + 4 * i, 4);
-		same = t->stack[i].fn->id == id;
+		same = t->stack[i].id == id;
 	}
 	if (same)
 		return;

@@ -70,6 +70,7 @@ struct an_func {
 /**
  * struct an_frame - one open call on a thread's stack
  * @fn: the function
+ * @id: its id
  * @tsc: TSC of the entry
  * @children: ticks spent in completed calls made from this one
  * @node: calling-context tree node (when struct analysis.want_cct)
@@ -78,6 +79,7 @@ struct an_func {
  */
 struct an_frame {
 	struct an_func *fn;
+	uint32_t id;		/* fn->id, kept here for the exit search */
 	uint64_t tsc;
 	uint64_t children;
 	uint32_t node;
