@@ -3,32 +3,42 @@
  * analysis.h - the streaming analysis core shared by account, stack,
  * convert, replay, graph and extract-map.
  *
- * The core reads a trace once with the streaming reader and rebuilds the
- * call stack of every thread from the entries and exits. Each completed
- * call is reported to the command through struct an_ops, with its inclusive
- * duration (and the frame still on the stack, so the command sees the whole
- * path). Names come from the trace's FDRTRACE_EXT_FUNC records, demangled on
- * request, with "#ID@0xADDRESS" (or "#ID") as the fallback: never empty.
+ * The core reads a trace once and rebuilds the call stack of every thread
+ * from the entries and exits. Each completed call is reported to the
+ * command through struct an_ops, with its inclusive duration (and the frame
+ * still on the stack, so the command sees the whole path). Names come from
+ * the trace's FDRTRACE_EXT_FUNC records, else from the ELF symbols of the
+ * recorded module (build-id checked), demangled on request, with
+ * "#ID@0xADDRESS" (or "#ID") as the last resort: never empty.
+ *
+ * Two ways to read: the streaming reader (pipes, traces whose buffer
+ * preambles are not clean, and FDRTRACE_ANALYSIS_READER=1), or, on a
+ * regular file, the core's fast path: each buffer is pread, checked against
+ * every rule the reader enforces inside a buffer, and walked without an
+ * event per function record; a buffer that breaks a rule goes whole to a
+ * memory reader, which reports the error as the reader path would. Both
+ * give the same results (the tests compare them).
  *
  * Imperfect traces: an exit without a matching entry is counted and ignored;
  * an exit that matches a frame deeper in the stack closes the frames above
  * it at the exit's time (a longjmp, an unseen tail exit: what llvm-xray
- * account -d does); frames still open at the end are counted, not timed; a
- * duration whose end TSC is before its start is clamped to 0 and counted.
- * Damaged buffers are skipped (reported once each on stderr).
+ * account -d does); frames still open at the end are counted, not timed
+ * (an_ops.unfinished sees them); a duration whose end TSC is before its
+ * start is clamped to 0 and counted. Damaged buffers are skipped (reported
+ * once each on stderr) and the calls they opened are forgotten.
  *
  * Order: the buffers of each thread are processed in TSC order. On a
- * seekable file a first pass reads only the 16-byte preambles of the buffers
- * (pread, no record parsing) and checks each thread's buffer order; when
- * some thread's buffers are out of order, a second pass collects the
- * fdrtrace extension records, then a third visits every buffer sorted by
- * (first TSC, file offset), each parsed by a memory reader fed with the
- * file header and the buffer's bytes. Memory then grows with the number of
- * buffers (24 bytes each), never with records. On a pipe the trace is read
- * in file order and out-of-order buffers are counted in the summary.
+ * regular file a first pass reads only the preambles of the buffers (pread,
+ * no record parsing) and checks each thread's buffer order; when some
+ * thread's buffers are out of order, a second pass collects the fdrtrace
+ * extension records, then a third visits every buffer sorted by (first TSC,
+ * file offset). Memory then grows with the number of buffers (24 bytes
+ * each), never with records. On a pipe the trace is read in file order and
+ * out-of-order buffers are counted in the summary.
  *
- * Memory: functions, threads, stack frames and (when asked for) the
- * calling-context tree; never per record.
+ * Memory: functions, threads, stack frames, modules' symbol tables (when
+ * needed for names) and (when asked for) the calling-context tree; never
+ * per record.
  *
  * Contract: single-threaded tool code.
  */
