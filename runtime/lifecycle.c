@@ -176,6 +176,11 @@ static notrace void lc_finish(uint8_t how)
 				(unsigned long long)fdr_totals.records,
 				(unsigned long long)fdr_totals.records_dropped);
 	}
+	if (fdr_cfg.verbosity >= 2)
+		dprintf(2, "fdrtrace: %s: %llu buffers written, %u threads, %llu buffers dropped, "
+			"frequency %llu Hz\n", fdr_path, (unsigned long long)fdr_totals.buffers,
+			fdr_threads_seen(), (unsigned long long)fdr_totals.buffers_dropped,
+			(unsigned long long)fdr_clock.freq);
 	fdr_file_close();
 	free(nodes.node);
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_DONE, memory_order_release);
