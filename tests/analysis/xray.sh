@@ -3,7 +3,9 @@
 #
 # TRACE is a trace file, or a text form (*.txt) that is assembled first.
 # fdrtrace account and llvm-xray account (reading the trace through the map
-# that fdrtrace extract-map writes) must count the same calls per function.
+# that fdrtrace extract-map writes) must count the same calls per function;
+# llvm-xray graph must find the same caller -> callee edges as fdrtrace
+# graph, and llvm-xray stack must read the trace.
 #
 # llvm-xray 14 account refuses any record whose TSC is below the first record
 # it processes, and it takes threads in hash order: on a trace of several
@@ -45,6 +47,14 @@ for tid in $tids; do
 	echo "--- thread $tid: $(wc -l <"t$tid.ours") functions"
 	diff -u "t$tid.xray" "t$tid.ours"
 	[ -s "t$tid.ours" ] || { echo "FAIL: no calls on thread $tid" >&2; exit 1; }
+	# The same caller -> callee edges (llvm-xray adds F0, its root, as caller
+	# of the outermost calls).
+	"$xray" graph -m map.yaml "t$tid.fdr" | grep -o '^F[0-9]* -> F[0-9]*' |
+		grep -v '^F0 ' | tr F f | sort >"t$tid.xray-edges"
+	"$fdr" graph -q "t$tid.fdr" | grep -o 'f[0-9]* -> f[0-9]*' | sort >"t$tid.edges"
+	diff -u "t$tid.xray-edges" "t$tid.edges"
+	"$xray" stack -m map.yaml "t$tid.fdr" >"t$tid.xray-stack"
+	grep -q '^Unique Stacks: [1-9]' "t$tid.xray-stack"
 	compared=$((compared + 1))
 done
 if [ "$compared" -eq 0 ]; then
