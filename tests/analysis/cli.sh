@@ -88,6 +88,9 @@ if [ -n "$t" ] && [ "$(counts "$t" | tr '\n' ' ')" = "inner 6 main 1 outer 3 " ]
 else
 	echo "FAIL record-preloaded-counts: '$(counts "$t" | tr '\n' ' ')'"; fails=$((fails + 1))
 fi
+mkdir -p based
+check record-logfile-base 0 "$fdr" record -O logfile_base=based/my. -- "$calc" &&
+	has err "fdrtrace record: $work/based/my.calc."
 check record-missing-program 127 "$fdr" record -- ./no-such-program && has err "no-such-program"
 check record-not-a-dir 1 "$fdr" record -d garbage.fdr -- "$calc" && has err "not a directory"
 

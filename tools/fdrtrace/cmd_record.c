@@ -208,7 +208,7 @@ int cmd_record(int argc, char **argv)
 	};
 	static const char optstring[] = "+d:b:m:t:V:O:h";
 	struct rec_opts o = { 0 };
-	const char *dir = NULL, *lib = NULL, *old;
+	const char *dir = NULL, *lib = NULL, *old, *user_base = NULL;
 	char base[PATH_MAX], libbuf[PATH_MAX], absdir[PATH_MAX], *prog_path, *trace, *eq;
 	int c, preload = -1, rc = 0, st, status;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
@@ -241,7 +241,10 @@ int cmd_record(int argc, char **argv)
 						      optarg);
 			}
 			*eq = '\0';
-			rc = rec_add(&o, optarg, eq + 1);
+			if (strcmp(optarg, "logfile_base") == 0)
+				user_base = eq + 1;	/* added last, below */
+			else
+				rc = rec_add(&o, optarg, eq + 1);
 			*eq = '=';
 			break;
 		case 'L':
@@ -275,9 +278,14 @@ int cmd_record(int argc, char **argv)
 		dir = absdir;
 	else if (dir && realpath(dir, absdir))
 		dir = absdir;
-	if ((size_t)snprintf(base, sizeof(base), "%s%sfdrtrace.", dir ? dir : "",
-			     dir && *dir && dir[strlen(dir) - 1] != '/' ? "/" : "") >= sizeof(base) ||
-	    rec_add(&o, "logfile_base", base)) {
+	if (user_base)	/* -O logfile_base=...: as given, relative to the directory */
+		rc = snprintf(base, sizeof(base), "%s%s%s", user_base[0] == '/' || !dir ? "" : dir,
+			      user_base[0] == '/' || !dir ? "" : "/", user_base) >= (int)sizeof(base);
+	else
+		rc = snprintf(base, sizeof(base), "%s%sfdrtrace.", dir ? dir : "",
+			      dir && *dir && dir[strlen(dir) - 1] != '/' ? "/" : "") >=
+		     (int)sizeof(base);
+	if (rc || rec_add(&o, "logfile_base", base)) {
 		tool_err("output directory too long, or out of memory");
 		free(o.buf);
 		return EXIT_FAIL;
