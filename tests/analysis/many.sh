@@ -5,7 +5,8 @@
 # counts in account; then the same trace with its buffers in reverse file
 # order (dump, reverse the buffers, assemble) must give the same account,
 # stack and graph output when read from the file (buffers visited in time
-# order), and the reader path must agree with the fast path.
+# order), and the reader path must agree with the fast path. Every command
+# runs within 32 MB of address space (ulimit -v) on both.
 set -eu
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
@@ -47,6 +48,18 @@ for c in "account" "stack -t" "graph"; do
 	diff -u a.out c.out >/dev/null || fail "'$c' differs on the reversed trace (reader path)"
 	echo "ok   $c"
 done
+echo "--- bounded memory: every command within 32 MB of address space"
+if (ulimit -v 32768; "$fdr" --version >/dev/null 2>&1); then
+	for c in "account" "stack -t" "graph" "replay" "convert"; do
+		for t in "$trace" reversed.fdr; do
+			(ulimit -v 32768; "$fdr" $c -q "$t" >/dev/null) ||
+				fail "'$c $t' failed within 32 MB"
+		done
+	done
+	echo ok
+else
+	echo "skipped: fdrtrace does not even start within 32 MB (a sanitizer build?)"
+fi
 echo "--- from a pipe, the disorder is counted"
 cat reversed.fdr | "$fdr" account - >/dev/null 2>p.err
 grep -q "buffers out of time order (read from a file" p.err || fail "no disorder count from a pipe"
