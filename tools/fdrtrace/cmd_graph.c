@@ -45,6 +45,16 @@ static const char graph_help[] =
 	"  -q, --quiet           no summary of unmatched records on stderr\n"
 	"  -h, --help            show this help\n";
 
+/* A name inside a DOT double-quoted string. */
+static void gr_name(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+}
+
 static void gr_time(const struct analysis *a, uint64_t ticks)
 {
 	double s = an_seconds(a, ticks);
@@ -133,8 +143,9 @@ int cmd_graph(int argc, char **argv)
 
 		if (!f->calls)
 			continue;
-		printf("\tf%" PRIu32 " [label=\"%s\\n%" PRIu64 " calls, self ", f->id,
-		       an_func_name(&a, f), f->calls);
+		printf("\tf%" PRIu32 " [label=\"", f->id);
+		gr_name(an_func_name(&a, f));
+		printf("\\n%" PRIu64 " calls, self ", f->calls);
 		gr_time(&a, f->self);
 		puts("\"];");
 	}
