@@ -129,7 +129,7 @@ check verify-one-bad 1 "$fdr" verify good.fdr bad.fdr good1.fdr &&
 	has out "bad.fdr:0: FDR version 9: not supported"
 check verify-stdin 0 "$fdr" verify - <good.fdr
 
-# A closed pipe: dump must fail with a message, not die of SIGPIPE.
+# A closed pipe (| head): dump must stop with status 1, quietly, not die of SIGPIPE.
 big=big.txt
 {
 	echo 'hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096'
@@ -144,7 +144,7 @@ big=big.txt
 "$fdr" assemble "$big" -o big.fdr
 rc=0
 { "$fdr" dump big.fdr 2>pipe.err; echo $? >pipe.rc; } | head -n 1 >/dev/null || rc=$?
-if [ "$(cat pipe.rc)" -ne 1 ] || ! grep -qF "write error on standard output" pipe.err; then
+if [ "$(cat pipe.rc)" -ne 1 ] || [ -s pipe.err ]; then
 	echo "FAIL: dump into a closed pipe: status $(cat pipe.rc), stderr:" >&2
 	cat pipe.err >&2
 	fails=$((fails + 1))

@@ -67,7 +67,9 @@ int tool_finish_stdout(void)
 	if (failed) {
 		int e = errno ? errno : EIO;
 
-		tool_err("write error on standard output: %s", strerror(e));
+		/* a reader that went away (| head) is not worth a message; the status says it */
+		if (e != EPIPE)
+			tool_err("write error on standard output: %s", strerror(e));
 		return -EIO;
 	}
 	return 0;
