@@ -28,13 +28,20 @@ trace=$(ls "$work"/xr-workload.* | head -n 1)
 size=$(stat -c %s "$trace")
 echo "trace: $size bytes ($iters iterations), written by LLVM XRay FDR (clang $(clang -dumpversion))"
 
+fdr=$build/tools/fdrtrace/fdrtrace
 declare -A cmds=(
   [fdrtrace-reader]="$build/bench/reader_count $trace"
-  [fdrtrace-verify]="$build/tools/fdrtrace/fdrtrace verify $trace"
+  [fdrtrace-verify]="$fdr verify $trace"
+  [fdrtrace-account]="$fdr account $trace"
+  [fdrtrace-stack]="$fdr stack $trace"
+  [fdrtrace-convert]="$fdr convert --format chrome $trace -o /dev/null"
   [llvm-xray-fdr-dump]="llvm-xray fdr-dump $trace"
   [llvm-xray-account]="llvm-xray account -instr_map=$work/workload $trace"
+  [llvm-xray-stack]="llvm-xray stack -instr_map=$work/workload $trace"
+  [llvm-xray-convert]="llvm-xray convert -instr_map=$work/workload -output-format=trace_event $trace"
 )
-order=(fdrtrace-reader fdrtrace-verify llvm-xray-fdr-dump llvm-xray-account)
+order=(fdrtrace-reader fdrtrace-verify fdrtrace-account fdrtrace-stack fdrtrace-convert
+       llvm-xray-fdr-dump llvm-xray-account llvm-xray-stack llvm-xray-convert)
 declare -A times rss
 for ((i = 0; i < rounds; i++)); do
   for name in "${order[@]}"; do
