@@ -5,7 +5,7 @@
  * The smallest useful consumer of the reader: every event is parsed and
  * expanded (absolute TSC, wall time, thread), function entries and exits are
  * counted, and the time spent is reported as MB/s and records/s. Used by
- * bench/reader_bench.sh to measure the reader itself, without any analysis
+ * bench/reader_bench.py to measure the reader itself, without any analysis
  * on top.
  */
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * bench/xray_workload.c - a call-heavy program traced by LLVM XRay's own
  * FDR runtime, to produce a large reference trace that both llvm-xray and
- * fdrtrace can read. Built by bench/reader_bench.sh with
+ * fdrtrace can read. Built by bench/reader_bench.py with
  * clang -fxray-instrument -fxray-instruction-threshold=1.
  *
  * Usage: xray_workload ITERATIONS
@@ -16,9 +16,11 @@ int __xray_log_flushLog(void);
 int __xray_patch(void);
 
 static volatile unsigned sink;
+static volatile unsigned depth = 10;	/* volatile: fib() must not be folded */
 
 __attribute__((noinline)) static unsigned leaf(unsigned x)
 {
+	__asm__ volatile("" ::: "memory");
 	return x * 2654435761u;
 }
 
@@ -39,10 +41,10 @@ int main(int argc, char **argv)
 	int st;
 
 	st = __xray_log_init_mode("xray-fdr", cfg ? cfg :
-				  "buffer_size=16777216:buffer_max=16:func_duration_threshold_us=0");
+				  "buffer_size=8388608:buffer_max=16:func_duration_threshold_us=0");
 	__xray_patch();
 	for (unsigned long i = 0; i < iters; i++)
-		sink += fib(10) + mid((unsigned)i);
+		sink += fib(depth) + mid((unsigned)i);
 	__xray_log_finalize();
 	__xray_log_flushLog();
 	return st == 2 ? 0 : 1;
