@@ -106,15 +106,21 @@ notrace void fdr_file_close(void)
 	fdr_fd = -1;
 }
 
-/* Async-signal-safe "fdrtrace: PATH: what: strerror" on stderr. */
+/*
+ * Async-signal-safe "fdrtrace: PATH: what: description" on stderr. Not
+ * strerror(): it translates (locale, malloc) and is not async-signal-safe;
+ * strerrordesc_np() returns a constant string.
+ */
 static notrace void fw_report(const char *what, int err)
 {
 	char msg[4600];
-	const char *es = strerror(err);
+	const char *es = strerrordesc_np(err);
 	size_t n = 0;
 	const char *parts[] = { "fdrtrace: ", fdr_path, ": ", what, ": ", es,
 				"; recording stopped\n" };
 
+	if (!es)
+		parts[5] = "unknown error";
 	for (size_t i = 0; i < FDR_ARRAY_SIZE(parts); i++) {
 		size_t l = strlen(parts[i]);
 
