@@ -208,6 +208,16 @@ static notrace void fw_count(const uint8_t *p, const uint8_t *end)
 			p += FDRTRACE_FUNC_RECORD_SIZE;
 			continue;
 		}
+		if ((type >> 1) == FDRTRACE_MD_TYPED_EVENT) {
+			int32_t size;
+
+			memcpy(&size, p + 1, sizeof(size));
+			p += FDRTRACE_METADATA_RECORD_SIZE;
+			if (size < 0 || (size_t)size > (size_t)(end - p))
+				return;
+			p += size;
+			continue;
+		}
 		if ((type >> 1) == FDRTRACE_MD_CUSTOM_EVENT) {
 			int32_t size;
 			struct fdrtrace_ext_header eh;

@@ -495,3 +495,110 @@ fdr_export notrace int fdrtrace_thread_name(const char *name)
 	t->guard = 0;
 	return err;
 }
+
+/* The calling thread's guard around an API call's work (no hook records meanwhile). */
+static notrace void lc_guard(struct fdr_thread *t)
+{
+	t->guard = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static notrace int lc_unguard(struct fdr_thread *t, int ret)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+	return ret;
+}
+
+fdr_export notrace int fdrtrace_start(void)
+{
+	int err = lc_api_check();
+	int expect = FDR_GATE_OFF;
+
+	if (err == -EBUSY)
+		err = 0;	/* the gate is not the hook's business */
+	if (err)
+		return err;
+	/* OFF -> ON only: a finish (AFTER_FINI) or an error stop is never undone */
+	atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_ON,
+						memory_order_release, memory_order_relaxed);
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING) {
+		expect = FDR_GATE_ON;
+		atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_OFF,
+							memory_order_release, memory_order_relaxed);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+fdr_export notrace int fdrtrace_stop(void)
+{
+	int err = lc_api_check();
+	int expect = FDR_GATE_ON;
+
+	if (err == -EBUSY)
+		err = 0;
+	if (err)
+		return err;
+	atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_OFF,
+						memory_order_release, memory_order_relaxed);
+	return 0;
+}
+
+static notrace int lc_event(int typed, uint16_t type, const void *data, size_t len)
+{
+	struct fdr_thread *t = &fdr_self;
+	int err;
+
+	if (!data && len)
+		return -EINVAL;
+	if (len >= FDRTRACE_EXT_MAGIC_LEN && !memcmp(data, FDRTRACE_EXT_MAGIC,
+						     FDRTRACE_EXT_MAGIC_LEN))
+		return -EINVAL;	/* would be read as one of our extension records */
+	if (typed && fdr_cfg.format_version < 5)
+		return -EOPNOTSUPP;
+	err = lc_api_check();
+	if (err)
+		return err;
+	if (len > fdr_event_max())
+		return -EMSGSIZE;
+	if (t->ignored)
+		return -EPERM;
+	lc_guard(t);
+	return lc_unguard(t, fdr_thread_emit_event(t, typed, type, data, len));
+}
+
+fdr_export notrace int fdrtrace_custom_event(const void *data, size_t len)
+{
+	return lc_event(0, 0, data, len);
+}
+
+fdr_export notrace int fdrtrace_typed_event(uint16_t type, const void *data, size_t len)
+{
+	return lc_event(1, type, data, len);
+}
+
+fdr_export notrace int fdrtrace_log_arg(uint64_t value)
+{
+	struct fdr_thread *t = &fdr_self;
+	int err = lc_api_check();
+
+	if (err)
+		return err;
+	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON)
+		return -ENODEV;
+	lc_guard(t);
+	return lc_unguard(t, fdr_thread_log_arg(t, value));
+}
+
+fdr_export notrace int fdrtrace_thread_ignore(void)
+{
+	struct fdr_thread *t = &fdr_self;
+	int err = lc_api_check();
+
+	if (err)
+		return err;
+	lc_guard(t);
+	fdr_thread_set_ignored(t);
+	return lc_unguard(t, 0);
+}

@@ -86,6 +86,10 @@ struct fdr_fcache_ent {
  * @index: position in the pool; UINT32_MAX for a snapshot node
  * @borrowed: a snapshot of a buffer still owned by a thread: write it, do
  *	not return it to the pool (the node belongs to the finisher)
+ * @ring_state: ring policy only: FULL once handed over (it may then be
+ *	written by a dump or taken back by a thread that found the pool
+ *	empty), BUSY while one of those holds it, NONE otherwise
+ * @ring_seq: ring policy only: the order of handovers (oldest smallest)
  * @drops: a snapshot's pending drop counts (records; buffers in @drop_bufs)
  */
 struct fdr_buffer {
@@ -95,6 +99,8 @@ struct fdr_buffer {
 	int32_t tid;
 	uint32_t index;
 	bool borrowed;
+	_Atomic uint32_t ring_state;	/* ring policy: enum fdr_ring_state */
+	uint64_t ring_seq;		/* ring policy: handover order, set before FULL */
 	uint64_t drops[FDRTRACE_DROP_REASON_COUNT];
 	uint64_t drop_bufs[FDRTRACE_DROP_REASON_COUNT];
 };
@@ -131,7 +137,9 @@ struct fdr_thread {
 	uint32_t slot;
 	_Atomic uint32_t flush_req;
 	bool starved;		/* in a pool-empty episode */
+	bool ignored;		/* fdrtrace_thread_ignore(): hooks record nothing */
 	uint8_t *rewind_floor;	/* func_duration_threshold_us: never erase below this */
+	uint8_t *arg_end;	/* just after the last CallArgument (fdrtrace_log_arg) */
 	/* drops not yet reported in the trace, per reason */
 	_Atomic uint64_t drop_rec[FDRTRACE_DROP_REASON_COUNT];
 	_Atomic uint64_t drop_buf[FDRTRACE_DROP_REASON_COUNT];
@@ -147,6 +155,12 @@ void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint
 void fdr_record_inactive(void) fdr_hidden fdr_noinline fdr_cold;
 void fdr_count_reentry(struct fdr_thread *t) fdr_hidden fdr_noinline fdr_cold;
 int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, size_t len) fdr_hidden;
+int fdr_thread_emit_event(struct fdr_thread *t, int typed, uint16_t type, const void *data,
+			  size_t len) fdr_hidden;
+int fdr_thread_log_arg(struct fdr_thread *t, uint64_t value) fdr_hidden;
+void fdr_thread_set_ignored(struct fdr_thread *t) fdr_hidden;
+/* the largest payload of one custom or typed event */
+size_t fdr_event_max(void) fdr_hidden;
 int fdr_thread_handover(struct fdr_thread *t) fdr_hidden;
 int fdr_thread_ensure(struct fdr_thread *t) fdr_hidden;
 int fdr_writer_init(void) fdr_hidden;

@@ -238,7 +238,9 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	t->rewind_floor = p;
 	t->buf = b;
 	atomic_store_explicit(&t->pos, p, memory_order_release);
-	atomic_store_explicit(&t->end, cap_end - FDR_SLOW_RESERVE, memory_order_relaxed);
+	/* an ignored thread's hooks all take the slow path, which returns at once */
+	atomic_store_explicit(&t->end, t->ignored ? NULL : cap_end - FDR_SLOW_RESERVE,
+			      memory_order_relaxed);
 	return 0;
 }
 
@@ -280,7 +282,8 @@ notrace int fdr_thread_ensure(struct fdr_thread *t)
 	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) <
 			      wr_cap_end(t->buf) - FDR_SLOW_RESERVE) {
 		/* restore @end in case another thread kicked it */
-		atomic_store_explicit(&t->end, wr_cap_end(t->buf) - FDR_SLOW_RESERVE,
+		atomic_store_explicit(&t->end,
+				      t->ignored ? NULL : wr_cap_end(t->buf) - FDR_SLOW_RESERVE,
 				      memory_order_relaxed);
 		return 0;
 	}
@@ -324,7 +327,7 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	uint64_t rec;
 
 	/* acquire: pairs with the release store of FDR_GATE_ON after initialisation */
-	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON)
+	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON || t->ignored)
 		goto out;
 	if (fdr_thread_ensure(t) < 0)
 		goto out;
@@ -399,6 +402,106 @@ notrace int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, si
 	t->rewind_floor = pos;
 	atomic_store_explicit(&t->pos, pos, memory_order_release);
 	return 0;
+}
+
+notrace size_t fdr_event_max(void)
+{
+	/*
+	 * Half a buffer: a fresh buffer always has room for it after its
+	 * preamble, drop notices and stack record (at most a quarter).
+	 */
+	return fdr_cfg.buffer_size / 2 - FDRTRACE_METADATA_RECORD_SIZE;
+}
+
+/*
+ * A custom event (@typed 0) or typed event (@typed 1, v5 only) with the
+ * application's bytes. The caller holds the guard and checked @len.
+ */
+notrace int fdr_thread_emit_event(struct fdr_thread *t, int typed, uint16_t type,
+				  const void *data, size_t len)
+{
+	uint64_t tsc;
+	unsigned cpu;
+	uint8_t *pos;
+
+	if (len > fdr_event_max())
+		return -EMSGSIZE;
+	if (fdr_thread_ensure(t) < 0)
+		return -EAGAIN;
+	tsc = fdr_clock_read(&cpu);
+	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) +
+				  FDRTRACE_METADATA_RECORD_SIZE + len >
+			      wr_cap_end(t->buf))
+		fdr_thread_handover(t);
+	if (!t->buf && wr_claim(t, tsc, cpu) < 0)
+		return -ENOBUFS;
+	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
+	if (pos + FDRTRACE_METADATA_RECORD_SIZE + len > wr_cap_end(t->buf))
+		return -EMSGSIZE;	/* not reached: a fresh buffer has room */
+	if (typed) {
+		struct fdrtrace_md_typed_event m;
+
+		memset(&m, 0, sizeof(m));
+		m.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_TYPED_EVENT);
+		m.size = (int32_t)len;
+		m.delta = 0;	/* the event shares the previous record's time */
+		m.event_type = type;
+		memcpy(pos, &m, sizeof(m));
+		pos += sizeof(m);
+	} else {
+		pos += fdr_custom_event_md(pos, (uint32_t)len, t->last_tsc);
+	}
+	memcpy(pos, data, len);
+	pos += len;
+	t->rewind_floor = pos;
+	atomic_store_explicit(&t->pos, pos, memory_order_release);
+	return 0;
+}
+
+/*
+ * fdrtrace_log_arg(): the last record must be the calling function's
+ * entry (made an Entry_Args record here) or the last CallArgument written
+ * after one (@arg_end). Then one CallArgument record is appended.
+ */
+notrace int fdr_thread_log_arg(struct fdr_thread *t, uint64_t value)
+{
+	struct fdrtrace_md_call_argument m;
+	uint8_t *pos;
+	uint32_t word;
+
+	if (t->state != FDR_T_ACTIVE || !t->buf || t->ignored)
+		return -ENOENT;
+	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
+	if (pos + sizeof(m) > wr_cap_end(t->buf))
+		return -ENOBUFS;	/* the entry is in a full buffer: nowhere to put it */
+	if (pos != t->arg_end) {
+		/* the first argument: the last record must be a plain entry, not metadata */
+		if (pos - FDRTRACE_FUNC_RECORD_SIZE < t->rewind_floor)
+			return -ENOENT;
+		memcpy(&word, pos - FDRTRACE_FUNC_RECORD_SIZE, sizeof(word));
+		if ((word & 1) || fdrtrace_func_word_action(word) != FDRTRACE_FN_ENTRY)
+			return -ENOENT;
+		word = fdrtrace_func_word(FDRTRACE_FN_ENTRY_ARGS, fdrtrace_func_word_id(word));
+		memcpy(pos - FDRTRACE_FUNC_RECORD_SIZE, &word, sizeof(word));
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_CALL_ARGUMENT);
+	m.arg = value;
+	memcpy(pos, &m, sizeof(m));
+	pos += sizeof(m);
+	t->rewind_floor = pos;	/* arguments are never erased */
+	t->arg_end = pos;
+	atomic_store_explicit(&t->pos, pos, memory_order_release);
+	return 0;
+}
+
+/* fdrtrace_thread_ignore(): hand the buffer over; the hooks stop at the slow path. */
+notrace void fdr_thread_set_ignored(struct fdr_thread *t)
+{
+	t->ignored = true;
+	if (t->state == FDR_T_ACTIVE && t->buf)
+		fdr_thread_handover(t);
+	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 }
 
 static notrace bool wr_has_drops(struct fdr_thread *t)

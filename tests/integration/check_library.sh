@@ -36,7 +36,9 @@ for sym in $exports; do
 	*) echo "$so exports $sym" >&2; status=1 ;;
 	esac
 done
-for sym in __cyg_profile_func_enter __cyg_profile_func_exit fdrtrace_flush fdrtrace_thread_name; do
+for sym in __cyg_profile_func_enter __cyg_profile_func_exit fdrtrace_flush fdrtrace_thread_name \
+	fdrtrace_start fdrtrace_stop fdrtrace_custom_event fdrtrace_typed_event fdrtrace_log_arg \
+	fdrtrace_thread_ignore; do
 	echo "$exports" | grep -qx "$sym" || { echo "$so does not export $sym" >&2; status=1; }
 done
 exit $status

@@ -19,6 +19,7 @@
 #include "trace_check.h"
 
 extern char **environ;
+bool tc_want_log;
 long tc_fsize_limit;
 
 static void slurp(const char *path, char *buf, size_t cap)
@@ -132,13 +133,45 @@ static struct tc_stack *stack_of(struct tc_stack *st, int *n, int32_t tid)
 	return &st[(*n)++];
 }
 
-static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev)
+static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev, struct tc_stack *s)
 {
 	struct fdrtrace_ext x;
 
+	if (ev->u.event.size < 4 || memcmp(ev->u.event.data, FDRTRACE_EXT_MAGIC, 4)) {
+		size_t n = ev->u.event.size < 63 ? ev->u.event.size : 63;
+
+		t->user_events++;
+		memcpy(t->user_event, ev->u.event.data, n);
+		t->user_event[n] = '\0';
+		return;
+	}
 	if (fdrtrace_ext_decode(ev->u.event.data, ev->u.event.size, &x) < 0)
 		return;
 	switch (x.kind) {
+	case FDRTRACE_EXT_STACK:
+		/* the calls open when the buffer started: the stack to go on from */
+		t->stacks++;
+		if (x.u.stack.depth > t->stack_depth_max)
+			t->stack_depth_max = x.u.stack.depth;
+		if (s) {
+			bool same = s->depth == x.u.stack.depth;
+
+			if (s->cap < x.u.stack.depth) {
+				s->cap = x.u.stack.depth;
+				s->ids = realloc(s->ids, s->cap * sizeof(uint32_t));
+			}
+			for (uint32_t i = 0; i < x.u.stack.depth; i++) {
+				uint32_t id;
+
+				memcpy(&id, x.u.stack.ids + 4 * i, 4);
+				same = same && s->ids[i] == id;
+				s->ids[i] = id;
+			}
+			s->depth = x.u.stack.depth;
+			if (!same)
+				t->stack_unmatched++;
+		}
+		break;
 	case FDRTRACE_EXT_FUNC:
 		t->funcs++;
 		if (x.u.func.func_id < TC_MAX_IDS && !t->names[x.u.func.func_id])
@@ -198,10 +231,12 @@ void tc_read(const char *path, struct tc_trace *t)
 		case FDRTRACE_EV_HEADER:
 			t->version = ev.u.header.version;
 			t->buffer_size = ev.u.header.buffer_size;
+			t->freq = ev.u.header.cycle_frequency;
 			break;
 		case FDRTRACE_EV_NEW_BUFFER: {
 			bool seen = false;
 
+			t->buffers++;
 			for (int i = 0; i < t->ntids; i++)
 				seen |= t->tids[i] == ev.tid;
 			if (!seen && t->ntids < TC_MAX_TIDS)
@@ -224,7 +259,18 @@ void tc_read(const char *path, struct tc_trace *t)
 			t->func_records++;
 			if (id >= TC_MAX_IDS || !t->names[id])
 				t->unnamed++;
-			if (ev.u.func.action == FDRTRACE_FN_ENTRY) {
+			if (tc_want_log) {
+				if ((t->nlog & (t->nlog - 1)) == 0 && t->nlog >= 64)
+					t->log = realloc(t->log, 2 * t->nlog * sizeof(*t->log));
+				else if (!t->log)
+					t->log = malloc(64 * sizeof(*t->log));
+				t->log[t->nlog++] = (struct tc_rec){ ev.tid, (uint8_t)ev.u.func.action,
+								    id, ev.tsc };
+			}
+			if (ev.u.func.action == FDRTRACE_FN_ENTRY_ARGS)
+				t->entry_args++;
+			if (ev.u.func.action == FDRTRACE_FN_ENTRY ||
+			    ev.u.func.action == FDRTRACE_FN_ENTRY_ARGS) {
 				t->entries++;
 				if (id < TC_MAX_IDS)
 					t->entry_count[id]++;
@@ -249,7 +295,20 @@ void tc_read(const char *path, struct tc_trace *t)
 			break;
 		}
 		case FDRTRACE_EV_CUSTOM_EVENT:
-			on_ext(t, &ev);
+			on_ext(t, &ev, stack_of(st, &nst, ev.tid));
+			break;
+		case FDRTRACE_EV_TYPED_EVENT: {
+			size_t n = ev.u.event.size < 63 ? ev.u.event.size : 63;
+
+			t->typed_events++;
+			t->typed_type = ev.u.event.event_type;
+			memcpy(t->typed_event, ev.u.event.data, n);
+			t->typed_event[n] = '\0';
+			break;
+		}
+		case FDRTRACE_EV_CALL_ARGUMENT:
+			if (t->nargs < 64)
+				t->args[t->nargs++] = ev.u.arg.arg;
 			break;
 		default:
 			break;
@@ -277,6 +336,8 @@ void tc_free(struct tc_trace *t)
 {
 	for (int i = 0; i < TC_MAX_IDS; i++)
 		free(t->names[i]);
+	free(t->log);
+	t->log = NULL;
 }
 
 static int id_of(const struct tc_trace *t, const char *name)

@@ -44,8 +44,31 @@ struct tc_trace {
 	int forks;
 	uint32_t fork_parent, fork_child;
 	int processes, thread_names, funcs, module_maps;
+	uint64_t freq;		/* the header's cycle frequency */
+	uint64_t entry_args;	/* Entry_Args records (also counted as entries) */
+	uint64_t args[64];	/* CallArgument values, in order (first 64) */
+	int nargs;
+	int user_events;	/* custom events that are not fdrtrace extensions */
+	char user_event[64];	/* the last one's first bytes, NUL-terminated */
+	int typed_events;
+	uint16_t typed_type;	/* the last typed event's type */
+	char typed_event[64];
+	int stacks;		/* FDRTRACE_EXT_STACK records */
+	uint32_t stack_depth_max;
+	uint64_t stack_unmatched; /* stack records that disagree with the stack rebuilt so far */
+	int buffers;
+	/* every function record in file order (tc_read fills it when tc_want_log) */
+	struct tc_rec {
+		int32_t tid;
+		uint8_t action;
+		uint32_t id;
+		uint64_t tsc;
+	} *log;
+	uint64_t nlog;
 };
 
+/* tc_read() keeps every function record in t->log */
+extern bool tc_want_log;
 /* RLIMIT_FSIZE for the next runs (0: unchanged). */
 extern long tc_fsize_limit;
 /* Run @argv (argv[0] a path) in a fresh temp dir with @env added (NULL-terminated). */

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/integration/targets/recorder.c - the control API, ring policy,
+ * short-call elision and filters, on a real instrumented program.
+ *
+ *   recorder api     custom, typed, log_arg, stop/start, thread_ignore;
+ *                    prints every return value
+ *   recorder ring    300000 calls of f0,f1,f2 in turn, then newest() 100
+ *                    times inside deep(5): a ring keeps only the end
+ *   recorder crash   work, then a SIGSEGV inside last_moment()
+ *   recorder snap    work; raise(SIGUSR2); wait for the snapshot file;
+ *                    more work; exit
+ *   recorder flush   work; fdrtrace_flush() (a snapshot in ring policy);
+ *                    more work
+ *   recorder elide   short and long calls in a known pattern (see below)
+ *   recorder filter  calls keep_me, skip_me, deep(8)
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fdrtrace/fdrtrace.h>
+
+static volatile long sink;
+
+__attribute__((noinline)) static void leaf(int i)
+{
+	sink += i;
+}
+
+__attribute__((noinline)) static void work(void)
+{
+	for (int i = 0; i < 1000; i++)
+		leaf(i);
+}
+
+__attribute__((noinline)) static void f0(void) { sink++; }
+__attribute__((noinline)) static void f1(void) { sink++; }
+__attribute__((noinline)) static void f2(void) { sink++; }
+__attribute__((noinline)) static void newest(void) { sink++; }
+__attribute__((noinline)) static void keep_me(void) { sink++; }
+__attribute__((noinline)) static void skip_me(void) { sink++; }
+
+__attribute__((noinline)) static void deep(int n)
+{
+	if (n > 0)
+		deep(n - 1);
+	else
+		for (int i = 0; i < 100; i++)
+			newest();
+}
+
+__attribute__((noinline)) static long with_args(long a, long b)
+{
+	int ra = fdrtrace_log_arg((uint64_t)a);
+	int rb = fdrtrace_log_arg((uint64_t)b);
+
+	printf("log_arg %d %d\n", ra, rb);
+	leaf(1);
+	return a + b;
+}
+
+__attribute__((noinline)) static void last_moment(int *p)
+{
+	leaf(7);
+	*p = 1;		/* p is NULL */
+}
+
+__attribute__((no_instrument_function)) static void spin_ns(long ns)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
+/* elide: short() returns at once; long_call() spins 2 ms; outer() calls short() */
+__attribute__((noinline)) static void short_call(void) { sink++; }
+__attribute__((noinline)) static void long_call(void) { spin_ns(2000000); }
+__attribute__((noinline)) static void outer(void)
+{
+	short_call();
+	spin_ns(2000000);
+}
+
+__attribute__((noinline)) static void evented(void)
+{
+	fdrtrace_custom_event("in-evented", 10);
+}
+
+static void *ignored_thread(void *arg)
+{
+	(void)arg;
+	printf("ignore %d\n", fdrtrace_thread_ignore());
+	work();
+	printf("ignored custom %d\n", fdrtrace_custom_event("x", 1));
+	return NULL;
+}
+
+__attribute__((no_instrument_function)) static int snapshot_files(void)
+{
+	DIR *d = opendir(".");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += strstr(de->d_name, ".snap") != NULL;
+	closedir(d);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "api";
+
+	if (!strcmp(mode, "api")) {
+		static char big[1 << 20];
+		pthread_t th;
+
+		printf("custom %d\n", fdrtrace_custom_event("hello event", 11));
+		printf("typed %d\n", fdrtrace_typed_event(7, "typed!", 6));
+		printf("too big %d\n", fdrtrace_custom_event(big, sizeof(big)));
+		printf("magic %d\n", fdrtrace_custom_event("FDRx....", 8));
+		printf("null %d\n", fdrtrace_custom_event(NULL, 3));
+		printf("with_args %ld\n", with_args(42, -1));
+		printf("late arg %d\n", fdrtrace_log_arg(5));
+		printf("stop %d\n", fdrtrace_stop());
+		work();		/* not recorded */
+		printf("start %d\n", fdrtrace_start());
+		for (int i = 0; i < 10; i++)
+			leaf(i);
+		evented();
+		if (pthread_create(&th, NULL, ignored_thread, NULL))
+			return 2;
+		pthread_join(th, NULL);
+	} else if (!strcmp(mode, "ring")) {
+		for (int i = 0; i < 300000; i++) {
+			switch (i % 3) {
+			case 0: f0(); break;
+			case 1: f1(); break;
+			default: f2(); break;
+			}
+		}
+		deep(5);
+	} else if (!strcmp(mode, "crash")) {
+		for (int i = 0; i < 50; i++)
+			work();
+		last_moment(argc > 2 ? &argc : NULL);
+	} else if (!strcmp(mode, "snap") || !strcmp(mode, "flush")) {
+		for (int i = 0; i < 20; i++)
+			work();
+		if (!strcmp(mode, "snap")) {
+			raise(SIGUSR2);
+			for (int i = 0; i < 2000 && !snapshot_files(); i++)
+				spin_ns(1000000);
+		} else {
+			printf("flush %d\n", fdrtrace_flush());
+		}
+		printf("snapshots %d\n", snapshot_files());
+		for (int i = 0; i < 20; i++)
+			work();
+	} else if (!strcmp(mode, "elide")) {
+		/* L S O(S) L S: short calls vanish, long ones and outer stay */
+		long_call();
+		short_call();
+		outer();
+		long_call();
+		short_call();
+		evented();
+	} else if (!strcmp(mode, "filter")) {
+		for (int i = 0; i < 10; i++) {
+			keep_me();
+			skip_me();
+		}
+		deep(8);
+	}
+	printf("ok %s\n", mode);
+	return 0;
+}
