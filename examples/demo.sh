@@ -17,5 +17,8 @@ echo
 echo "== fdrtrace verify $trace && echo valid"
 build/tools/fdrtrace/fdrtrace verify "$trace" && echo valid
 echo
+echo "== fdrtrace account $trace"
+build/tools/fdrtrace/fdrtrace account "$trace"
+echo
 echo "== fdrtrace dump $trace | head -n 40"
 build/tools/fdrtrace/fdrtrace dump "$trace" | head -n 40 || true
