@@ -55,10 +55,21 @@ notrace int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max)
 	return 0;
 }
 
+notrace uint32_t fdr_pool_count(void)
+{
+	return bq_count;
+}
+
+notrace struct fdr_buffer *fdr_pool_buffer(uint32_t index)
+{
+	return &bq_bufs[index];
+}
+
 notrace void fdr_pool_reset(void)
 {
 	for (uint32_t i = 0; i < bq_count; i++) {
 		cds_wfcq_node_init(&bq_bufs[i].node);
+		atomic_store_explicit(&bq_bufs[i].ring_state, FDR_RING_NONE, memory_order_relaxed);
 		atomic_store_explicit(&bq_next[i], i + 1 < bq_count ? i + 2 : 0,
 				      memory_order_relaxed);
 	}

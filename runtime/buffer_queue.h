@@ -20,6 +20,9 @@
 int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max) fdr_hidden;
 struct fdr_buffer *fdr_pool_get(void) fdr_hidden;
 void fdr_pool_put(struct fdr_buffer *b) fdr_hidden;
+/* The pool's buffers by index (ring.c scans them). */
+uint32_t fdr_pool_count(void) fdr_hidden;
+struct fdr_buffer *fdr_pool_buffer(uint32_t index) fdr_hidden;
 /* Every buffer free again, the queue empty (a fork child). */
 void fdr_pool_reset(void) fdr_hidden;
 

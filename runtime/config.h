@@ -20,6 +20,11 @@ enum fdr_clock_choice {
 	FDR_CLOCK_CHOICE_MONOTONIC,
 };
 
+enum fdr_policy {
+	FDR_POLICY_STREAM = 0,
+	FDR_POLICY_RING = 1,
+};
+
 /**
  * struct fdr_config - every option, parsed
  * One member per FDR_OPT row of config.def, same name.
@@ -34,6 +39,8 @@ struct fdr_config {
 	uint64_t format_version;	/* 1 or 5 */
 	enum fdr_clock_choice clock;
 	uint64_t flush_interval_ms;	/* flush partial buffers this often (0: never) */
+	enum fdr_policy policy;		/* stream or ring */
+	int dump_signal;		/* 0: none; else the signal number (Linux x86-64 values) */
 };
 
 /**

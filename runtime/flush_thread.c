@@ -19,6 +19,8 @@
  * is taken inside it; the fatal-signal handler takes only the file lock.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -157,6 +159,79 @@ static notrace int fl_emitted_init(void)
  * @names: false in the fatal-signal handler (no dladdr there): address only.
  * Caller holds the file lock.
  */
+/*
+ * Ring policy: names are looked up while the program runs (by the flush
+ * thread, every wake, in memory only: no file I/O) so that a dump from the
+ * fatal-signal handler, which cannot look names up, still has them. Ids
+ * below FL_NAME_CACHE only; a name is published with a release store of
+ * its pointer and never freed.
+ */
+#define FL_NAME_CACHE (1u << 20)
+
+struct fl_cname {
+	_Atomic(char *) name;
+	uint32_t module;
+};
+
+static struct fl_cname *fl_cache;
+static _Atomic uint32_t fl_cache_upto = 1;
+
+static notrace void fl_cache_names(void)
+{
+	uint32_t limit = fdr_funcid_limit();
+	static char name[2048];
+
+	if (!fl_cache) {
+		void *m = mmap(NULL, FL_NAME_CACHE * sizeof(*fl_cache), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (m == MAP_FAILED)
+			return;
+		fl_cache = m;
+	}
+	if (limit > FL_NAME_CACHE)
+		limit = FL_NAME_CACHE;
+	for (uint32_t id = atomic_load_explicit(&fl_cache_upto, memory_order_relaxed); id < limit;
+	     id++) {
+		uintptr_t addr = fdr_funcid_addr(id);
+		uint32_t module = FDR_MODULE_UNKNOWN;
+		char *copy;
+
+		if (!addr)
+			break;	/* its insert is in progress: next round */
+		if (fdr_symbol_lookup(addr, name, sizeof(name), &module) < 0)
+			name[0] = '\0';
+		copy = strdup(name);
+		if (!copy)
+			break;
+		fl_cache[id].module = module;
+		atomic_store_explicit(&fl_cache[id].name, copy, memory_order_release);
+		atomic_store_explicit(&fl_cache_upto, id + 1, memory_order_release);
+	}
+}
+
+/*
+ * Ring policy, fatal-signal handler: let the flush thread name the ids
+ * handed out so far (at most @ms milliseconds). Async-signal-safe.
+ */
+notrace void fdr_flush_names_wait(unsigned ms)
+{
+	uint32_t limit = fdr_funcid_limit();
+
+	if (!fl_running || fdr_cfg.policy != FDR_POLICY_RING)
+		return;
+	if (limit > FL_NAME_CACHE)
+		limit = FL_NAME_CACHE;
+	for (unsigned i = 0; i < ms * 10; i++) {
+		struct timespec ts = { 0, 100000 };
+
+		if (atomic_load_explicit(&fl_cache_upto, memory_order_acquire) >= limit)
+			return;
+		fdr_flush_wake();
+		nanosleep(&ts, NULL);
+	}
+}
+
 notrace void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names)
 {
 	uint32_t limit = fdr_funcid_limit();
@@ -176,7 +251,16 @@ notrace void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names)
 		if (!addr)
 			continue;
 		name[0] = '\0';
-		if (names) {
+		if (fl_cache && id < FL_NAME_CACHE &&
+		    atomic_load_explicit(&fl_cache[id].name, memory_order_acquire)) {
+			const char *c = atomic_load_explicit(&fl_cache[id].name,
+							     memory_order_acquire);
+			size_t len = strnlen(c, sizeof(name) - 1);
+
+			memcpy(name, c, len);
+			name[len] = '\0';
+			module = fl_cache[id].module;
+		} else if (names) {
 			if (!rescanned) {
 				/* modules loaded since the last scan, before names in them */
 				fdr_modules_scan(fl_module_mapped, fl_module_unmapped, rb);
@@ -247,6 +331,144 @@ static notrace unsigned fl_drain(struct fdr_rtbuf *rb)
 	return n;
 }
 
+/* ---- snapshots (ring policy) ---- */
+
+static _Atomic int fl_snap_req;
+static _Atomic uint32_t fl_snaps;	/* snapshots written (or failed) */
+static struct fdr_rtbuf fl_snap_rb;
+
+struct fl_partial {
+	int32_t tid;
+	uint64_t len;
+	uint8_t *copy;
+};
+
+struct fl_partials {
+	struct fl_partial *p;
+	uint32_t used, cap;
+};
+
+/* Copy a thread's partial buffer (slot locked: a few microseconds, no I/O). */
+static notrace void fl_copy_partial(struct fdr_thread *t, void *arg)
+{
+	struct fl_partials *ps = arg;
+	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_acquire);
+	struct fdr_buffer *b = t->buf;
+	struct fl_partial *p;
+
+	if (ps->used == ps->cap || !b || !pos || pos <= b->data ||
+	    pos > b->data + fdr_cfg.buffer_size)
+		return;
+	p = &ps->p[ps->used];
+	p->tid = t->tid;
+	p->len = (uint64_t)(pos - b->data);
+	memcpy(p->copy, b->data, p->len);
+	ps->used++;
+}
+
+/*
+ * Write everything in memory to a new file, <trace>.snap<N>.fdr, and go
+ * on: the ring's buffers stay for the next dump. Caller holds fl_mutex.
+ */
+static notrace void fl_snapshot(void)
+{
+	char path[sizeof(fdr_path) + 32];
+	size_t base = strlen(fdr_path);
+	struct fdr_totals saved_totals = fdr_totals;
+	struct fl_partials ps = { 0 };
+	uint8_t *saved_emitted = fl_emitted;
+	uint32_t saved_scan = fl_scan_from;
+	uint32_t n = atomic_load_explicit(&fl_snaps, memory_order_relaxed) + 1;
+	int saved_fd, fd;
+	size_t len;
+
+	if (base > 4)
+		base -= 4;	/* ".fdr" */
+	snprintf(path, sizeof(path), "%.*s.snap%u.fdr", (int)base, fdr_path, n);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		if (fdr_cfg.verbosity >= 1)
+			dprintf(2, "fdrtrace: cannot create snapshot %s: %s\n", path,
+				strerrordesc_np(errno));
+		goto out;
+	}
+	/* partial buffers first (copies), so the ring below is not older than them */
+	ps.cap = fdr_threads_slots_used() + 4;
+	ps.p = calloc(ps.cap, sizeof(*ps.p));
+	for (uint32_t i = 0; ps.p && i < ps.cap; i++) {
+		ps.p[i].copy = malloc(fdr_cfg.buffer_size);
+		if (!ps.p[i].copy) {
+			ps.cap = i;
+			break;
+		}
+	}
+	if (!ps.p)
+		ps.cap = 0;
+	fl_emitted = NULL;	/* a fresh map: the snapshot names every id */
+	if (fl_emitted_init() < 0)
+		fl_emitted = NULL;
+	fdr_file_lock(0);
+	saved_fd = fdr_fd;
+	fdr_fd = fd;
+	memset(&fdr_totals, 0, sizeof(fdr_totals));
+	fdr_file_write_header();
+	fdr_rtbuf_init(&fl_snap_rb, fl_rb.tid);
+	fdr_write_start_records(&fl_snap_rb, fdr_fork_parent != 0, (uint32_t)fdr_fork_parent);
+	fdr_file_unlock();
+	fdr_threads_foreach(fl_copy_partial, &ps, 0);
+	fdr_file_lock(0);
+	fdr_flush_emit_funcs(&fl_snap_rb, true);
+	fdr_rtbuf_flush(&fl_snap_rb);
+	fdr_ring_write(true);
+	for (uint32_t i = 0; i < ps.used; i++)
+		fdr_file_write_buffer(ps.p[i].copy, ps.p[i].len);
+	len = fdr_ext_close(fl_scratch, sizeof(fl_scratch), FDRTRACE_CLOSE_SNAPSHOT,
+			    fdr_totals.records, fdr_totals.records_dropped, fdr_totals.buffers,
+			    fdr_totals.buffers_dropped, fdr_threads_seen(), fdr_clock.freq,
+			    fl_now_ns(CLOCK_REALTIME));
+	if (len)
+		fdr_rtbuf_add(&fl_snap_rb, fl_scratch, len);
+	fdr_rtbuf_flush(&fl_snap_rb);
+	close(fd);
+	fdr_fd = saved_fd;
+	fdr_totals = saved_totals;
+	fdr_file_unlock();
+	if (fl_emitted)
+		munmap(fl_emitted, FDRTRACE_FUNC_ID_MAX + 1u);
+	if (fdr_cfg.verbosity >= 2)
+		dprintf(2, "fdrtrace: snapshot %s\n", path);
+out:
+	fl_emitted = saved_emitted;
+	fl_scan_from = saved_scan;
+	for (uint32_t i = 0; i < ps.cap; i++)
+		free(ps.p[i].copy);
+	free(ps.p);
+	atomic_fetch_add_explicit(&fl_snaps, 1, memory_order_release);
+}
+
+/* Async-signal-safe: ask the flush thread for a snapshot. */
+notrace void fdr_flush_request_snapshot(void)
+{
+	atomic_store_explicit(&fl_snap_req, 1, memory_order_release);
+	fdr_flush_wake();
+}
+
+/* fdrtrace_flush() in ring policy: a snapshot, waited for (at most @timeout_ms). */
+notrace int fdr_flush_snapshot_wait(unsigned timeout_ms)
+{
+	uint32_t before = atomic_load_explicit(&fl_snaps, memory_order_acquire);
+
+	fdr_flush_request_snapshot();
+	for (unsigned i = 0; i < timeout_ms; i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		if (atomic_load_explicit(&fl_snaps, memory_order_acquire) != before)
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
 static notrace void fl_request(struct fdr_thread *t, void *arg)
 {
 	(void)arg;
@@ -260,6 +482,14 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	uint64_t freq;
 	size_t n;
 
+	if (fdr_cfg.policy == FDR_POLICY_RING) {
+		/* the ring, oldest first, then the partial buffers the finisher queued */
+		fdr_file_lock(0);
+		fdr_flush_emit_funcs(rb, true);
+		fdr_rtbuf_flush(rb);
+		fdr_ring_write(false);
+		fdr_file_unlock();
+	}
 	fl_drain(rb);
 	fdr_file_lock(0);
 	fdr_flush_emit_funcs(rb, true);
@@ -294,11 +524,16 @@ static notrace void *fl_main(void *arg)
 		struct timespec to = { 0, 50000000 };
 
 		pthread_mutex_lock(&fl_mutex);
-		fl_drain(&fl_rb);
+		if (fdr_cfg.policy != FDR_POLICY_RING)
+			fl_drain(&fl_rb);
+		else
+			fl_cache_names();
+		if (atomic_exchange_explicit(&fl_snap_req, 0, memory_order_acquire))
+			fl_snapshot();
 		pthread_mutex_unlock(&fl_mutex);
 		if (atomic_load_explicit(&fl_stop, memory_order_acquire))
 			break;
-		if (interval_ns) {
+		if (interval_ns && fdr_cfg.policy != FDR_POLICY_RING) {
 			uint64_t now = fl_now_ns(CLOCK_MONOTONIC);
 
 			if (now >= next) {
@@ -309,7 +544,9 @@ static notrace void *fl_main(void *arg)
 				to.tv_nsec = (long)(next - now);
 		}
 		atomic_store_explicit(&fl_sleeping, 1, memory_order_seq_cst);
-		if (fdr_queue_empty() && atomic_load_explicit(&fl_seq, memory_order_seq_cst) == seq &&
+		if ((fdr_cfg.policy == FDR_POLICY_RING || fdr_queue_empty()) &&
+		    !atomic_load_explicit(&fl_snap_req, memory_order_relaxed) &&
+		    atomic_load_explicit(&fl_seq, memory_order_seq_cst) == seq &&
 		    !atomic_load_explicit(&fl_stop, memory_order_acquire))
 			syscall(SYS_futex, &fl_seq, FUTEX_WAIT_PRIVATE, seq, &to, NULL, 0);
 		atomic_store_explicit(&fl_sleeping, 0, memory_order_relaxed);

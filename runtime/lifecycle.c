@@ -191,6 +191,14 @@ static notrace void lc_atexit(void)
 	lc_finish(FDRTRACE_CLOSE_EXIT);
 }
 
+/* Ask a thread to hand its partial buffer over at its next traced call. */
+static notrace void lc_request_all(struct fdr_thread *t, void *arg)
+{
+	(void)arg;
+	atomic_store_explicit(&t->flush_req, 1, memory_order_relaxed);
+	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
+}
+
 /* ---- fatal signals ---- */
 
 static notrace void lc_sig_snap(struct fdr_thread *t, void *arg)
@@ -224,6 +232,7 @@ static notrace void lc_dump(void)
 	uint8_t p[128];
 	size_t n;
 
+	fdr_flush_names_wait(200);	/* ring policy: names were looked up while it ran */
 	if (!rb->data || !fdr_file_lock(2000))
 		return;
 	rb->tid = (int32_t)syscall(SYS_gettid);
@@ -239,6 +248,8 @@ static notrace void lc_dump(void)
 	for (b = first; b; b = (struct fdr_buffer *)b->node.next)
 		if (b->len && b->data)
 			fdr_file_write_buffer(b->data, b->len);
+	if (fdr_cfg.policy == FDR_POLICY_RING)
+		fdr_ring_write(false);	/* the recent past, oldest first */
 	fdr_threads_foreach(lc_sig_snap, rb, 100000);
 	{
 		uint64_t rec[FDRTRACE_DROP_REASON_COUNT] = { 0 };
@@ -287,6 +298,24 @@ static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
 	errno = saved_errno;
 }
 
+/* dump_signal: a snapshot, written by the flush thread; the program goes on. */
+static notrace void lc_dump_signal(int sig)
+{
+	int saved_errno = errno;
+
+	(void)sig;
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING) {
+		if (fdr_cfg.policy == FDR_POLICY_RING) {
+			fdr_flush_request_snapshot();
+		} else {
+			/* stream: every thread hands its partial buffer over at its next call */
+			fdr_threads_foreach(lc_request_all, NULL, 1000);
+			fdr_flush_wake();
+		}
+	}
+	errno = saved_errno;
+}
+
 static notrace void lc_install_signals(void)
 {
 	struct sigaction sa;
@@ -305,6 +334,15 @@ static notrace void lc_install_signals(void)
 			continue;	/* the program ignores it: leave it so */
 		if (sigaction(sig, &sa, &lc_old[sig]) < 0)
 			continue;
+	}
+	if (fdr_cfg.dump_signal > 0 && fdr_cfg.dump_signal < NSIG) {
+		struct sigaction ds;
+
+		memset(&ds, 0, sizeof(ds));
+		ds.sa_handler = lc_dump_signal;
+		ds.sa_flags = SA_RESTART | SA_ONSTACK;
+		sigemptyset(&ds.sa_mask);
+		sigaction(fdr_cfg.dump_signal, &ds, NULL);
 	}
 }
 
@@ -343,6 +381,7 @@ static notrace void lc_postfork_child(void)
 		close(fdr_fd);	/* the parent's file stays the parent's */
 	fdr_fd = -1;
 	fdr_pool_reset();
+	fdr_ring_reset();
 	fdr_writer_after_fork_child();
 	fdr_flush_reset_child();
 	fdr_modules_reset();
@@ -455,6 +494,8 @@ fdr_export notrace int fdrtrace_flush(void)
 
 	if (err)
 		return err;
+	if (fdr_cfg.policy == FDR_POLICY_RING)
+		return fdr_flush_snapshot_wait(5000);
 	t->guard = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	if (t->state == FDR_T_ACTIVE && t->buf)

@@ -100,7 +100,7 @@ struct fdr_buffer {
 	uint32_t index;
 	bool borrowed;
 	_Atomic uint32_t ring_state;	/* ring policy: enum fdr_ring_state */
-	uint64_t ring_seq;		/* ring policy: handover order, set before FULL */
+	_Atomic uint64_t ring_seq;	/* ring policy: handover order, set before FULL */
 	uint64_t drops[FDRTRACE_DROP_REASON_COUNT];
 	uint64_t drop_bufs[FDRTRACE_DROP_REASON_COUNT];
 };
@@ -226,6 +226,9 @@ void fdr_flush_finish(uint8_t how) fdr_hidden;
 int fdr_flush_wait_written(uint64_t target, unsigned timeout_ms) fdr_hidden;
 void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names) fdr_hidden;
 void fdr_flush_reset_child(void) fdr_hidden;
+void fdr_flush_request_snapshot(void) fdr_hidden;
+void fdr_flush_names_wait(unsigned ms) fdr_hidden;
+int fdr_flush_snapshot_wait(unsigned timeout_ms) fdr_hidden;
 int fdr_flush_start_child(void) fdr_hidden;
 void fdr_flush_fork_prepare(void) fdr_hidden;
 void fdr_flush_fork_parent(void) fdr_hidden;
@@ -233,6 +236,22 @@ int fdr_write_start_records(struct fdr_rtbuf *rb, bool forked, uint32_t parent) 
 void fdr_count_buffer(const uint8_t *data, uint64_t len) fdr_hidden;
 extern _Atomic uint64_t fdr_enqueued fdr_hidden;
 extern _Atomic uint64_t fdr_written fdr_hidden;
+
+/* ---- ring.c: the ring policy ---- */
+
+enum fdr_ring_state {
+	FDR_RING_NONE = 0,	/* in the free pool, or owned by a thread */
+	FDR_RING_FULL = 1,	/* handed over, waiting to be written or overwritten */
+	FDR_RING_BUSY = 2,	/* being written by a dump, or taken back by a thread */
+};
+
+void fdr_ring_put(struct fdr_buffer *b) fdr_hidden;
+struct fdr_buffer *fdr_ring_take_oldest(void) fdr_hidden;
+void fdr_ring_write(bool keep) fdr_hidden;
+/* the calling thread's open calls at the start of its next buffer */
+void fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end) fdr_hidden;
+size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint64_t tsc) fdr_hidden;
+void fdr_ring_reset(void) fdr_hidden;
 
 /* ---- lifecycle.c ---- */
 

@@ -219,6 +219,8 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	struct fdr_buffer *b = fdr_pool_get();
 	uint8_t *p, *cap_end;
 
+	if (!b && fdr_cfg.policy == FDR_POLICY_RING)
+		b = fdr_ring_take_oldest();
 	if (!b) {
 		if (!t->starved) {
 			t->starved = true;
@@ -234,6 +236,8 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	p = b->data + fdr_preamble(b->data, t->tid, cpu, tsc);
 	t->last_tsc = tsc;
 	t->cpu = cpu;
+	if (fdr_cfg.policy == FDR_POLICY_RING)
+		p += fdr_ring_stack_record(p, (size_t)(cap_end - FDR_SLOW_RESERVE - p), t->tid, tsc);
 	p = wr_put_drops(t, p, cap_end - FDR_SLOW_RESERVE);
 	t->rewind_floor = p;
 	t->buf = b;
@@ -255,19 +259,26 @@ notrace int fdr_thread_handover(struct fdr_thread *t)
 
 	if (!b)
 		return 0;
+	if (fdr_cfg.policy == FDR_POLICY_RING)
+		/* the open calls at the end of this buffer, for the next one's stack record */
+		fdr_ring_stack_advance(b->data, atomic_load_explicit(&t->pos, memory_order_relaxed));
 	wr_slot_lock(t->slot, t);
 	phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 	t->buf = NULL;
 	if (phase == FDR_PHASE_RECORDING) {
 		b->len = (uint64_t)(atomic_load_explicit(&t->pos, memory_order_relaxed) - b->data);
-		atomic_fetch_add_explicit(&fdr_enqueued, 1, memory_order_relaxed);
-		fdr_queue_push(b);
+		if (fdr_cfg.policy == FDR_POLICY_RING) {
+			fdr_ring_put(b);
+		} else {
+			atomic_fetch_add_explicit(&fdr_enqueued, 1, memory_order_relaxed);
+			fdr_queue_push(b);
+		}
 	}
 	/* else: the finisher took (or will take) no further data; the buffer is abandoned */
 	atomic_store_explicit(&t->pos, NULL, memory_order_release);
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 	wr_slot_unlock(t->slot, t);
-	if (phase == FDR_PHASE_RECORDING)
+	if (phase == FDR_PHASE_RECORDING && fdr_cfg.policy != FDR_POLICY_RING)
 		fdr_flush_wake();
 	return 0;
 }
@@ -332,7 +343,12 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	if (fdr_thread_ensure(t) < 0)
 		goto out;
 	if (ce->addr != addr) {
+		uint32_t before = fdr_funcid_limit();
 		uint32_t id = fdr_funcid_get(addr);
+
+		/* ring policy: a new id; the flush thread looks its name up in memory now */
+		if (fdr_cfg.policy == FDR_POLICY_RING && fdr_funcid_limit() != before)
+			fdr_flush_wake();
 
 		if (!id) {
 			wr_count(t, FDRTRACE_DROP_FILTERED, 0);

@@ -112,3 +112,176 @@ Test(api, custom_args_stop_start_and_ignore_in_a_v1_trace)
 {
 	check_api("format_version=1", 1);
 }
+
+/* ---- ring policy ---- */
+
+static int id_named(const struct tc_trace *t, const char *name)
+{
+	for (int i = 1; i < TC_MAX_IDS; i++)
+		if (t->names[i] && !strcmp(t->names[i], name))
+			return i;
+	return 0;
+}
+
+static void check_ring(const char *version)
+{
+	struct tc_run r;
+	struct tc_trace t;
+	char opt[256];
+	/* f0/f1/f2 300000, deep 6, newest 100, main 1: entries and exits */
+	const uint64_t emitted = 2 * (300000 + 6 + 100 + 1);
+	int f[3], cyc = -1;
+	uint64_t fcalls = 0, breaks = 0;
+
+	snprintf(opt, sizeof(opt), "policy=ring buffer_size=4096 buffer_max=4 format_version=%s",
+		 version);
+	run_recorder(&r, "ring", opt);
+	expect_exit_ok(&r);
+	expect_out(&r, "ok ring\n");
+	{
+		char paths[4][512];
+
+		cr_assert_eq(tc_find_traces(&r, paths, 4), 1, "ring policy writes one file at exit");
+	}
+	tc_want_log = true;
+	final_trace(&r, &t);
+	tc_want_log = false;
+	cr_expect(t.closed);
+	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_EXIT);
+	/* every record is in the trace or counted as overwritten, nothing else */
+	cr_expect_eq(t.func_records + t.dropped_by[FDRTRACE_DROP_OVERWRITTEN], emitted,
+		     "%llu kept + %llu overwritten",
+		     (unsigned long long)t.func_records,
+		     (unsigned long long)t.dropped_by[FDRTRACE_DROP_OVERWRITTEN]);
+	cr_expect_eq(t.dropped, t.dropped_by[FDRTRACE_DROP_OVERWRITTEN], "only overwrites");
+	cr_expect_eq(t.close_records, t.func_records);
+	/* the newest buffers: the end of the run is all there */
+	cr_expect_eq(tc_calls(&t, "newest"), 100);
+	cr_expect_eq(tc_exits(&t, "newest"), 100);
+	cr_expect_eq(tc_calls(&t, "deep"), 6);
+	cr_expect_eq(tc_exits(&t, "main"), 1);
+	cr_expect_eq(tc_calls(&t, "main"), 0, "main's entry was overwritten long ago");
+	/* at most buffer_max buffers of ~250 calls each: the older calls are gone */
+	fcalls = tc_calls(&t, "f0") + tc_calls(&t, "f1") + tc_calls(&t, "f2");
+	cr_expect_gt(fcalls, 300);
+	cr_expect_lt(fcalls, 4 * 4096 / 16);
+	/* and the kept calls are one unbroken run: f0 f1 f2 f0 ... */
+	f[0] = id_named(&t, "f0");
+	f[1] = id_named(&t, "f1");
+	f[2] = id_named(&t, "f2");
+	for (uint64_t i = 0; i < t.nlog; i++) {
+		int k = -1;
+
+		if (t.log[i].action != FDRTRACE_FN_ENTRY)
+			continue;
+		for (int j = 0; j < 3; j++)
+			k = (int)t.log[i].id == f[j] ? j : k;
+		if (k < 0)
+			continue;
+		if (cyc >= 0 && k != (cyc + 1) % 3)
+			breaks++;
+		cyc = k;
+	}
+	cr_expect_eq(breaks, 0, "the kept calls have %llu gaps", (unsigned long long)breaks);
+	cr_expect_eq(cyc, 2, "the last of the 300000 calls is f2");
+	/* stacks: each buffer says what was open; the rebuilt stack agrees */
+	cr_expect_geq(t.stacks, 3, "stack records: %d", t.stacks);
+	cr_expect_eq(t.stack_unmatched, 0);
+	cr_expect_eq(t.unmatched, 0, "every exit closes an entry (from a stack record or seen)");
+	cr_expect_eq(t.open_at_end, 0);
+	cr_expect_eq(t.unnamed, 0);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(ring, keeps_exactly_the_newest_buffers_and_rebuilds_stacks_v5)
+{
+	check_ring("5");
+}
+
+Test(ring, keeps_exactly_the_newest_buffers_and_rebuilds_stacks_v1)
+{
+	check_ring("1");
+}
+
+Test(ring, crash_leaves_a_readable_trace_of_the_last_moments)
+{
+	struct tc_run r;
+	struct tc_trace t;
+
+	if (IT_SANITIZED)
+		cr_skip_test("ASan owns SIGSEGV");
+	run_recorder(&r, "crash", "policy=ring buffer_size=4096 buffer_max=4");
+	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV, "status 0x%x, stderr: %s",
+		  r.status, r.err);
+	final_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_SIGNAL);
+	cr_expect_eq(tc_calls(&t, "last_moment"), 1, "the crashing call is in the trace");
+	cr_expect_eq(tc_exits(&t, "last_moment"), 0);
+	cr_expect_gt(tc_exits(&t, "leaf"), 100);
+	cr_expect_gt(t.dropped_by[FDRTRACE_DROP_OVERWRITTEN], 0);
+	cr_expect_eq(t.unnamed, 0, "names were looked up while it ran");
+	cr_expect_eq(t.unmatched, 0);
+	cr_expect_eq(t.stack_unmatched, 0);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+static void check_snapshot_and_final(struct tc_run *r)
+{
+	char paths[8][512];
+	int n = tc_find_traces(r, paths, 8);
+	int snaps = 0;
+
+	cr_assert_eq(n, 2, "a snapshot and the final trace: %d files", n);
+	for (int i = 0; i < n; i++) {
+		struct tc_trace t;
+		bool snap = strstr(paths[i], ".snap1.fdr") != NULL;
+
+		tc_read(paths[i], &t);
+		cr_assert(t.ok, "reader: %s", t.error);
+		snaps += snap;
+		cr_expect(t.closed, "%s", paths[i]);
+		cr_expect_eq(t.close_how, snap ? FDRTRACE_CLOSE_SNAPSHOT : FDRTRACE_CLOSE_EXIT);
+		cr_expect_eq(t.close_records, t.func_records);
+		cr_expect_gt(tc_exits(&t, "leaf"), 1000, "%s", paths[i]);
+		cr_expect_eq(t.unnamed, 0);
+		cr_expect_eq(t.unmatched, 0, "%s", paths[i]);
+		cr_expect_eq(t.stack_unmatched, 0);
+		cr_expect_eq(t.processes, 1);
+		if (LLVM_XRAY[0] && t.version == 5) {
+			char cmd[4800];
+
+			snprintf(cmd, sizeof(cmd), "'%s' fdr-dump --verify '%s' >/dev/null 2>&1",
+				 LLVM_XRAY, paths[i]);
+			cr_expect_eq(system(cmd), 0, "llvm-xray fdr-dump --verify %s", paths[i]);
+		}
+		tc_free(&t);
+	}
+	cr_expect_eq(snaps, 1);
+}
+
+Test(ring, sigusr2_snapshot_mid_run_and_the_final_trace_both_verify)
+{
+	struct tc_run r;
+
+	run_recorder(&r, "snap", "policy=ring buffer_size=4096 buffer_max=8 dump_signal=USR2");
+	expect_exit_ok(&r);
+	expect_out(&r, "snapshots 1\n");
+	expect_out(&r, "ok snap\n");
+	check_snapshot_and_final(&r);
+	tc_done(&r);
+}
+
+Test(ring, flush_writes_a_snapshot_and_recording_goes_on)
+{
+	struct tc_run r;
+
+	run_recorder(&r, "flush", "policy=ring buffer_size=4096 buffer_max=8");
+	expect_exit_ok(&r);
+	expect_out(&r, "flush 0\n");
+	expect_out(&r, "snapshots 1\n");
+	check_snapshot_and_final(&r);
+	tc_done(&r);
+}

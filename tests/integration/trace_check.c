@@ -114,6 +114,7 @@ int tc_find_traces(const struct tc_run *r, char paths[][512], int max)
 }
 
 struct tc_stack {
+	bool started;		/* a function record was seen */
 	int32_t tid;
 	uint32_t depth, cap;
 	uint32_t *ids;
@@ -127,6 +128,7 @@ static struct tc_stack *stack_of(struct tc_stack *st, int *n, int32_t tid)
 	if (*n >= TC_MAX_TIDS)
 		return NULL;
 	st[*n].tid = tid;
+	st[*n].started = false;
 	st[*n].depth = 0;
 	st[*n].cap = 1024;
 	st[*n].ids = malloc(1024 * sizeof(uint32_t));
@@ -168,7 +170,7 @@ static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev, struct t
 				s->ids[i] = id;
 			}
 			s->depth = x.u.stack.depth;
-			if (!same)
+			if (!same && s->started)
 				t->stack_unmatched++;
 		}
 		break;
@@ -257,6 +259,8 @@ void tc_read(const char *path, struct tc_trace *t)
 			struct tc_stack *s = stack_of(st, &nst, ev.tid);
 
 			t->func_records++;
+			if (s)
+				s->started = true;
 			if (id >= TC_MAX_IDS || !t->names[id])
 				t->unnamed++;
 			if (tc_want_log) {
