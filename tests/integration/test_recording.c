@@ -285,3 +285,84 @@ Test(ring, flush_writes_a_snapshot_and_recording_goes_on)
 	check_snapshot_and_final(&r);
 	tc_done(&r);
 }
+
+/* ---- short-call elision ---- */
+
+static void check_elision(const char *version, unsigned threshold_us)
+{
+	struct tc_run r;
+	struct tc_trace t;
+	char opt[256];
+	uint64_t erased = threshold_us ? 4 + 2 : 0;	/* short_call x4; nest_outer and nest_inner */
+	int nargs = 0;
+	uint64_t long_entry = 0, long_exit = 0;
+	int long_id;
+
+	snprintf(opt, sizeof(opt), "clock=rdtsc func_duration_threshold_us=%u format_version=%s",
+		 threshold_us, version);
+	run_recorder(&r, "elide", opt);
+	expect_exit_ok(&r);
+	tc_want_log = true;
+	final_trace(&r, &t);
+	tc_want_log = false;
+	cr_expect_eq(tc_calls(&t, "short_call"), threshold_us ? 0 : 4);
+	cr_expect_eq(tc_calls(&t, "nest_outer"), threshold_us ? 0 : 1);
+	cr_expect_eq(tc_calls(&t, "nest_inner"), threshold_us ? 0 : 1);
+	/* kept: long calls, calls with arguments or custom events (however short) */
+	cr_expect_eq(tc_calls(&t, "long_call"), 2);
+	cr_expect_eq(tc_exits(&t, "long_call"), 2);
+	cr_expect_eq(tc_calls(&t, "outer"), 1);
+	cr_expect_eq(tc_calls(&t, "quick_with_arg"), 1);
+	cr_expect_eq(tc_exits(&t, "quick_with_arg"), 1);
+	cr_expect_eq(tc_calls(&t, "evented"), 1);
+	cr_expect_eq(t.user_events, 1);
+	cr_expect_eq(t.dropped_by[FDRTRACE_DROP_FILTERED], 2 * erased);
+	cr_expect_eq(t.unmatched, 0);
+	cr_expect_eq(t.open_at_end, 0);
+	cr_assert_eq(t.nargs, 4);
+	cr_assert_gt(t.freq, 0);
+	/*
+	 * Exact times: each Entry_Args record's time is within 2 ms after the
+	 * TSC the program read just before the call, although 5 ms calls were
+	 * erased before three of them (their time must be absorbed, not lost).
+	 */
+	long_id = id_named(&t, "long_call");
+	for (uint64_t i = 0; i < t.nlog; i++) {
+		const struct tc_rec *e = &t.log[i];
+
+		if (e->action == FDRTRACE_FN_ENTRY_ARGS) {
+			uint64_t before = t.args[nargs++];
+
+			cr_expect(e->tsc >= before && e->tsc - before < t.freq / 500,
+				  "entry %d at %llu, program read %llu (%.3f ms apart)", nargs,
+				  (unsigned long long)e->tsc, (unsigned long long)before,
+				  ((double)e->tsc - (double)before) * 1e3 / (double)t.freq);
+			if ((int)e->id == long_id && !long_entry)
+				long_entry = e->tsc;
+		}
+		if ((int)e->id == long_id && e->action == FDRTRACE_FN_EXIT && !long_exit)
+			long_exit = e->tsc;
+	}
+	cr_expect_eq(nargs, 4);
+	/* the first long call spins 80 ms: its exit's time is 80 ms (and a bit) later */
+	cr_expect(long_exit - long_entry >= t.freq / 1000 * 80 &&
+		  long_exit - long_entry < t.freq / 1000 * 120,
+		  "long_call took %.3f ms", (double)(long_exit - long_entry) * 1e3 / (double)t.freq);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(elision, short_calls_vanish_and_the_rest_keeps_exact_times_v5)
+{
+	check_elision("5", 50000);
+}
+
+Test(elision, short_calls_vanish_and_the_rest_keeps_exact_times_v1)
+{
+	check_elision("1", 50000);
+}
+
+Test(elision, threshold_zero_keeps_every_call)
+{
+	check_elision("5", 0);
+}

@@ -12,12 +12,13 @@
  *                    more work; exit
  *   recorder flush   work; fdrtrace_flush() (a snapshot in ring policy);
  *                    more work
- *   recorder elide   short and long calls in a known pattern (see below)
+ *   recorder elide   short and long calls; long ones log the TSC read before them
  *   recorder filter  calls keep_me, skip_me, deep(8)
  */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,13 +83,36 @@ __attribute__((no_instrument_function)) static void spin_ns(long ns)
 	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
 }
 
-/* elide: short() returns at once; long_call() spins 2 ms; outer() calls short() */
-__attribute__((noinline)) static void short_call(void) { sink++; }
-__attribute__((noinline)) static void long_call(void) { spin_ns(2000000); }
-__attribute__((noinline)) static void outer(void)
+/*
+ * elide: with func_duration_threshold_us=50000, short_call() (5 ms) and the
+ * nested nest_outer()/nest_inner() vanish; long_call() (80 ms) stays, and
+ * its entry carries the TSC the program read just before the call.
+ */
+__attribute__((no_instrument_function)) static uint64_t rd(void)
 {
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+__attribute__((noinline)) static void short_call(void) { spin_ns(5000000); }
+__attribute__((noinline)) static void nest_inner(void) { sink++; }
+__attribute__((noinline)) static void nest_outer(void) { nest_inner(); }
+__attribute__((noinline)) static void long_call(uint64_t t)
+{
+	fdrtrace_log_arg(t);
+	spin_ns(80000000);
+}
+__attribute__((noinline)) static void quick_with_arg(uint64_t t)
+{
+	fdrtrace_log_arg(t);
+}
+__attribute__((noinline)) static void outer(uint64_t t)
+{
+	fdrtrace_log_arg(t);
 	short_call();
-	spin_ns(2000000);
+	spin_ns(80000000);
 }
 
 __attribute__((noinline)) static void evented(void)
@@ -170,13 +194,21 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 20; i++)
 			work();
 	} else if (!strcmp(mode, "elide")) {
-		/* L S O(S) L S: short calls vanish, long ones and outer stay */
-		long_call();
+		cpu_set_t one;
+
+		/* a call that moved to another CPU is never erased: stay on one */
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu(), &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		long_call(rd());
 		short_call();
-		outer();
-		long_call();
+		nest_outer();
+		outer(rd());
 		short_call();
+		quick_with_arg(rd());
 		evented();
+		long_call(rd());
+		short_call();
 	} else if (!strcmp(mode, "filter")) {
 		for (int i = 0; i < 10; i++) {
 			keep_me();
