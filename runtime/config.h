@@ -41,6 +41,9 @@ struct fdr_config {
 	uint64_t flush_interval_ms;	/* flush partial buffers this often (0: never) */
 	enum fdr_policy policy;		/* stream or ring */
 	int dump_signal;		/* 0: none; else the signal number (Linux x86-64 values) */
+	char filter[1024];		/* glob patterns, ';' between them; "" records all */
+	char exclude[1024];		/* glob patterns not to record */
+	uint64_t max_depth;		/* 0: every depth */
 };
 
 /**

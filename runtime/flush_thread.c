@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -208,6 +209,98 @@ static notrace void fl_cache_names(void)
 		atomic_store_explicit(&fl_cache[id].name, copy, memory_order_release);
 		atomic_store_explicit(&fl_cache_upto, id + 1, memory_order_release);
 	}
+}
+
+/* ---- filter/exclude ---- */
+
+/*
+ * Per function id: 0 not decided yet, FL_KEEP or FL_SKIP. The flush
+ * thread decides (it may look names up; a hook may not), the first time
+ * a hook meets the id; the hook waits for it (at most 100 ms) and every
+ * later call of the function reads the flag (or its thread's cache).
+ */
+#define FL_KEEP 1
+#define FL_SKIP 2
+
+static _Atomic uint8_t *fl_fflags;
+static _Atomic uint32_t fl_filter_upto = 1;
+
+notrace int fdr_filter_init(void)
+{
+	void *m = mmap(NULL, FDRTRACE_FUNC_ID_MAX + 1u, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (m == MAP_FAILED)
+		return -errno;
+	fl_fflags = m;
+	return 0;
+}
+
+/* Does @name match one of the ';'-separated glob patterns of @list? */
+static notrace bool fl_match_list(const char *list, const char *name)
+{
+	char pat[1024];
+
+	while (*list) {
+		size_t n = strcspn(list, ";");
+
+		if (n && n < sizeof(pat)) {
+			memcpy(pat, list, n);
+			pat[n] = '\0';
+			if (!fnmatch(pat, name, 0))
+				return true;
+		}
+		list += n;
+		if (*list == ';')
+			list++;
+	}
+	return false;
+}
+
+/* Decide every id handed out so far (flush thread). */
+static notrace void fl_decide_filters(void)
+{
+	uint32_t limit = fdr_funcid_limit();
+	static char name[2048];
+
+	if (!fl_fflags)
+		return;
+	for (uint32_t id = atomic_load_explicit(&fl_filter_upto, memory_order_relaxed); id < limit;
+	     id++) {
+		uintptr_t addr = fdr_funcid_addr(id);
+		uint32_t module = FDR_MODULE_UNKNOWN;
+		bool keep;
+
+		if (!addr)
+			break;	/* its insert is in progress: next round */
+		if (fdr_symbol_lookup(addr, name, sizeof(name), &module) < 0)
+			name[0] = '\0';
+		keep = !fdr_cfg.filter[0] || fl_match_list(fdr_cfg.filter, name);
+		if (keep && fdr_cfg.exclude[0] && fl_match_list(fdr_cfg.exclude, name))
+			keep = false;
+		/* release: pairs with the hook's acquire load of the flag */
+		atomic_store_explicit(&fl_fflags[id], keep ? FL_KEEP : FL_SKIP, memory_order_release);
+		atomic_store_explicit(&fl_filter_upto, id + 1, memory_order_release);
+	}
+}
+
+/* Hook slow path: should calls of @id be left out? May wait for the flush thread. */
+notrace bool fdr_filter_skip(uint32_t id)
+{
+	uint8_t f;
+
+	if (!fl_fflags)
+		return false;
+	f = atomic_load_explicit(&fl_fflags[id], memory_order_acquire);
+	for (unsigned i = 0; !f && fl_running && i < 2000; i++) {
+		struct timespec ts = { 0, 50000 };
+
+		fdr_flush_wake();
+		nanosleep(&ts, NULL);
+		f = atomic_load_explicit(&fl_fflags[id], memory_order_acquire);
+	}
+	/* undecided (no flush thread, or it is stuck): recorded */
+	return f == FL_SKIP;
 }
 
 /*
@@ -524,6 +617,8 @@ static notrace void *fl_main(void *arg)
 		struct timespec to = { 0, 50000000 };
 
 		pthread_mutex_lock(&fl_mutex);
+		if (fdr_filtering)
+			fl_decide_filters();
 		if (fdr_cfg.policy != FDR_POLICY_RING)
 			fl_drain(&fl_rb);
 		else

@@ -418,6 +418,10 @@ static notrace void lc_init(void)
 
 		fdr_min_ticks = (uint64_t)(ticks * fdr_clock.freq / 1000000u);
 	}
+	fdr_all_slow = fdr_cfg.max_depth != 0;
+	fdr_filtering = fdr_cfg.filter[0] || fdr_cfg.exclude[0];
+	if (fdr_filtering && fdr_filter_init() < 0)
+		fdr_filtering = false;
 	fdr_pid = getpid();
 	fdr_start_ns = lc_realtime_ns();
 	lc_program_name();

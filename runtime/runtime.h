@@ -58,6 +58,10 @@ extern struct fdr_config fdr_cfg fdr_hidden;
 extern pid_t fdr_pid fdr_hidden;
 /* func_duration_threshold_us in clock ticks; 0 keeps every call */
 extern uint64_t fdr_min_ticks fdr_hidden;
+/* max_depth set: every hook takes the slow path (@end stays NULL), which counts depth */
+extern bool fdr_all_slow fdr_hidden;
+/* filter/exclude set: the slow path asks fdr_filter_skip() once per new function */
+extern bool fdr_filtering fdr_hidden;
 
 /* Bytes a hook's slow path may need at once: NewCPUId + TSCWrap + record. */
 #define FDR_SLOW_RESERVE 40u
@@ -140,6 +144,7 @@ struct fdr_thread {
 	bool ignored;		/* fdrtrace_thread_ignore(): hooks record nothing */
 	uint8_t *rewind_floor;	/* func_duration_threshold_us: never erase below this */
 	uint8_t *arg_end;	/* just after the last CallArgument (fdrtrace_log_arg) */
+	uint64_t depth;		/* max_depth: traced calls open on this thread */
 	/* drops not yet reported in the trace, per reason */
 	_Atomic uint64_t drop_rec[FDRTRACE_DROP_REASON_COUNT];
 	_Atomic uint64_t drop_buf[FDRTRACE_DROP_REASON_COUNT];
@@ -228,6 +233,8 @@ void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names) fdr_hidden;
 void fdr_flush_reset_child(void) fdr_hidden;
 void fdr_flush_request_snapshot(void) fdr_hidden;
 void fdr_flush_names_wait(unsigned ms) fdr_hidden;
+int fdr_filter_init(void) fdr_hidden;
+bool fdr_filter_skip(uint32_t id) fdr_hidden;
 int fdr_flush_snapshot_wait(unsigned timeout_ms) fdr_hidden;
 int fdr_flush_start_child(void) fdr_hidden;
 void fdr_flush_fork_prepare(void) fdr_hidden;

@@ -33,6 +33,8 @@
 
 _Atomic int fdr_gate = FDR_GATE_BEFORE_INIT;
 uint64_t fdr_min_ticks;
+bool fdr_all_slow;
+bool fdr_filtering;
 _Atomic int fdr_phase = FDR_PHASE_INIT;
 fdr_tls struct fdr_thread fdr_self;
 _Atomic uint64_t fdr_before_init_drops;
@@ -243,7 +245,8 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	t->buf = b;
 	atomic_store_explicit(&t->pos, p, memory_order_release);
 	/* an ignored thread's hooks all take the slow path, which returns at once */
-	atomic_store_explicit(&t->end, t->ignored ? NULL : cap_end - FDR_SLOW_RESERVE,
+	atomic_store_explicit(&t->end,
+			      t->ignored || fdr_all_slow ? NULL : cap_end - FDR_SLOW_RESERVE,
 			      memory_order_relaxed);
 	return 0;
 }
@@ -294,7 +297,8 @@ notrace int fdr_thread_ensure(struct fdr_thread *t)
 			      wr_cap_end(t->buf) - FDR_SLOW_RESERVE) {
 		/* restore @end in case another thread kicked it */
 		atomic_store_explicit(&t->end,
-				      t->ignored ? NULL : wr_cap_end(t->buf) - FDR_SLOW_RESERVE,
+				      t->ignored || fdr_all_slow ? NULL
+								 : wr_cap_end(t->buf) - FDR_SLOW_RESERVE,
 				      memory_order_relaxed);
 		return 0;
 	}
@@ -340,6 +344,22 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	/* acquire: pairs with the release store of FDR_GATE_ON after initialisation */
 	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON || t->ignored)
 		goto out;
+	if (fdr_all_slow) {
+		/* max_depth: entries deeper than it, and their exits, are not recorded */
+		bool deep;
+
+		if (action == FDRTRACE_FN_ENTRY) {
+			deep = ++t->depth > fdr_cfg.max_depth;
+		} else {
+			deep = t->depth > fdr_cfg.max_depth;
+			if (t->depth)
+				t->depth--;
+		}
+		if (deep)
+			goto filtered;
+	}
+	if (ce->addr == ~addr)
+		goto filtered;	/* filter/exclude said no, once for all */
 	if (fdr_thread_ensure(t) < 0)
 		goto out;
 	if (ce->addr != addr) {
@@ -353,6 +373,12 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		if (!id) {
 			wr_count(t, FDRTRACE_DROP_FILTERED, 0);
 			goto out;
+		}
+		if (fdr_filtering && fdr_filter_skip(id)) {
+			/* ~addr never equals a function's address: the fast path misses */
+			ce->addr = ~addr;
+			ce->id = id;
+			goto filtered;
 		}
 		ce->addr = addr;
 		ce->id = id;
@@ -386,6 +412,9 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	memcpy(pos, &rec, sizeof(rec));
 	t->last_tsc = tsc;
 	atomic_store_explicit(&t->pos, pos + sizeof(rec), memory_order_release);
+	goto out;
+filtered:
+	wr_count(t, FDRTRACE_DROP_FILTERED, 0);
 out:
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;

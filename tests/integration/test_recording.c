@@ -366,3 +366,68 @@ Test(elision, threshold_zero_keeps_every_call)
 {
 	check_elision("5", 0);
 }
+
+/* ---- filters ---- */
+
+static void run_filter(struct tc_run *r, struct tc_trace *t, const char *options)
+{
+	run_recorder(r, "filter", options);
+	expect_exit_ok(r);
+	expect_out(r, "ok filter\n");
+	final_trace(r, t);
+	cr_expect_eq(t->unmatched, 0);
+	cr_expect_eq(t->open_at_end, 0);
+	cr_expect_eq(t->close_records, t->func_records);
+}
+
+Test(filters, filter_records_only_the_matching_functions)
+{
+	struct tc_run r;
+	struct tc_trace t;
+
+	run_filter(&r, &t, "filter=\"keep_*;main;deep\"");
+	cr_expect_eq(tc_calls(&t, "keep_me"), 10);
+	cr_expect_eq(tc_calls(&t, "main"), 1);
+	cr_expect_eq(tc_calls(&t, "deep"), 9);
+	cr_expect_eq(tc_calls(&t, "skip_me"), 0);
+	cr_expect_eq(tc_calls(&t, "newest"), 0);
+	/* 10 skip_me and 100 newest calls, entry and exit, cost no trace space */
+	cr_expect_eq(t.func_records, 2 * (10 + 1 + 9));
+	cr_expect_eq(t.dropped_by[FDRTRACE_DROP_FILTERED], 2 * (10 + 100));
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(filters, exclude_leaves_out_the_matching_functions)
+{
+	struct tc_run r;
+	struct tc_trace t;
+
+	run_filter(&r, &t, "exclude=skip*;newest");
+	cr_expect_eq(tc_calls(&t, "keep_me"), 10);
+	cr_expect_eq(tc_calls(&t, "skip_me"), 0);
+	cr_expect_eq(tc_calls(&t, "newest"), 0);
+	cr_expect_eq(tc_calls(&t, "deep"), 9);
+	cr_expect_eq(t.dropped_by[FDRTRACE_DROP_FILTERED], 2 * (10 + 100));
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(filters, max_depth_records_only_the_outer_calls)
+{
+	struct tc_run r;
+	struct tc_trace t;
+
+	run_filter(&r, &t, "max_depth=3");
+	/* main (1), keep_me/skip_me and deep(8) (2), deep(7) (3); deeper calls are not recorded */
+	cr_expect_eq(tc_calls(&t, "main"), 1);
+	cr_expect_eq(tc_calls(&t, "keep_me"), 10);
+	cr_expect_eq(tc_calls(&t, "skip_me"), 10);
+	cr_expect_eq(tc_calls(&t, "deep"), 2);
+	cr_expect_eq(tc_exits(&t, "deep"), 2);
+	cr_expect_eq(tc_calls(&t, "newest"), 0);
+	cr_expect_eq(t.max_depth, 3);
+	cr_expect_eq(t.dropped_by[FDRTRACE_DROP_FILTERED], 2 * (7 + 100));
+	tc_free(&t);
+	tc_done(&r);
+}

@@ -408,7 +408,7 @@ Test(config, foreach_visits_every_option_as_text)
 
 	parse(&P, "fdr", "buffer_size=1M clock=monotonic logfile_base=/tmp/t. format_version=1");
 	fdr_config_foreach(&P.cfg, collect, &s);
-	cr_assert_eq(s.n, 10);
+	cr_assert_eq(s.n, 13);
 	cr_assert_str_eq(s.names[0], "buffer_size", "table order");
 	cr_assert_str_eq(lookup(&s, "policy"), "stream");
 	cr_assert_str_eq(lookup(&s, "dump_signal"), "none");
