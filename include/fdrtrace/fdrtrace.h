@@ -5,7 +5,8 @@
  * A program built with -finstrument-functions and linked with libfdrtrace
  * (or run with LD_PRELOAD=libfdrtrace.so) is traced when FDRTRACE_MODE=fdr;
  * it needs none of this header for that. These functions let it steer the
- * recording a little. Every function is safe to call from any thread, at
+ * recording: on and off, flush or snapshot, its own events and arguments,
+ * thread names (fdrtrace-api(3), docs/recording.md). Every function is safe to call from any thread, at
  * any time: before the runtime has started, when recording is off, and
  * after it finished (they return an error then and do nothing else). None
  * may be called from a signal handler.
@@ -31,10 +32,15 @@ extern "C" {
 /**
  * fdrtrace_flush - write what is buffered now
  *
- * Hands the calling thread's partial buffer to the flush thread, asks
- * every other thread to hand over its partial buffer at its next traced
- * call, and waits (at most 5 s) until everything handed over so far is in
- * the file.
+ * Stream policy: hands the calling thread's partial buffer to the flush
+ * thread, asks every other thread to hand over its partial buffer at its
+ * next traced call, and waits (at most 5 s) until everything handed over
+ * so far is in the file.
+ *
+ * Ring policy: writes a snapshot - the ring's buffers and every thread's
+ * partial buffer - as a complete trace of its own,
+ * <logfile_base><program>.<pid>.snap<N>.fdr, and waits (at most 5 s) for
+ * it; the buffers stay in memory for the final trace.
  *
  * Context: any thread; not from a signal handler.
  * Return: 0 on success; -EAGAIN before the runtime has started; -ENODEV
