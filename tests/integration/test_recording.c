@@ -431,3 +431,50 @@ Test(filters, max_depth_records_only_the_outer_calls)
 	tc_free(&t);
 	tc_done(&r);
 }
+
+Test(ring, eight_threads_keep_the_newest_buffers_and_lose_nothing_uncounted)
+{
+	const char *argv[] = { TARGET, "threads", "8", NULL };
+	const char *env[] = { "FDRTRACE_MODE=fdr",
+			      "FDRTRACE_OPTIONS=policy=ring buffer_size=4096 buffer_max=6", NULL };
+	/* each thread: leaf x1300, mid x100, rec x51, work, thread_main; main's thread_main */
+	const uint64_t emitted = 2 * (8 * (1300 + 100 + 51 + 2) + 1);
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	expect_exit_ok(&r);
+	final_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(t.func_records + t.dropped_by[FDRTRACE_DROP_OVERWRITTEN], emitted,
+		     "%llu kept + %llu overwritten", (unsigned long long)t.func_records,
+		     (unsigned long long)t.dropped_by[FDRTRACE_DROP_OVERWRITTEN]);
+	cr_expect_gt(t.dropped_by[FDRTRACE_DROP_OVERWRITTEN], 0);
+	cr_expect_eq(t.dropped, t.dropped_by[FDRTRACE_DROP_OVERWRITTEN]);
+	cr_expect_eq(t.unmatched, 0, "stack records close every kept exit");
+	cr_expect_eq(t.stack_unmatched, 0);
+	cr_expect_eq(t.unnamed, 0);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(stream, dump_signal_flushes_and_the_program_goes_on)
+{
+	struct tc_run r;
+	struct tc_trace t;
+	char paths[4][512];
+
+	/* the target waits 2 s for a snapshot file that stream policy never writes */
+	run_recorder(&r, "snap", "dump_signal=USR2");
+	expect_exit_ok(&r);
+	expect_out(&r, "snapshots 0\n");
+	expect_out(&r, "ok snap\n");
+	cr_expect_eq(tc_find_traces(&r, paths, 4), 1);
+	final_trace(&r, &t);
+	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_EXIT);
+	cr_expect_eq(tc_calls(&t, "work"), 40);
+	cr_expect_eq(tc_exits(&t, "leaf"), 40000);
+	cr_expect_eq(t.dropped, 0);
+	tc_free(&t);
+	tc_done(&r);
+}
