@@ -598,6 +598,10 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	fdr_rtbuf_flush(rb);
 	fdr_file_patch_freq(freq);
 	fdr_file_unlock();
+	/* no dump can follow the final one (the phase is no longer RECORDING) */
+	for (uint32_t id = 1; fl_cache && id < atomic_load_explicit(&fl_cache_upto,
+								    memory_order_relaxed); id++)
+		free(atomic_exchange_explicit(&fl_cache[id].name, NULL, memory_order_relaxed));
 }
 
 static notrace void *fl_main(void *arg)
