@@ -51,31 +51,6 @@ notrace void fdr_ring_put(struct fdr_buffer *b)
 	atomic_store_explicit(&b->ring_state, FDR_RING_FULL, memory_order_release);
 }
 
-/* Function records in [p, end): what an overwrite loses. */
-static notrace uint64_t ring_count_records(const uint8_t *p, const uint8_t *end)
-{
-	uint64_t n = 0;
-
-	while (p + FDRTRACE_FUNC_RECORD_SIZE <= end) {
-		unsigned md = p[0] >> 1;
-		int32_t size;
-
-		if (!(p[0] & 1)) {
-			n++;
-			p += FDRTRACE_FUNC_RECORD_SIZE;
-			continue;
-		}
-		p += FDRTRACE_METADATA_RECORD_SIZE;
-		if (md == FDRTRACE_MD_CUSTOM_EVENT || md == FDRTRACE_MD_TYPED_EVENT) {
-			memcpy(&size, p - FDRTRACE_METADATA_RECORD_SIZE + 1, sizeof(size));
-			if (size < 0 || size > end - p)
-				break;
-			p += size;
-		}
-	}
-	return n;
-}
-
 /* The FULL buffer with the smallest number greater than @after, up to @limit. */
 static notrace struct fdr_buffer *ring_oldest(uint64_t after, uint64_t limit)
 {
@@ -112,7 +87,7 @@ notrace struct fdr_buffer *fdr_ring_take_oldest(void)
 							     memory_order_acquire,
 							     memory_order_relaxed))
 			continue;
-		lost = ring_count_records(b->data, b->data + b->len);
+		lost = b->ring_records;
 		atomic_fetch_add_explicit(&fdr_orphan_rec[FDRTRACE_DROP_OVERWRITTEN], lost,
 					  memory_order_relaxed);
 		atomic_fetch_add_explicit(&fdr_orphan_buf[FDRTRACE_DROP_OVERWRITTEN], 1,
@@ -150,9 +125,10 @@ notrace void fdr_ring_write(bool keep)
 	}
 }
 
-notrace void fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end)
+notrace uint64_t fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end)
 {
 	uint32_t depth = ring_depth;
+	uint64_t records = 0;
 
 	while (p + FDRTRACE_FUNC_RECORD_SIZE <= end) {
 		unsigned md = p[0] >> 1;
@@ -165,6 +141,7 @@ notrace void fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end)
 			memcpy(&word, p, sizeof(word));
 			id = fdrtrace_func_word_id(word);
 			p += FDRTRACE_FUNC_RECORD_SIZE;
+			records++;
 			switch (fdrtrace_func_word_action(word)) {
 			case FDRTRACE_FN_ENTRY:
 			case FDRTRACE_FN_ENTRY_ARGS:
@@ -197,6 +174,7 @@ notrace void fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end)
 		}
 	}
 	ring_depth = depth;
+	return records;
 }
 
 notrace size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint64_t tsc)

@@ -105,6 +105,7 @@ struct fdr_buffer {
 	bool borrowed;
 	_Atomic uint32_t ring_state;	/* ring policy: enum fdr_ring_state */
 	_Atomic uint64_t ring_seq;	/* ring policy: handover order, set before FULL */
+	uint64_t ring_records;		/* ring policy: function records, set before FULL */
 	uint64_t drops[FDRTRACE_DROP_REASON_COUNT];
 	uint64_t drop_bufs[FDRTRACE_DROP_REASON_COUNT];
 };
@@ -256,7 +257,8 @@ void fdr_ring_put(struct fdr_buffer *b) fdr_hidden;
 struct fdr_buffer *fdr_ring_take_oldest(void) fdr_hidden;
 void fdr_ring_write(bool keep) fdr_hidden;
 /* the calling thread's open calls at the start of its next buffer */
-void fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end) fdr_hidden;
+/* Return: the function records in [p, end) */
+uint64_t fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end) fdr_hidden;
 size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint64_t tsc) fdr_hidden;
 void fdr_ring_reset(void) fdr_hidden;
 

@@ -264,7 +264,8 @@ notrace int fdr_thread_handover(struct fdr_thread *t)
 		return 0;
 	if (fdr_cfg.policy == FDR_POLICY_RING)
 		/* the open calls at the end of this buffer, for the next one's stack record */
-		fdr_ring_stack_advance(b->data, atomic_load_explicit(&t->pos, memory_order_relaxed));
+		b->ring_records = fdr_ring_stack_advance(
+			b->data, atomic_load_explicit(&t->pos, memory_order_relaxed));
 	wr_slot_lock(t->slot, t);
 	phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 	t->buf = NULL;
