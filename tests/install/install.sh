@@ -7,6 +7,10 @@
 # (pkg-config --static).
 # usage: install.sh MESON BUILD_ROOT SOURCE_ROOT
 set -euo pipefail
+if [ "${FDRTRACE_TEST_SANITIZED:-0}" = 1 ]; then
+	echo "skip: sanitized build (its libraries need the sanitizer runtime in the program)"
+	exit 77
+fi
 meson=$1 build=$2 src=$3
 work=$(mktemp -d /tmp/fdrtrace-install.XXXXXX)
 trap 'rm -rf "$work"' EXIT
