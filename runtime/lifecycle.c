@@ -26,6 +26,14 @@
  *     installed with SA_ONSTACK but we install no alternate stack: one per
  *     thread would cost a mapping per thread; a program that sets up its
  *     own sigaltstack gets stack overflows handled, others do not.
+ *     In ring policy the dump writes the ring's buffers, oldest first,
+ *     with the names the flush thread looked up while the program ran.
+ *   - dump_signal: its handler only sets a flag and wakes the flush
+ *     thread (ring: a snapshot file) or asks every thread for its partial
+ *     buffer (stream); the program goes on.
+ *   - The control API (fdrtrace_*) checks the phase first and returns a
+ *     negative errno when recording is not on; start/stop only ever move
+ *     the gate between ON and OFF (never out of AFTER_FINI).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -8,6 +8,17 @@
  * hook could hold, call malloc or stdio, or block. It may make a few
  * syscalls (gettid once per thread, clock_gettime in the vDSO per buffer,
  * futex wake per buffer handed over). It saves and restores errno.
+ * One exception to "never block": with filter/exclude set, the first call
+ * of each function waits (nanosleep, at most 100 ms) for the flush thread
+ * to decide whether it is recorded (flush_thread.c, fdr_filter_skip()).
+ *
+ * Policies: in ring policy a full buffer is marked FULL in place
+ * (ring.c) instead of being queued, and a thread that finds the pool
+ * empty takes the oldest FULL buffer back; each new buffer then starts
+ * with an FDRTRACE_EXT_STACK record. max_depth keeps @end NULL so that
+ * every hook comes here to count depth; a function that filter/exclude
+ * leaves out has ~addr in the id cache, so its calls miss the cache and
+ * return from here after one compare.
  *
  * The thread registry is an array of slots, each holding a pointer to a
  * registered thread's TLS struct, with bit 0 as a tiny lock. The owner
