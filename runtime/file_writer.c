@@ -142,8 +142,17 @@ static notrace int fw_fail(const char *what, int err)
 	return -err;
 }
 
+/*
+ * Write one unit (a header or a whole buffer). When the file takes only
+ * part of it (disk full, RLIMIT_FSIZE), cut the file back to where the unit
+ * began, so that the trace ends at a buffer boundary and reads cleanly.
+ * lseek and ftruncate are async-signal-safe, as this must be.
+ */
 static notrace int fw_writev(struct iovec *iov, int n)
 {
+	size_t done = 0;
+	int err;
+
 	if (fdr_fd < 0)
 		return -EBADF;
 	if (atomic_load_explicit(&fw_failed, memory_order_relaxed))
@@ -154,10 +163,14 @@ static notrace int fw_writev(struct iovec *iov, int n)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return fw_fail("write failed", errno);
+			err = errno;
+			goto cut;
 		}
-		if (w == 0)
-			return fw_fail("write failed", EIO);
+		if (w == 0) {
+			err = EIO;
+			goto cut;
+		}
+		done += (size_t)w;
 		while (n > 0 && (size_t)w >= iov->iov_len) {
 			w -= (ssize_t)iov->iov_len;
 			iov++;
@@ -169,6 +182,14 @@ static notrace int fw_writev(struct iovec *iov, int n)
 		}
 	}
 	return 0;
+cut:
+	if (done) {
+		off_t end = lseek(fdr_fd, 0, SEEK_CUR);
+
+		if (end >= (off_t)done && ftruncate(fdr_fd, end - (off_t)done) == 0)
+			lseek(fdr_fd, end - (off_t)done, SEEK_SET);
+	}
+	return fw_fail("write failed", err);
 }
 
 notrace int fdr_file_write_header(void)
