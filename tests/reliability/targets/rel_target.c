@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/reliability/targets/rel_target.c - an instrumented program that
+ * provokes one fault of the reliability matrix per mode, driven by
+ * tests/reliability/test_reliability.c.
+ *
+ * Every instrumented function counts its own call in rel_calls, so a mode
+ * that ends normally prints "calls N": the trace must hold 2 N function
+ * records, or fewer with the difference counted as drops.
+ *
+ *   basic                 work() once
+ *   sig T MS              main and T threads work for MS ms, each under its
+ *                         own 10 kHz timer whose SIGPROF handler calls
+ *                         instrumented code
+ *   churn N               N short threads, one after another
+ *   forks N               2 threads record while main forks N children
+ *                         (each: leaf x100, exit)
+ *   spawn                 posix_spawn, vfork+exec and fork+exec of "fdcheck"
+ *   fdcheck               print the number of open descriptors on *.fdr files
+ *   end HOW               work, then end by return, exit, _exit, abort, segv
+ *                         or spin (loop forever, for SIGKILL)
+ *   deep N                rec(N) in a thread with a 1 GB stack
+ *   affinity N            2 threads hop between CPUs N times each
+ *   dl A B N              dlopen A, call its rel_dl_fn N times, dlclose,
+ *                         dlopen B, call it 2N times; print both addresses
+ *   tls                   thread-key destructors and pthread_exit from a
+ *                         nested call, both calling instrumented code
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static _Atomic long rel_calls;
+static volatile long sink;
+static atomic_int stop;
+static const char *self;
+
+#define COUNT() atomic_fetch_add_explicit(&rel_calls, 1, memory_order_relaxed)
+
+__attribute__((noinline)) static void leaf(int i)
+{
+	COUNT();
+	sink += i;
+}
+
+__attribute__((noinline)) static void mid(int i)
+{
+	COUNT();
+	leaf(i);
+	leaf(i + 1);
+}
+
+__attribute__((noinline)) static long rec(long n)
+{
+	COUNT();
+	sink++;
+	return n ? rec(n - 1) + 1 : 0;
+}
+
+__attribute__((noinline)) static void work(void)
+{
+	COUNT();
+	for (int i = 0; i < 200; i++)
+		leaf(i);
+	for (int i = 0; i < 50; i++)
+		mid(i);
+	rec(20);
+}
+
+__attribute__((noinline)) static void sig_fn(void)
+{
+	COUNT();
+	sink++;
+}
+
+static void on_prof(int sig)
+{
+	COUNT();
+	(void)sig;
+	sig_fn();
+}
+
+__attribute__((no_instrument_function)) static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* A 10 kHz timer that signals the calling thread itself (SIGEV_THREAD_ID). */
+__attribute__((no_instrument_function)) static void arm_timer(timer_t *tm, bool on)
+{
+	struct sigevent sev;
+	struct itimerspec its = { { 0, 100000 }, { 0, 100000 } };
+
+	if (!on) {
+		timer_delete(*tm);
+		return;
+	}
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGPROF;
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &sev, tm) == 0)
+		timer_settime(*tm, 0, &its, NULL);
+}
+
+static void *sig_thread(void *arg)
+{
+	timer_t tm;
+
+	COUNT();
+	(void)arg;
+	arm_timer(&tm, true);
+	while (!atomic_load(&stop))
+		work();
+	arm_timer(&tm, false);
+	return NULL;
+}
+
+static void *churn_thread(void *arg)
+{
+	COUNT();
+	(void)arg;
+	for (int i = 0; i < 20; i++)
+		leaf(i);
+	return NULL;
+}
+
+static void *spin_thread(void *arg)
+{
+	COUNT();
+	(void)arg;
+	while (!atomic_load(&stop))
+		leaf(1);
+	return NULL;
+}
+
+static void *deep_thread(void *arg)
+{
+	COUNT();
+	rec((long)(intptr_t)arg);
+	return NULL;
+}
+
+static void *hop_thread(void *arg)
+{
+	long n = (long)(intptr_t)arg;
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+
+	COUNT();
+	for (long i = 0; i < n; i++) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET((int)(i % (ncpu > 0 ? ncpu : 1)), &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		mid((int)i);
+	}
+	return NULL;
+}
+
+static pthread_key_t key;
+
+static void key_dtor(void *p)
+{
+	COUNT();
+	(void)p;
+	for (int i = 0; i < 10; i++)
+		leaf(i);
+}
+
+/* GCC 12 calls this infinite: it does not count pthread_exit as an end. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winfinite-recursion"
+__attribute__((noinline)) static void exit_from_here(int depth)
+{
+	COUNT();
+	if (!depth)
+		pthread_exit(NULL);
+	exit_from_here(depth - 1);
+	sink++;
+}
+#pragma GCC diagnostic pop
+
+static void *tls_thread(void *arg)
+{
+	COUNT();
+	(void)arg;
+	pthread_setspecific(key, (void *)1);
+	leaf(0);
+	exit_from_here(3);
+	return NULL;
+}
+
+static int fdcheck(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char p[300], l[600];
+		ssize_t k;
+
+		snprintf(p, sizeof(p), "/proc/self/fd/%s", de->d_name);
+		k = readlink(p, l, sizeof(l) - 1);
+		if (k <= 0)
+			continue;
+		l[k] = '\0';
+		if (strstr(l, ".fdr"))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static int run_child(pid_t pid)
+{
+	int st;
+
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "basic";
+	long n = argc > 2 ? atol(argv[2]) : 0;
+
+	COUNT();
+	self = argv[0];
+	if (!strcmp(mode, "basic")) {
+		work();
+	} else if (!strcmp(mode, "sig")) {
+		long ms = argc > 3 ? atol(argv[3]) : 500;
+		pthread_t th[16];
+		double t0 = now_ms();
+		timer_t tm;
+
+		signal(SIGPROF, on_prof);
+		arm_timer(&tm, true);
+		for (long i = 0; i < n && i < 16; i++)
+			pthread_create(&th[i], NULL, sig_thread, NULL);
+		while (now_ms() - t0 < (double)ms)
+			work();
+		atomic_store(&stop, 1);
+		for (long i = 0; i < n && i < 16; i++)
+			pthread_join(th[i], NULL);
+		arm_timer(&tm, false);
+		signal(SIGPROF, SIG_IGN);
+	} else if (!strcmp(mode, "churn")) {
+		for (long i = 0; i < n; i++) {
+			pthread_t t;
+
+			if (pthread_create(&t, NULL, churn_thread, NULL))
+				return 2;
+			pthread_join(t, NULL);
+		}
+	} else if (!strcmp(mode, "forks")) {
+		pthread_t th[2];
+		int bad = 0;
+
+		for (int i = 0; i < 2; i++)
+			pthread_create(&th[i], NULL, spin_thread, NULL);
+		for (long i = 0; i < n; i++) {
+			pid_t pid;
+
+			work();
+			fflush(stdout);
+			pid = fork();
+			if (pid == 0) {
+				for (int k = 0; k < 100; k++)
+					leaf(k);
+				exit(0);
+			}
+			bad += run_child(pid) != 0;
+		}
+		atomic_store(&stop, 1);
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		printf("bad children %d\n", bad);
+	} else if (!strcmp(mode, "spawn")) {
+		char *cargv[] = { (char *)self, "fdcheck", NULL };
+		char *cenv[] = { NULL };
+		pid_t pid;
+		volatile int leaked = 0;
+		int r;
+
+		work();
+		r = posix_spawn(&pid, self, NULL, NULL, cargv, cenv);
+		leaked += r ? 1000 : run_child(pid);
+		pid = vfork();
+		if (pid == 0) {
+			execve(self, cargv, cenv);
+			_exit(127);
+		}
+		leaked += run_child(pid);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			execve(self, cargv, cenv);
+			_exit(127);
+		}
+		leaked += run_child(pid);
+		work();
+		printf("leaked %d\n", (int)leaked);
+	} else if (!strcmp(mode, "fdcheck")) {
+		return fdcheck();
+	} else if (!strcmp(mode, "end")) {
+		const char *how = argc > 2 ? argv[2] : "return";
+
+		work();
+		if (!strcmp(how, "spin")) {
+			pthread_t th[2];
+
+			for (int i = 0; i < 2; i++)
+				pthread_create(&th[i], NULL, spin_thread, NULL);
+			for (;;)
+				work();
+		}
+		printf("calls %ld\n", (long)atomic_load(&rel_calls));
+		fflush(stdout);
+		if (!strcmp(how, "exit"))
+			exit(0);
+		if (!strcmp(how, "_exit"))
+			_exit(0);
+		if (!strcmp(how, "abort"))
+			abort();
+		if (!strcmp(how, "segv"))
+			*(volatile int *)(uintptr_t)(sink & 0) = 1;
+		return 0;
+	} else if (!strcmp(mode, "deep")) {
+		pthread_attr_t a;
+		pthread_t t;
+
+		pthread_attr_init(&a);
+		pthread_attr_setstacksize(&a, 1ul << 30);
+		if (pthread_create(&t, &a, deep_thread, (void *)(intptr_t)n))
+			return 2;
+		pthread_join(t, NULL);
+	} else if (!strcmp(mode, "affinity")) {
+		pthread_t th[2];
+
+		for (int i = 0; i < 2; i++)
+			pthread_create(&th[i], NULL, hop_thread, (void *)(intptr_t)n);
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+	} else if (!strcmp(mode, "dl")) {
+		long k = argc > 4 ? atol(argv[4]) : 10;
+		void *h = dlopen(argv[2], RTLD_NOW);
+		void (*fn)(void);
+		void *a1, *a2;
+
+		if (!h)
+			return 3;
+		a1 = dlsym(h, "rel_dl_fn");
+		if (!a1)
+			return 5;
+		memcpy(&fn, &a1, sizeof(fn));
+		for (long i = 0; i < k; i++)
+			fn();
+		dlclose(h);
+		h = dlopen(argv[3], RTLD_NOW);
+		if (!h)
+			return 4;
+		a2 = dlsym(h, "rel_dl_fn");
+		if (!a2)
+			return 5;
+		memcpy(&fn, &a2, sizeof(fn));
+		for (long i = 0; i < 2 * k; i++)
+			fn();
+		dlclose(h);
+		printf("same %d\n", a1 == a2);
+	} else if (!strcmp(mode, "tls")) {
+		pthread_t t;
+
+		pthread_key_create(&key, key_dtor);
+		for (int i = 0; i < 4; i++) {
+			pthread_create(&t, NULL, tls_thread, NULL);
+			pthread_join(t, NULL);
+		}
+	} else {
+		fprintf(stderr, "rel_target: unknown mode %s\n", mode);
+		return 2;
+	}
+	printf("calls %ld\n", (long)atomic_load(&rel_calls));
+	return 0;
+}
