@@ -478,3 +478,27 @@ Test(stream, dump_signal_flushes_and_the_program_goes_on)
 	tc_free(&t);
 	tc_done(&r);
 }
+
+Test(api, every_call_reports_recording_off_and_the_program_runs_unchanged)
+{
+	const char *argv[] = { RECORDER_TARGET, "api", NULL };
+	const char *env[] = { "FDRTRACE_OPTIONS=policy=ring", NULL };
+	char paths[2][512];
+	struct tc_run r;
+
+	tc_run(&r, argv, env);	/* FDRTRACE_MODE unset */
+	expect_exit_ok(&r);
+	expect_out(&r, "custom -19\n");	/* -ENODEV */
+	expect_out(&r, "typed -19\n");
+	expect_out(&r, "too big -19\n");
+	expect_out(&r, "magic -22\n");	/* bad arguments are refused first */
+	expect_out(&r, "log_arg -19 -19\n");
+	expect_out(&r, "with_args 41\n");
+	expect_out(&r, "stop -19\n");
+	expect_out(&r, "start -19\n");
+	expect_out(&r, "ignore -19\n");
+	expect_out(&r, "ok api\n");
+	cr_expect_eq(tc_find_traces(&r, paths, 2), 0);
+	cr_expect_str_eq(r.err, "");
+	tc_done(&r);
+}
