@@ -94,6 +94,9 @@ static int tool(const char *cmd, const char *path)
 }
 
 
+/* Peak RSS of the last run_custom() child, in KB (wait4). */
+static long last_maxrss_kb;
+
 /*
  * Like tc_run(), with the hooks tc_run() lacks: @plant runs in the parent
  * once the child's pid is known and before it execs (to plant files at
@@ -150,7 +153,13 @@ static void run_custom(struct tc_run *r, const char *const *argv, const char *co
 		nanosleep(&ts, NULL);
 		kill(pid, SIGKILL);
 	}
-	waitpid(pid, &r->status, 0);
+	{
+		struct rusage ru;
+
+		memset(&ru, 0, sizeof(ru));
+		wait4(pid, &r->status, 0, &ru);
+		last_maxrss_kb = ru.ru_maxrss;
+	}
 	{
 		int fd = open(outp, O_RDONLY);
 		ssize_t n = fd >= 0 ? read(fd, r->out, sizeof(r->out) - 1) : 0;
@@ -342,14 +351,6 @@ Test(lifecycle, hooks_before_our_constructor_and_after_our_finish_are_counted)
 
 /* ---- threads ---- */
 
-static long maxrss_of_children(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_CHILDREN, &ru);
-	return ru.ru_maxrss;
-}
-
 Test(threads, five_thousand_short_threads_through_four_buffers_account_exactly, .timeout = 120)
 {
 	const char *small[] = { REL_TARGET, "churn", "300", NULL };
@@ -359,13 +360,13 @@ Test(threads, five_thousand_short_threads_through_four_buffers_account_exactly, 
 	struct tc_trace t;
 	long calls, rss_small, rss_big;
 
-	tc_run(&r, small, env);
+	run_custom(&r, small, env, NULL, NULL, -1, 0);
 	assert_exited_ok(&r);
-	rss_small = maxrss_of_children();
+	rss_small = last_maxrss_kb;
 	tc_done(&r);
-	tc_run(&r, big, env);
+	run_custom(&r, big, env, NULL, NULL, -1, 0);
 	assert_exited_ok(&r);
-	rss_big = maxrss_of_children();
+	rss_big = last_maxrss_kb;
 	calls = calls_of(&r);
 	one_trace(&r, &t);
 	cr_expect_eq(t.func_records + t.dropped, 2 * (uint64_t)calls,
@@ -374,8 +375,10 @@ Test(threads, five_thousand_short_threads_through_four_buffers_account_exactly, 
 	cr_expect_eq(t.dropped, t.dropped_by[FDRTRACE_DROP_POOL_EMPTY]);
 	cr_expect_eq(t.close_dropped, t.dropped);
 	cr_expect_eq(t.close_records, t.func_records);
-	cr_expect_leq(rss_big, rss_small + 8192, "max RSS %ld KB after 5000 threads, %ld KB after 300",
-		      rss_big, rss_small);
+	/* ASan quarantines freed memory and thread stacks: no bound to check there */
+	if (!REL_SANITIZED)
+		cr_expect_leq(rss_big, rss_small + 2048,
+			      "max RSS %ld KB after 5000 threads, %ld KB after 300", rss_big, rss_small);
 	score("Threads: 5000 short threads, pool of 4 buffers", 1, 0,
 	      "%ld calls; %llu records + %llu counted drops = 2 x calls; max RSS %ld KB (300 threads: %ld KB)",
 	      calls, (unsigned long long)t.func_records, (unsigned long long)t.dropped, rss_big,
@@ -946,7 +949,7 @@ Test(environment, hostile_option_values_change_nothing_but_one_diagnostic, .time
 			 */
 			good = !strcmp(r.out, plain.out) && r.status == plain.status &&
 			       tc_lines(r.err) <= 3;
-			diag += strstr(r.err, "recording off") || strstr(r.err, "invalid") ? 1 : 0;
+			diag += strstr(r.err, "FDRTRACE_OPTIONS") ? 1 : 0;
 			cr_expect(good, "%s=%.40s: status 0x%x, out %s, err %s", opts[o], val, r.status,
 				  r.out, r.err);
 			fails += !good;
@@ -969,7 +972,7 @@ Test(environment, hostile_option_values_change_nothing_but_one_diagnostic, .time
 	}
 	tc_done(&plain);
 	score("Environment: hostile FDRTRACE_OPTIONS values", runs, fails,
-	      "exit status and output identical in every run; %d refused with one diagnostic, the rest accepted", diag);
+	      "exit status and output identical in every run; %d values refused with a diagnostic naming the option (default kept), the rest valid", diag);
 }
 
 Test(environment, setgid_program_honours_no_variable_and_writes_nothing)
