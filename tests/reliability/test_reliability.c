@@ -720,6 +720,57 @@ Test(clock, threads_hopping_between_cpus_keep_exact_counts_and_ordered_times)
 	tc_done(&r);
 }
 
+/*
+ * The wall time between two records on one thread, from the reader's
+ * absolute TSCs, for the @nth and @nth + 1 entries of the main thread.
+ */
+static void entry_gaps(const char *path, double *gaps, int n)
+{
+	int fd = open(path, O_RDONLY), k = 0;
+	struct fdrtrace_reader *r;
+	struct fdrtrace_event ev;
+	uint64_t freq = 0, prev = 0;
+
+	cr_assert(fd >= 0);
+	r = fdrtrace_reader_open(fd);
+	while (fdrtrace_reader_read(r, &ev) == 0) {
+		if (ev.type == FDRTRACE_EV_HEADER)
+			freq = ev.u.header.cycle_frequency;
+		if (ev.type != FDRTRACE_EV_FUNCTION || ev.u.func.action != FDRTRACE_FN_ENTRY)
+			continue;
+		if (prev && k < n + 2)
+			gaps[k] = freq ? (double)(ev.tsc - prev) / (double)freq : 0;
+		if (prev)
+			k++;
+		prev = ev.tsc;
+	}
+	fdrtrace_reader_close(r);
+	close(fd);
+}
+
+Test(clock, deltas_that_just_fit_and_just_overflow_32_bits_give_exact_times, .timeout = 30)
+{
+	/* 2^32 TSC ticks: 2.05 s at this machine's 2.1 GHz; ms either side */
+	const char *argv[] = { REL_TARGET, "sleep", "1900", "2200", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=clock=rdtsc", NULL };
+	char paths[2][512];
+	struct tc_run r;
+	double gaps[8] = { 0 };
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	cr_assert_eq(tc_find_traces(&r, paths, 2), 1);
+	/* entries: main, leaf(1), leaf(2), leaf(3): gaps[1] and gaps[2] */
+	entry_gaps(paths[0], gaps, 3);
+	cr_expect(gaps[1] > 1.89 && gaps[1] < 2.0, "first gap %.3f s (slept 1.9 s)", gaps[1]);
+	cr_expect(gaps[2] > 2.19 && gaps[2] < 2.3, "second gap %.3f s (slept 2.2 s)", gaps[2]);
+	score("Clock: deltas just under and just over 2^32 ticks", 2,
+	      !(gaps[1] > 1.89 && gaps[1] < 2.0) + !(gaps[2] > 2.19 && gaps[2] < 2.3),
+	      "slept 1.900 s and 2.200 s; the reader's absolute times give %.3f s and %.3f s",
+	      gaps[1], gaps[2]);
+	tc_done(&r);
+}
+
 /* ---- unbalanced control flow ---- */
 
 Test(unwinding, million_deep_recursion_overflows_neither_runtime_nor_reader, .timeout = 120)
@@ -1034,4 +1085,72 @@ Test(signals, sigsegv_inside_malloc_leaves_a_trace_and_the_original_status)
 	      (unsigned long long)t.entries);
 	tc_free(&t);
 	tc_done(&r);
+}
+
+/* ---- C++ ---- */
+
+static void cxx_case(const char *path, const char *compiler, int *fails, char *fig, size_t cap)
+{
+	const char *argv[] = { path, NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	uint64_t thrower, thrower_exits, tl_leaf;
+	bool good;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	cr_expect_str_eq(r.out, "caught 10\n");
+	one_trace(&r, &t);
+	thrower = tc_calls(&t, "_ZL7throweri");
+	thrower_exits = tc_exits(&t, "_ZL7throweri");
+	tl_leaf = tc_calls(&t, "_ZL7tl_leafi");
+	/*
+	 * 50 catches x 6 frames. g++ runs each frame's exit hook while
+	 * unwinding; clang++ (14) emits no exit hook on the unwind path, so
+	 * there the frames stay open, as after longjmp. Either way the times
+	 * must make sense.
+	 */
+	{
+		char paths[2][512];
+		struct time_check tcx;
+
+		tc_find_traces(&r, paths, 2);
+		check_times(paths[0], &tcx);
+		good = thrower == 300 && tcx.ok && tcx.negative == 0 && tcx.backwards == 0;
+		if (!strcmp(compiler, "g++"))
+			good &= thrower_exits == 300 && t.unmatched == 0;
+		cr_expect(good, "%s: thrower %llu entries %llu exits, %llu unmatched, %llu negative",
+			  compiler, (unsigned long long)thrower, (unsigned long long)thrower_exits,
+			  (unsigned long long)t.unmatched, (unsigned long long)tcx.negative);
+	}
+	/* thread_local destructors after ours: recorded or counted, never lost */
+	cr_expect_eq(tl_leaf * 2 + t.dropped >= 2 * 40, 1, "%s: tl_leaf %llu, dropped %llu", compiler,
+		     (unsigned long long)tl_leaf, (unsigned long long)t.dropped);
+	*fails += !good;
+	snprintf(fig + strlen(fig), cap - strlen(fig),
+		 "%s%s: %llu/300 throwing frames closed by their exit, 0 negative durations, %llu/40 thread_local destructor calls recorded, %llu records counted",
+		 *fig ? "; " : "", compiler, (unsigned long long)thrower_exits,
+		 (unsigned long long)tl_leaf, (unsigned long long)t.dropped);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(unwinding, cxx_exceptions_and_thread_local_destructors_with_gcc_and_clang)
+{
+	char fig[700] = "";
+	int fails = 0, runs = 0;
+
+	if (!*CXX_GCC && !*CXX_CLANG)
+		cr_skip_test("no C++ compiler");
+	if (*CXX_GCC) {
+		runs++;
+		cxx_case(CXX_GCC, "g++", &fails, fig, sizeof(fig));
+	}
+	if (*CXX_CLANG) {
+		runs++;
+		cxx_case(CXX_CLANG, "clang++", &fails, fig, sizeof(fig));
+	}
+	score("Unbalanced: C++ exceptions, thread_local destructors (g++, clang++)", runs, fails, "%s",
+	      fig);
 }

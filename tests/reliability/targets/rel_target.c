@@ -23,6 +23,8 @@
  *   affinity N            2 threads hop between CPUs N times each
  *   dl A B N              dlopen A, call its rel_dl_fn N times, dlclose,
  *                         dlopen B, call it 2N times; print both addresses
+ *   sleep A B             leaf, sleep A ms, leaf, sleep B ms, leaf (deltas
+ *                         around 2^32 TSC ticks)
  *   tls                   thread-key destructors and pthread_exit from a
  *                         nested call, both calling instrumented code
  */
@@ -393,6 +395,16 @@ int main(int argc, char **argv)
 			fn();
 		dlclose(h);
 		printf("same %d\n", a1 == a2);
+	} else if (!strcmp(mode, "sleep")) {
+		long b = argc > 3 ? atol(argv[3]) : 0;
+		struct timespec ts = { n / 1000, (n % 1000) * 1000000 };
+
+		leaf(1);
+		nanosleep(&ts, NULL);
+		leaf(2);
+		ts = (struct timespec){ b / 1000, (b % 1000) * 1000000 };
+		nanosleep(&ts, NULL);
+		leaf(3);
 	} else if (!strcmp(mode, "tls")) {
 		pthread_t t;
 
