@@ -8,8 +8,10 @@ the floor; the minimal reference hooks with rdtsc and with rdtscp; fdrtrace
 linked from BUILDDIR; LLVM XRay FDR), then runs the configurations
 interleaved (A B C ... A B C ...) for R rounds and prints, per thread count,
 the median ns per call, the median of the per-round ratios to the floor, to
-the reference and to XRay, trace bytes per call, peak RSS and records
-dropped. Timing comes from the workload's own clock around its loop, so
+the reference and to XRay, trace bytes per call, peak RSS, minor page faults
+of the whole process and records dropped (the most of any round). uftrace
+and LTTng-UST's cyg-profile-fast are measured where installed, each on the
+same workload built with -finstrument-functions and no hooks of its own. Timing comes from the workload's own clock around its loop, so
 process start-up and the final flush are excluded for every configuration.
 With --callgrind it also counts instructions per call under valgrind for the
 configurations valgrind can run (not rdtscp).
@@ -53,6 +55,25 @@ def build(build_dir, work):
     for clock in ("rdtsc", "rdtscp", "monotonic"):
         env = {"FDRTRACE_MODE": "fdr", "FDRTRACE_OPTIONS": f"clock={clock} logfile_base={base}"}
         cfgs[f"fdrtrace-{clock}"] = (f"{work}/fdrtrace", env, "fdrtrace")
+    env = {"FDRTRACE_MODE": "fdr", "FDRTRACE_OPTIONS": f"policy=ring logfile_base={base}"}
+    cfgs["fdrtrace-ring"] = (f"{work}/fdrtrace", env, "fdrtrace")
+    # peers that preload their own hooks need a build whose hooks are libc's no-op stubs
+    sh(cc + ["-finstrument-functions", wl, "-o", f"{work}/nohooks"])
+    if shutil.which("uftrace"):
+        cfgs["uftrace"] = (f"{work}/nohooks", {"UFTRACE": "1"}, "peer")
+    else:
+        print("note: uftrace not installed (apt-get install uftrace), skipped")
+    lttng_lib = next((p for p in ("/usr/lib/x86_64-linux-gnu/liblttng-ust-cyg-profile-fast.so.1",
+                                  "/usr/lib/x86_64-linux-gnu/liblttng-ust-cyg-profile-fast.so")
+                      if os.path.exists(p)), None)
+    if lttng_lib and shutil.which("lttng") and shutil.which("lttng-sessiond"):
+        # a session daemon of our own; "already running" is fine
+        subprocess.run(["lttng-sessiond", "--daemonize"], capture_output=True)
+        cfgs["lttng-ust-cyg-fast"] = (f"{work}/nohooks", {"LD_PRELOAD": lttng_lib, "LTTNG": "1"},
+                                      "peer")
+    else:
+        print("note: LTTng-UST cyg-profile-fast or lttng-tools not installed "
+              "(apt-get install liblttng-ust-dev lttng-tools), skipped")
     if shutil.which("clang"):
         sh(["clang", "-O2", "-pthread", "-fxray-instrument", "-fxray-instruction-threshold=1",
             "-fxray-modes=xray-fdr", "-DUSE_XRAY", wl, "-o", f"{work}/xray"])
@@ -77,24 +98,38 @@ def run_one(argv0, env, iters, threads, work):
         calls = iters * 36 * threads
         nbuf = max(16, (calls * 16) // (1 << 20) + 8 * threads)
         full["WORKLOAD_XRAY_CFG"] = f"buffer_size=1048576:buffer_max={nbuf}:func_duration_threshold_us=0"
-    p = subprocess.run(["/usr/bin/time", "-f", "RSS_KB=%M", argv0, str(iters), str(threads)],
-                       env=full, capture_output=True, text=True, cwd=work)
+    argv = ["/usr/bin/time", "-f", "RSS_KB=%M FAULTS=%R", argv0, str(iters), str(threads)]
+    if full.pop("UFTRACE", None):
+        argv = argv[:3] + ["uftrace", "record", "--no-pager", "-d", f"{tdir}/uftrace.data"] + argv[3:]
+    lttng = full.pop("LTTNG", None)
+    if lttng:
+        lt = ["lttng", "--quiet"]
+        subprocess.run(lt + ["create", "bench", f"--output={tdir}/lttng"], check=True)
+        subprocess.run(lt + ["enable-event", "--userspace", "lttng_ust_cyg_profile_fast:*"],
+                       check=True)
+        subprocess.run(lt + ["start"], check=True)
+    try:
+        p = subprocess.run(argv, env=full, capture_output=True, text=True, cwd=work)
+    finally:
+        if lttng:
+            subprocess.run(["lttng", "--quiet", "destroy", "bench"], check=False)
     if p.returncode != 0:
         raise RuntimeError(f"{argv0} failed: {p.stderr}")
     ns = float(re.search(r"ns_per_call=([0-9.]+)", p.stdout).group(1))
     calls = int(re.search(r"calls_per_thread=(\d+)", p.stdout).group(1)) * threads
     rss = int(re.search(r"RSS_KB=(\d+)", p.stderr).group(1))
-    size = sum(os.path.getsize(os.path.join(tdir, f)) for f in os.listdir(tdir))
+    faults = int(re.search(r"FAULTS=(\d+)", p.stderr).group(1))
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(tdir) for f in fs)
     m = re.search(r"(\d+) dropped", p.stderr)
     dropped = int(m.group(1)) if m else None
-    return ns, size / calls if size else 0.0, rss, dropped
+    return ns, size / calls if size else 0.0, rss, dropped, faults
 
 
 def callgrind(cfgs, work):
     print("\ncallgrind instructions per call (iterations=20000, 1 thread):")
     res = {}
     for name, (argv0, env, kind) in cfgs.items():
-        if "rdtscp" in name or kind == "xray":
+        if "rdtscp" in name or kind in ("xray", "peer"):
             continue
         full = dict(os.environ)
         full.update(env)
@@ -131,7 +166,7 @@ def main():
             print(f"\nthreads={threads} iterations={a.iters} calls/thread={a.iters * 36} "
                   f"rounds={a.rounds} (medians; ratios are medians of per-round ratios)")
             print(f"{'configuration':22s} {'ns/call':>8s} {'x floor':>8s} {'x ref':>8s} "
-                  f"{'x xray':>8s} {'B/call':>7s} {'RSS MB':>7s} {'dropped':>8s}")
+                  f"{'x xray':>8s} {'B/call':>7s} {'RSS MB':>7s} {'faults':>7s} {'dropped':>8s}")
             for name, rows in results.items():
                 def ratio(other):
                     if other not in results:
@@ -143,6 +178,7 @@ def main():
                       f"{ratio('empty-hooks'):8.2f} {ratio(ref):8.2f} {ratio('xray-fdr'):8.2f} "
                       f"{statistics.median(r[1] for r in rows):7.2f} "
                       f"{statistics.median(r[2] for r in rows) / 1024:7.1f} "
+                      f"{statistics.median(r[4] for r in rows):7.0f} "
                       f"{(max(drops) if drops else '-')!s:>8s}")
         if a.callgrind and shutil.which("valgrind"):
             callgrind(cfgs, work)
