@@ -55,6 +55,15 @@ static void score(const char *row, int runs, int failures, const char *fmt, ...)
 	close(fd);
 }
 
+/* $REL_SOAK multiplies the bounded counts (the 'slow' suite sets it). */
+static int soak(void)
+{
+	const char *s = getenv("REL_SOAK");
+	int k = s ? atoi(s) : 1;
+
+	return k > 0 && k <= 1000 ? k : 1;
+}
+
 static void assert_exited_ok(const struct tc_run *r)
 {
 	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0,
@@ -351,15 +360,17 @@ Test(lifecycle, hooks_before_our_constructor_and_after_our_finish_are_counted)
 
 /* ---- threads ---- */
 
-Test(threads, five_thousand_short_threads_through_four_buffers_account_exactly, .timeout = 120)
+Test(threads, five_thousand_short_threads_through_four_buffers_account_exactly, .timeout = 1200)
 {
 	const char *small[] = { REL_TARGET, "churn", "300", NULL };
-	const char *big[] = { REL_TARGET, "churn", "5000", NULL };
+	char nbig[32];
+	const char *big[] = { REL_TARGET, "churn", nbig, NULL };
 	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_max=4:buffer_size=4096", NULL };
 	struct tc_run r;
 	struct tc_trace t;
 	long calls, rss_small, rss_big;
 
+	snprintf(nbig, sizeof(nbig), "%d", 5000 * soak());
 	run_custom(&r, small, env, NULL, NULL, -1, 0);
 	assert_exited_ok(&r);
 	rss_small = last_maxrss_kb;
@@ -379,7 +390,7 @@ Test(threads, five_thousand_short_threads_through_four_buffers_account_exactly, 
 	if (!REL_SANITIZED)
 		cr_expect_leq(rss_big, rss_small + 2048,
 			      "max RSS %ld KB after 5000 threads, %ld KB after 300", rss_big, rss_small);
-	score("Threads: 5000 short threads, pool of 4 buffers", 1, 0,
+	score("Threads: 5000 short threads (x REL_SOAK), pool of 4 buffers", 1, 0,
 	      "%ld calls; %llu records + %llu counted drops = 2 x calls; max RSS %ld KB (300 threads: %ld KB)",
 	      calls, (unsigned long long)t.func_records, (unsigned long long)t.dropped, rss_big,
 	      rss_small);
@@ -528,11 +539,11 @@ Test(endings, every_way_out_leaves_a_parseable_trace_that_says_how_it_ended)
 	score("Endings: return, exit, _exit, abort, SIGSEGV", runs, fails, "%s", fig);
 }
 
-Test(endings, sigkill_at_random_points_leaves_a_parseable_unclosed_trace, .timeout = 120)
+Test(endings, sigkill_at_random_points_leaves_a_parseable_unclosed_trace, .timeout = 1200)
 {
 	const char *argv[] = { REL_TARGET, "end", "spin", NULL };
 	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=16K", NULL };
-	int runs = 20, fails = 0, cut = 0;
+	int runs = 20 * soak(), fails = 0, cut = 0;
 	bool good;
 	uint64_t min_rec = UINT64_MAX, max_rec = 0;
 
@@ -575,7 +586,7 @@ Test(endings, sigkill_at_random_points_leaves_a_parseable_unclosed_trace, .timeo
 		tc_free(&t);
 		tc_done(&r);
 	}
-	score("Endings: SIGKILL at random points (5-205 ms)", runs, fails,
+	score("Endings: SIGKILL at random points (5-205 ms, 20 x REL_SOAK runs)", runs, fails,
 	      "no close marker in any; %d ended in a buffer cut by the kill, reported as truncated at the end; %llu to %llu records kept (lost: the buffers not yet written)",
 	      cut, (unsigned long long)min_rec, (unsigned long long)max_rec);
 }
