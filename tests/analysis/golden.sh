@@ -9,12 +9,18 @@
 #   stack-count     fdrtrace stack -c -t FILE
 #   replay          fdrtrace replay FILE
 #   replay-filtered fdrtrace replay -F main -N fact -D 2 FILE
+#   replay-tid      fdrtrace replay --tid 2 FILE
+#   replay-range    fdrtrace replay -r 0.0000004~0.0000008 FILE
+#   replay-threshold fdrtrace replay -t 100ns FILE
 #   graph           fdrtrace graph FILE
 #   chrome          fdrtrace convert --format chrome FILE -o out.json (and, with
 #                   python3, the JSON must parse)
 #   map             fdrtrace extract-map FILE
 #   summary         what fdrtrace account FILE prints on stderr
 #   pipe-summary    what 'cat FILE | fdrtrace account -' prints on stderr
+#   stack-summary   what fdrtrace stack FILE prints on stderr
+#   graph-summary   what fdrtrace graph FILE prints on stderr
+#   quiet-summary   what account, stack and graph print on stderr with -q
 # Every command must exit 0. Each runs twice: with the core's fast path
 # (the default) and with FDRTRACE_ANALYSIS_READER=1 (every buffer through
 # the reader); both must print exactly the expected output.
@@ -51,6 +57,9 @@ for f in "$exp/$name".*; do
 	stack-count) run "$what" "$fdr" stack -c -t trace.fdr ;;
 	replay) run "$what" "$fdr" replay trace.fdr ;;
 	replay-filtered) run "$what" "$fdr" replay -F main -N fact -D 2 trace.fdr ;;
+	replay-tid) run "$what" "$fdr" replay --tid 2 trace.fdr ;;
+	replay-range) run "$what" "$fdr" replay -r 0.0000004~0.0000008 trace.fdr ;;
+	replay-threshold) run "$what" "$fdr" replay -t 100ns trace.fdr ;;
 	graph) run "$what" "$fdr" graph trace.fdr ;;
 	chrome)
 		run "$what" "$fdr" convert --format chrome trace.fdr -o out.json
@@ -62,6 +71,17 @@ for f in "$exp/$name".*; do
 	summary)
 		run "$what" "$fdr" account trace.fdr
 		mv "$what.err" "$what.out" ;;
+	stack-summary)
+		run "$what" "$fdr" stack trace.fdr
+		mv "$what.err" "$what.out" ;;
+	graph-summary)
+		run "$what" "$fdr" graph trace.fdr
+		mv "$what.err" "$what.out" ;;
+	quiet-summary)
+		run "$what-a" "$fdr" account -q trace.fdr
+		run "$what-s" "$fdr" stack -q trace.fdr
+		run "$what-g" "$fdr" graph -q trace.fdr
+		cat "$what-a.err" "$what-s.err" "$what-g.err" >"$what.out" ;;
 	pipe-summary)
 		run "$what" bash -c 'cat trace.fdr | "$1" account -' _ "$fdr"
 		mv "$what.err" "$what.out" ;;

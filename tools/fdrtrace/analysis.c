@@ -488,6 +488,23 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
 	}
 }
 
+/*
+ * An application's custom or typed event (its payload is not ours): counted,
+ * and handed to the command. Both paths come here: the reader's events and
+ * the fast path's, which it builds for every custom and typed record.
+ */
+static void an_app_event(struct analysis *a, const struct fdrtrace_event *ev)
+{
+	if (a->pass_mode == 1)
+		return;	/* the reordering pass sees it again */
+	if (ev->type == FDRTRACE_EV_TYPED_EVENT)
+		a->st.app_typed++;
+	else
+		a->st.app_custom++;
+	if (a->ops && a->ops->event && a->cur)
+		a->ops->event(a, a->cur, ev);
+}
+
 static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 {
 	struct fdrtrace_ext x;
@@ -496,8 +513,7 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 	int rc = fdrtrace_ext_decode(ev->u.event.data, ev->u.event.size, &x);
 
 	if (rc == -ENOENT) {
-		if (a->pass_mode != 1 && a->ops && a->ops->event && a->cur)
-			a->ops->event(a, a->cur, ev);
+		an_app_event(a, ev);
 		return;
 	}
 	if (rc < 0)
@@ -619,8 +635,7 @@ static void an_event(struct analysis *a, const struct fdrtrace_event *ev)
 		an_ext(a, ev);
 		return;
 	case FDRTRACE_EV_TYPED_EVENT:
-		if (a->pass_mode != 1 && a->ops && a->ops->event && a->cur)
-			a->ops->event(a, a->cur, ev);
+		an_app_event(a, ev);
 		return;
 	default:
 		return;
@@ -1202,6 +1217,19 @@ void an_summary(const struct analysis *a, const char *cmd)
 		s->reordered ? "; buffers reordered by time" :
 		s->out_of_order ? " (read from a file to reorder them)" : "",
 		s->truncated ? "; trace truncated" : "");
+}
+
+void an_events_note(const struct analysis *a, const char *cmd)
+{
+	const struct an_stats *s = &a->st;
+	uint64_t n = s->app_custom + s->app_typed;
+
+	if (a->quiet || !n)
+		return;
+	fprintf(stderr,
+		"fdrtrace %s: %s: %" PRIu64 " application event%s (custom %" PRIu64 ", typed %"
+		PRIu64 "): see replay, convert or dump\n",
+		cmd, a->path, n, n == 1 ? "" : "s", s->app_custom, s->app_typed);
 }
 
 void an_fini(struct analysis *a)

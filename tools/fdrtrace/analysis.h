@@ -151,7 +151,10 @@ struct analysis;
  * @enter: a call began; it is t->stack[t->depth - 1]
  * @exit: a call ended at @end after @dur ticks (0 when partial); it is
  *	still t->stack[t->depth - 1], removed after the callback
- * @event: an application custom or typed event (not fdrtrace's own)
+ * @event: an application custom or typed event (not fdrtrace's own FDRx
+ *	extension records, nor payloads with the FDRx magic that do not
+ *	decode), on the thread of its buffer, with t->stack as it is at the
+ *	event's time; counted in struct an_stats either way
  * @unfinished: at the end of the trace, a call that never ended (innermost
  *	first); it is t->stack[t->depth - 1], removed after the callback
  */
@@ -174,6 +177,8 @@ struct an_stats {
 	uint64_t dropped_records, dropped_buffers;
 	uint64_t out_of_order;		/* buffers earlier than their thread's previous one */
 	uint64_t bad_buffers;		/* damaged buffers skipped */
+	uint64_t app_custom;		/* application custom events (not FDRx) */
+	uint64_t app_typed;		/* application typed events */
 	bool reordered;			/* buffers were visited in TSC order */
 	bool have_close;
 	bool truncated;
@@ -289,6 +294,18 @@ double an_seconds(const struct analysis *a, uint64_t ticks);
  * Prints nothing when the trace was perfect (and not @quiet).
  */
 void an_summary(const struct analysis *a, const char *cmd);
+
+/**
+ * an_events_note - say on stderr that the trace has application events
+ * @a: the analysis
+ * @cmd: the command's name, for the prefix
+ *
+ * For the commands that do not show application events (account, stack,
+ * graph): one line "fdrtrace CMD: FILE: N application events (custom C,
+ * typed T): see replay, convert or dump". Prints nothing when there were
+ * none, or when @quiet.
+ */
+void an_events_note(const struct analysis *a, const char *cmd);
 
 /**
  * an_thread_label - "name" or "thread TID"

@@ -67,7 +67,9 @@ static const char account_help[] =
 	"90th and 99th percentile, max, sum (inclusive) and self time, in seconds\n"
 	"(ticks / cycle_frequency). Percentiles come from a histogram with at most\n"
 	"0.79% relative error; min, max, sum and self are exact. Recursive calls\n"
-	"count each level (as llvm-xray account does).\n"
+	"count each level (as llvm-xray account does). The application's custom and\n"
+	"typed events are not in the table: a line on stderr counts them (see\n"
+	"replay, convert).\n"
 	"\n"
 	"Options:\n"
 	"  -s, --sort COL        sort by funcid, count, min, med, 90p, 99p, max, sum,\n"
@@ -77,7 +79,8 @@ static const char account_help[] =
 	"  -f, --format FMT      text (default) or csv (llvm-xray account -f csv columns:\n"
 	"                        funcid,count,min,median,90%ile,99%ile,max,sum,debug,function)\n"
 	"      --no-demangle     print C++ names as recorded\n"
-	"  -q, --quiet           no summary of unmatched records on stderr\n"
+	"  -q, --quiet           no summary of unmatched records, nor the count of\n"
+	"                        application events, on stderr\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Exit status: 0, 1 when the trace cannot be read, 2 on usage errors.\n";
@@ -222,6 +225,7 @@ int cmd_account(int argc, char **argv)
 	}
 	free(rows);
 	an_summary(&a, "account");
+	an_events_note(&a, "account");
 	an_fini(&a);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;

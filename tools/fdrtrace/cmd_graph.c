@@ -38,11 +38,13 @@ static const char graph_help[] =
 	"Print the call graph of the trace FILE ('-': standard input) in Graphviz DOT:\n"
 	"a vertex per function (calls, self time), an edge per caller and callee\n"
 	"labelled with the number of calls and their inclusive time. Render with\n"
-	"'dot -Tsvg'.\n"
+	"'dot -Tsvg'. The application's custom and typed events are not in the graph:\n"
+	"a line on stderr counts them (see replay, convert).\n"
 	"\n"
 	"Options:\n"
 	"      --no-demangle     print C++ names as recorded\n"
-	"  -q, --quiet           no summary of unmatched records on stderr\n"
+	"  -q, --quiet           no summary of unmatched records, nor the count of\n"
+	"                        application events, on stderr\n"
 	"  -h, --help            show this help\n";
 
 /* A name inside a DOT double-quoted string. */
@@ -160,6 +162,7 @@ int cmd_graph(int argc, char **argv)
 	puts("}");
 	free(e);
 	an_summary(&a, "graph");
+	an_events_note(&a, "graph");
 	an_fini(&a);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;

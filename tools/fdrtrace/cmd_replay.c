@@ -11,6 +11,13 @@
  * longer than its caller). Threads interleave in the order the trace is
  * read; every line names its thread.
  *
+ * The application's custom and typed events appear where they happened, one
+ * level inside the innermost shown open call (whose opening line is then
+ * printed): "[event custom 5 bytes "hello"]", "[event typed type=7 4 bytes
+ * hex 01020304]", with at most RP_PREVIEW bytes of the payload, as text
+ * when they are printable, else in hex. --tid and --time-range apply to
+ * them; -F, -N, -D and --threshold do not hide them (they are not calls).
+ *
  * Per thread this keeps one small state per open call: shown, opened.
  *
  * Contract: single-threaded.
@@ -25,6 +32,7 @@
 #include "util.h"
 
 #define RP_MAX_PATTERNS 32
+#define RP_PREVIEW 32	/* payload bytes shown of an application event */
 
 /* Per open call. */
 struct rp_slot {
@@ -189,6 +197,75 @@ static void rp_open_ancestors(struct analysis *a, struct an_thread *t, struct rp
 	}
 }
 
+/*
+ * The payload's first RP_PREVIEW bytes: in double quotes when they are all
+ * printable ASCII (a final NUL of the payload aside; '"' and '\\' escaped),
+ * else "hex " and two digits a byte; "..." when the payload is longer.
+ */
+static void rp_preview(const uint8_t *p, uint32_t size)
+{
+	uint32_t n = size < RP_PREVIEW ? size : RP_PREVIEW, i, text = n;
+	bool printable = true;
+
+	if (n == size && n && !p[n - 1])
+		text = n - 1;	/* a C string with its terminator */
+	for (i = 0; i < text && printable; i++)
+		printable = p[i] >= 0x20 && p[i] < 0x7f;
+	if (printable) {
+		putchar('"');
+		for (i = 0; i < text; i++) {
+			if (p[i] == '"' || p[i] == '\\')
+				putchar('\\');
+			putchar(p[i]);
+		}
+		putchar('"');
+	} else {
+		fputs("hex ", stdout);
+		for (i = 0; i < n; i++)
+			printf("%02x", p[i]);
+	}
+	if (n < size)
+		fputs("...", stdout);
+}
+
+/* An application event: a line of its own, inside the innermost shown call. */
+static void rp_event(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
+{
+	struct rp *rp = a->ctx;
+	struct rp_thread *rt;
+	uint32_t d = t->depth, level = 0, size = ev->u.event.size;
+
+	if (rp->have_tid && rp->tid != t->tid)
+		return;
+	if (rp->have_range) {
+		/* Before the first call, its time is 0. */
+		double at = rp->have_base ? rp_sec(a, rp, ev->tsc) : 0;
+
+		if (at < rp->from_s || (rp->to_s > 0 && at > rp->to_s))
+			return;
+	}
+	rt = rp_thread(rp, t);
+	if (!rt)
+		return;
+	if (d && d <= rt->cap) {
+		const struct rp_slot *s = &rt->slots[d - 1];
+
+		level = s->level + (s->shown ? 1 : 0);
+		rp_open_ancestors(a, t, rt, d);
+	}
+	rp_prefix(a, t, false, 0, level);
+	if (ev->type == FDRTRACE_EV_TYPED_EVENT)
+		printf("[event typed type=%u ", (unsigned)ev->u.event.event_type);
+	else
+		fputs("[event custom ", stdout);
+	printf("%" PRIu32 " byte%s", size, size == 1 ? "" : "s");
+	if (size) {
+		putchar(' ');
+		rp_preview(ev->u.event.data, size);
+	}
+	fputs("]\n", stdout);
+}
+
 static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
 		    uint64_t end, uint64_t dur, enum an_end how)
 {
@@ -211,7 +288,8 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 		return;
 	}
 	ns = a->freq ? (double)dur * 1e9 / (double)a->freq : (double)dur;
-	if (!s->shown || ns < (double)rp->threshold_ns)
+	/* An opened call stays balanced even under the threshold (an event opened it). */
+	if (!s->shown || (!s->opened && ns < (double)rp->threshold_ns))
 		return;
 	rp_open_ancestors(a, t, rt, d - 1);
 	rp_prefix(a, t, true, dur, s->level);
@@ -240,6 +318,7 @@ static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct 
 static const struct an_ops rp_ops = {
 	.enter = rp_enter,
 	.exit = rp_exit,
+	.event = rp_event,
 	.unfinished = rp_unfinished,
 };
 
@@ -271,7 +350,11 @@ static const char replay_help[] =
 	"Print the calls of the trace FILE ('-': standard input) as an indented call\n"
 	"tree, one line per call with its duration, in the manner of uftrace replay:\n"
 	"'name();' for a call whose callees are not shown, 'name() {' ... '} /* name */'\n"
-	"around the others. Each line shows the thread id.\n"
+	"around the others. Each line shows the thread id. The application's custom\n"
+	"and typed events appear where they happened, inside the calls around them:\n"
+	"'[event custom 5 bytes \"hello\"]', '[event typed type=7 2 bytes hex 0102]'\n"
+	"(at most 32 bytes of the payload, as text when printable, else in hex).\n"
+	"--tid and --time-range select events too; -F, -N, -D and -t do not hide them.\n"
 	"\n"
 	"Options:\n"
 	"  -F, --filter GLOB     only calls inside a function matching GLOB (repeatable)\n"

@@ -33,11 +33,13 @@ static const char stack_help[] =
 	"  -t, --per-thread      start every stack with its thread's name\n"
 	"      --inclusive       values are inclusive times (callees included)\n"
 	"      --no-demangle     print C++ names as recorded\n"
-	"  -q, --quiet           no summary of unmatched records on stderr\n"
+	"  -q, --quiet           no summary of unmatched records, nor the count of\n"
+	"                        application events, on stderr\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Calls still open at the end of the trace are not counted; the summary on\n"
-	"stderr says how many there were.\n";
+	"stderr says how many there were. The application's custom and typed events\n"
+	"are not in the stacks: a line on stderr counts them (see replay, convert).\n";
 
 /* Print the path from the root down to @node, each name followed by ';'. */
 static int stk_path(struct analysis *a, uint32_t node, uint32_t **path, uint32_t *cap)
@@ -156,6 +158,7 @@ int cmd_stack(int argc, char **argv)
 	}
 	free(path);
 	an_summary(&a, "stack");
+	an_events_note(&a, "stack");
 	an_fini(&a);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;
