@@ -1165,3 +1165,21 @@ Test(unwinding, cxx_exceptions_and_thread_local_destructors_with_gcc_and_clang)
 	score("Unbalanced: C++ exceptions, thread_local destructors (g++, clang++)", runs, fails, "%s",
 	      fig);
 }
+
+/* ---- behaviour ---- */
+
+Test(behaviour, hooks_never_change_errno_even_on_their_slow_paths)
+{
+	const char *argv[] = { REL_TARGET, "errno", "300000", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=4096:buffer_max=2", NULL };
+	struct tc_run r;
+	long changed = -1;
+
+	tc_run(&r, argv, env);
+	assert_exited_ok(&r);
+	cr_assert_eq(sscanf(r.out, "errno changed %ld", &changed), 1, "stdout: %s", r.out);
+	cr_expect_eq(changed, 0, "%ld calls came back with errno changed", changed);
+	score("Behaviour: errno across 300000 hooks (2 buffers of 4 KB: slow paths, drops)", 1,
+	      changed != 0, "%ld calls came back with errno changed", changed);
+	tc_done(&r);
+}

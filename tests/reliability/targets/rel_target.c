@@ -25,6 +25,8 @@
  *                         dlopen B, call it 2N times; print both addresses
  *   sleep A B             leaf, sleep A ms, leaf, sleep B ms, leaf (deltas
  *                         around 2^32 TSC ticks)
+ *   errno N               N calls with errno set before each: print how
+ *                         many came back with errno changed
  *   tls                   thread-key destructors and pthread_exit from a
  *                         nested call, both calling instrumented code
  */
@@ -405,6 +407,15 @@ int main(int argc, char **argv)
 		ts = (struct timespec){ b / 1000, (b % 1000) * 1000000 };
 		nanosleep(&ts, NULL);
 		leaf(3);
+	} else if (!strcmp(mode, "errno")) {
+		long changed = 0;
+
+		for (long i = 0; i < n; i++) {
+			errno = 4242;
+			leaf((int)i);
+			changed += errno != 4242;
+		}
+		printf("errno changed %ld\n", changed);
 	} else if (!strcmp(mode, "tls")) {
 		pthread_t t;
 
