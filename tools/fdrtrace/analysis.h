@@ -9,7 +9,10 @@
  * still on the stack, so the command sees the whole path). Names come from
  * the trace's FDRTRACE_EXT_FUNC records, else from the ELF symbols of the
  * recorded module (build-id checked), demangled on request, with
- * "#ID@0xADDRESS" (or "#ID") as the last resort: never empty.
+ * "#ID@0xADDRESS" (or "#ID") as the last resort: never empty. The
+ * application's custom events (payloads without the FDRx magic) and typed
+ * events go to an_ops.event where they happen, and are counted
+ * (an_events_note() tells the commands that do not show them).
  *
  * Two ways to read: the streaming reader (pipes, traces whose buffer
  * preambles are not clean, and FDRTRACE_ANALYSIS_READER=1), or, on a
