@@ -32,6 +32,7 @@ echo "Fatal-signal path: async-signal-safe calls only (objdump call graph)|1|$si
 
 # fuzz rows: each fuzz target of the ASan build for a fixed number of runs
 if [[ -n $asan && -d $asan/tests/fuzz ]]; then
+  ninja -C "$asan" >/dev/null || exit 1
   for f in "$asan"/tests/fuzz/fuzz_*; do
     [[ -x $f && ! -d $f && $f != *-corpus ]] || continue
     name=$(basename "$f")
@@ -57,7 +58,7 @@ for line in open(rows_path):
     if len(parts) == 4:
         rows.append(parts)
 table = ["| scenario | runs | failures | figure |", "|---|---:|---:|---|"]
-for name, runs, fails, fig in rows:
+for name, runs, fails, fig in sorted(rows, key=lambda r: r[0].lower()):
     table.append(f"| {name} | {runs} | {fails} | {fig.replace('|', '/')} |")
 when = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
 try:
