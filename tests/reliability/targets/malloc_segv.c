@@ -30,12 +30,13 @@ static volatile uintptr_t zero;
 __attribute__((no_instrument_function)) void *malloc(size_t n)
 {
 	/*
-	 * The main thread only: were the flush thread to fault here it would
-	 * hold the trace file's lock, and the handler could not write the
-	 * trace (an open bug, docs/reliability.md).
+	 * The main thread only, unless REL_FAULT_ANY_THREAD is set: a fault
+	 * in another thread (the flush thread's malloc) sometimes leaves no
+	 * trace at all, an open bug (docs/reliability.md).
 	 */
-	if (armed && (any_thread || getpid() == (pid_t)syscall(SYS_gettid)))
-		*(volatile int *)zero = 1;
+	if (armed && (any_thread || getpid() == (pid_t)syscall(SYS_gettid)) &&
+	    __atomic_exchange_n(&armed, 0, __ATOMIC_RELAXED))
+		*(volatile int *)zero = 1;	/* once: the first thread to get here */
 	return __libc_malloc(n);
 }
 
