@@ -114,8 +114,25 @@ notrace void fdr_pool_put(struct fdr_buffer *b)
 							memory_order_relaxed));
 }
 
+/*
+ * ThreadSanitizer does not model liburcu's barriers (volatile accesses and
+ * asm fences), so it cannot see that the queue orders a buffer's contents
+ * before its dequeue. Tell it, on the node: release on enqueue, acquire on
+ * dequeue (tests/tsan/ runs the runtime under TSan).
+ */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define bq_tsan_release(p) __tsan_release(p)
+#define bq_tsan_acquire(p) __tsan_acquire(p)
+#else
+#define bq_tsan_release(p) ((void)(p))
+#define bq_tsan_acquire(p) ((void)(p))
+#endif
+
 notrace void fdr_queue_push(struct fdr_buffer *b)
 {
+	bq_tsan_release(b);
 	cds_wfcq_node_init(&b->node);
 	/* cds_wfcq_enqueue is a full barrier: the buffer's bytes before the link. */
 	cds_wfcq_enqueue(&bq_full_head, &bq_full_tail, &b->node);
@@ -132,7 +149,10 @@ notrace struct fdr_buffer *fdr_queue_pop(bool blocking)
 		if (n == CDS_WFCQ_WOULDBLOCK)
 			n = NULL;
 	}
-	return n ? caa_container_of(n, struct fdr_buffer, node) : NULL;
+	if (!n)
+		return NULL;
+	bq_tsan_acquire(caa_container_of(n, struct fdr_buffer, node));
+	return caa_container_of(n, struct fdr_buffer, node);
 }
 
 notrace bool fdr_queue_empty(void)

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# tests/tsan/run.sh PROGRAM ARGS... - run an instrumented program with
+# recording on under ThreadSanitizer (halt on the first report), in a
+# scratch directory, for each policy, and check its trace with fdrtrace.
+# Environment: FDRTRACE_TOOL (the fdrtrace command), TSAN_SUPP.
+set -euo pipefail
+prog=$(realpath "$1")
+shift
+work=$(mktemp -d /tmp/fdrtrace-tsan.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+export TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$TSAN_SUPP"
+for opts in "buffer_size=4096 buffer_max=8" "buffer_size=4096 buffer_max=8 policy=ring" \
+	"buffer_size=65536 flush_interval_ms=1"; do
+	rm -f "$work"/*.fdr
+	rc=0
+	(cd "$work" && FDRTRACE_MODE=fdr FDRTRACE_OPTIONS="$opts" "$prog" "$@" >out.txt 2>err.txt) || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL ($opts): exit status $rc" >&2
+		cat "$work/err.txt" >&2
+		exit 1
+	fi
+	for f in "$work"/*.fdr; do
+		"$FDRTRACE_TOOL" verify "$f" || { echo "FAIL ($opts): $f does not verify" >&2; exit 1; }
+	done
+	echo "ok   $opts: $(grep -h '^fdrtrace:' "$work/err.txt" | head -n 1)"
+done
