@@ -437,24 +437,46 @@ out:
  * Write one extension payload into the calling thread's buffer (thread
  * names, drop notices). The caller holds the guard.
  */
-notrace int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, size_t len)
+/*
+ * Room in @t's buffer for one metadata record and @len payload bytes: a
+ * buffer that lacks it is handed over and a fresh one claimed. Return:
+ * where the record goes, or NULL with *@err -EAGAIN (no thread state),
+ * -ENOBUFS (the pool is empty) or -EMSGSIZE (no buffer can hold it).
+ */
+static notrace uint8_t *wr_reserve_event(struct fdr_thread *t, size_t len, int *err)
 {
+	size_t need = FDRTRACE_METADATA_RECORD_SIZE + len;
 	uint64_t tsc;
 	unsigned cpu;
 	uint8_t *pos;
 
-	if (fdr_thread_ensure(t) < 0)
-		return -EAGAIN;
+	if (fdr_thread_ensure(t) < 0) {
+		*err = -EAGAIN;
+		return NULL;
+	}
 	tsc = fdr_clock_read(&cpu);
-	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) +
-				  FDRTRACE_METADATA_RECORD_SIZE + len >
-			      wr_cap_end(t->buf))
+	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) + need > wr_cap_end(t->buf))
 		fdr_thread_handover(t);
-	if (!t->buf && wr_claim(t, tsc, cpu) < 0)
-		return -ENOBUFS;
+	if (!t->buf && wr_claim(t, tsc, cpu) < 0) {
+		*err = -ENOBUFS;
+		return NULL;
+	}
 	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-	if (pos + FDRTRACE_METADATA_RECORD_SIZE + len > wr_cap_end(t->buf))
-		return -EMSGSIZE;
+	if (pos + need > wr_cap_end(t->buf)) {
+		*err = -EMSGSIZE;
+		return NULL;
+	}
+	return pos;
+}
+
+notrace int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, size_t len)
+{
+	uint8_t *pos;
+	int err;
+
+	pos = wr_reserve_event(t, len, &err);
+	if (!pos)
+		return err;
 	pos = wr_put_custom(t, pos, payload, len);
 	t->rewind_floor = pos;
 	atomic_store_explicit(&t->pos, pos, memory_order_release);
@@ -477,24 +499,15 @@ notrace size_t fdr_event_max(void)
 notrace int fdr_thread_emit_event(struct fdr_thread *t, int typed, uint16_t type,
 				  const void *data, size_t len)
 {
-	uint64_t tsc;
-	unsigned cpu;
 	uint8_t *pos;
+	int err;
 
 	if (len > fdr_event_max())
 		return -EMSGSIZE;
-	if (fdr_thread_ensure(t) < 0)
-		return -EAGAIN;
-	tsc = fdr_clock_read(&cpu);
-	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) +
-				  FDRTRACE_METADATA_RECORD_SIZE + len >
-			      wr_cap_end(t->buf))
-		fdr_thread_handover(t);
-	if (!t->buf && wr_claim(t, tsc, cpu) < 0)
-		return -ENOBUFS;
-	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-	if (pos + FDRTRACE_METADATA_RECORD_SIZE + len > wr_cap_end(t->buf))
-		return -EMSGSIZE;	/* not reached: a fresh buffer has room */
+	/* -EMSGSIZE is not returned here: a fresh buffer has room for fdr_event_max() */
+	pos = wr_reserve_event(t, len, &err);
+	if (!pos)
+		return err;
 	if (typed) {
 		struct fdrtrace_md_typed_event m;
 
