@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "trace_check.h"
+#include "tc_assert.h"
 
 static void run_recorder(struct tc_run *r, const char *mode, const char *options)
 {
@@ -23,12 +23,6 @@ static void run_recorder(struct tc_run *r, const char *mode, const char *options
 
 	snprintf(opt, sizeof(opt), "FDRTRACE_OPTIONS=%s", options);
 	tc_run(r, argv, env);
-}
-
-static void expect_exit_ok(const struct tc_run *r)
-{
-	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0,
-		  "status 0x%x, stderr: %s", r->status, r->err);
 }
 
 /* The trace whose name has no ".snap" in it. */
@@ -58,7 +52,7 @@ static void check_api(const char *options, unsigned version)
 	struct tc_trace t;
 
 	run_recorder(&r, "api", options);
-	expect_exit_ok(&r);
+	tc_assert_exited_ok(&r);
 	expect_out(&r, "custom 0\n");
 	if (version == 5)
 		expect_out(&r, "typed 0\n");
@@ -136,7 +130,7 @@ static void check_ring(const char *version)
 	snprintf(opt, sizeof(opt), "policy=ring buffer_size=4096 buffer_max=4 format_version=%s",
 		 version);
 	run_recorder(&r, "ring", opt);
-	expect_exit_ok(&r);
+	tc_assert_exited_ok(&r);
 	expect_out(&r, "ok ring\n");
 	{
 		char paths[4][512];
@@ -267,7 +261,7 @@ Test(ring, sigusr2_snapshot_mid_run_and_the_final_trace_both_verify)
 	struct tc_run r;
 
 	run_recorder(&r, "snap", "policy=ring buffer_size=4096 buffer_max=8 dump_signal=USR2");
-	expect_exit_ok(&r);
+	tc_assert_exited_ok(&r);
 	expect_out(&r, "snapshots 1\n");
 	expect_out(&r, "ok snap\n");
 	check_snapshot_and_final(&r);
@@ -279,7 +273,7 @@ Test(ring, flush_writes_a_snapshot_and_recording_goes_on)
 	struct tc_run r;
 
 	run_recorder(&r, "flush", "policy=ring buffer_size=4096 buffer_max=8");
-	expect_exit_ok(&r);
+	tc_assert_exited_ok(&r);
 	expect_out(&r, "flush 0\n");
 	expect_out(&r, "snapshots 1\n");
 	check_snapshot_and_final(&r);
@@ -301,7 +295,7 @@ static void check_elision(const char *version, unsigned threshold_us)
 	snprintf(opt, sizeof(opt), "clock=rdtsc func_duration_threshold_us=%u format_version=%s",
 		 threshold_us, version);
 	run_recorder(&r, "elide", opt);
-	expect_exit_ok(&r);
+	tc_assert_exited_ok(&r);
 	tc_want_log = true;
 	final_trace(&r, &t);
 	tc_want_log = false;
@@ -372,7 +366,7 @@ Test(elision, threshold_zero_keeps_every_call)
 static void run_filter(struct tc_run *r, struct tc_trace *t, const char *options)
 {
 	run_recorder(r, "filter", options);
-	expect_exit_ok(r);
+	tc_assert_exited_ok(r);
 	expect_out(r, "ok filter\n");
 	final_trace(r, t);
 	cr_expect_eq(t->unmatched, 0);
@@ -443,7 +437,7 @@ Test(ring, eight_threads_keep_the_newest_buffers_and_lose_nothing_uncounted)
 	struct tc_trace t;
 
 	tc_run(&r, argv, env);
-	expect_exit_ok(&r);
+	tc_assert_exited_ok(&r);
 	final_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_eq(t.func_records + t.dropped_by[FDRTRACE_DROP_OVERWRITTEN], emitted,
@@ -466,7 +460,7 @@ Test(stream, dump_signal_flushes_and_the_program_goes_on)
 
 	/* the target waits 2 s for a snapshot file that stream policy never writes */
 	run_recorder(&r, "snap", "dump_signal=USR2");
-	expect_exit_ok(&r);
+	tc_assert_exited_ok(&r);
 	expect_out(&r, "snapshots 0\n");
 	expect_out(&r, "ok snap\n");
 	cr_expect_eq(tc_find_traces(&r, paths, 4), 1);
@@ -487,7 +481,7 @@ Test(api, every_call_reports_recording_off_and_the_program_runs_unchanged)
 	struct tc_run r;
 
 	tc_run(&r, argv, env);	/* FDRTRACE_MODE unset */
-	expect_exit_ok(&r);
+	tc_assert_exited_ok(&r);
 	expect_out(&r, "custom -19\n");	/* -ENODEV */
 	expect_out(&r, "typed -19\n");
 	expect_out(&r, "too big -19\n");

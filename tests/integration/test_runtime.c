@@ -17,28 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "trace_check.h"
+#include "tc_assert.h"
 
 static const char *const MODE_ON = "FDRTRACE_MODE=fdr";
 
 /* Calls a basic run makes: main, work, leaf x1300, mid x100, rec x51. */
 #define BASIC_CALLS (2 + 1300 + 100 + 51)
-
-static void one_trace(const struct tc_run *r, struct tc_trace *t)
-{
-	char paths[4][512];
-	int n = tc_find_traces(r, paths, 4);
-
-	cr_assert_eq(n, 1, "expected one trace in %s, found %d (stderr: %s)", r->dir, n, r->err);
-	tc_read(paths[0], t);
-	cr_assert(t->ok, "reader: %s", t->error);
-}
-
-static void assert_exited_ok(const struct tc_run *r)
-{
-	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0,
-		  "status 0x%x, stderr: %s", r->status, r->err);
-}
 
 static void assert_basic_counts(const struct tc_trace *t, uint64_t times)
 {
@@ -60,9 +44,9 @@ static void run_basic(const char *version, struct tc_run *r, struct tc_trace *t)
 
 	snprintf(opt, sizeof(opt), "FDRTRACE_OPTIONS=format_version=%s", version);
 	tc_run(r, argv, env);
-	assert_exited_ok(r);
+	tc_assert_exited_ok(r);
 	cr_assert_str_eq(r->out, "ok basic\n");
-	one_trace(r, t);
+	tc_assert_one_trace(r, t);
 }
 
 static void check_basic(struct tc_run *r, struct tc_trace *t, unsigned version)
@@ -118,8 +102,8 @@ Test(one_thread, monotonic_clock_trace_has_exact_call_counts)
 	struct tc_trace t;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
-	one_trace(&r, &t);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
 	check_basic(&r, &t, 5);
 	tc_free(&t);
 	tc_done(&r);
@@ -133,8 +117,8 @@ Test(one_thread, duration_threshold_erases_short_calls_and_counts_them)
 	struct tc_trace t;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
-	one_trace(&r, &t);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
 	cr_expect_eq(t.func_records + t.dropped, 2 * BASIC_CALLS);
 	cr_expect_eq(t.dropped, t.dropped_by[FDRTRACE_DROP_FILTERED]);
 	cr_expect_gt(t.dropped, 2 * 1000, "the leaf calls are far shorter than 100 ms");
@@ -196,8 +180,8 @@ Test(threads, eight_threads_each_record_every_call)
 	struct tc_trace t;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
-	one_trace(&r, &t);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
 	assert_basic_counts(&t, 8);
 	cr_expect_eq(t.dropped, 0);
 	cr_expect_eq(t.unmatched, 0);
@@ -217,8 +201,8 @@ Test(threads, recursion_ten_thousand_deep_is_recorded_whole)
 	struct tc_trace t;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
-	one_trace(&r, &t);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
 	cr_expect_eq(tc_calls(&t, "rec"), 10001);
 	cr_expect_eq(tc_exits(&t, "rec"), 10001);
 	cr_expect_eq(t.max_depth, 10002);	/* main + rec x10001 */
@@ -236,8 +220,8 @@ Test(threads, churn_with_more_threads_than_buffers_accounts_for_every_record)
 	struct tc_trace t;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
-	one_trace(&r, &t);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
 	/* main, then per thread churn_main + leaf x100 */
 	cr_expect_eq(t.func_records + t.dropped, 2 * (1 + 60 * 101),
 		     "recorded %llu + dropped %llu", (unsigned long long)t.func_records,
@@ -257,9 +241,9 @@ Test(edge, empty_run_writes_a_valid_trace_and_says_so)
 	struct tc_trace t;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_expect_str_eq(r.out, "flush 0\n");
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	cr_expect_eq(t.func_records, 0);
 	cr_expect(t.closed);
 	cr_expect(strstr(r.err, "empty run: 0 records"), "stderr: %s", r.err);
@@ -306,7 +290,7 @@ Test(edge, file_size_limit_stops_recording_but_not_the_program)
 	tc_fsize_limit = 20000;
 	tc_run(&r, argv, env);
 	tc_fsize_limit = 0;
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_expect_str_eq(r.out, "ok threads\n");
 	cr_expect_eq(tc_lines(r.err), 1, "stderr: %s", r.err);
 	cr_expect(strstr(r.err, "write failed"), "stderr: %s", r.err);
@@ -325,7 +309,7 @@ Test(process, fork_child_gets_its_own_trace_without_parent_records)
 	if (IT_SANITIZED)
 		cr_skip_test("GCC 12's ASan allocator may stay locked in a fork child that starts a thread");
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_assert_eq(sscanf(r.out, "child %d", &child_pid), 1, "stdout: %s", r.out);
 	cr_assert_eq(tc_find_traces(&r, paths, 4), 2, "two traces expected; stderr: %s", r.err);
 	{
@@ -366,9 +350,9 @@ Test(signals, handler_calling_instrumented_code_keeps_the_trace_consistent)
 	uint64_t expect;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_assert_eq(sscanf(r.out, "signals %ld", &sigs), 1, "stdout: %s", r.out);
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	expect = 2 * (1 + 200 * (BASIC_CALLS - 1) + 2 * (uint64_t)sigs);
 	cr_expect_eq(t.func_records + t.dropped, expect, "recorded %llu + dropped %llu, %ld signals",
 		     (unsigned long long)t.func_records, (unsigned long long)t.dropped, sigs);
@@ -391,7 +375,7 @@ Test(signals, sigsegv_writes_a_readable_trace_and_dies_of_sigsegv)
 	tc_run(&r, argv, env);
 	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV, "status 0x%x",
 		  r.status);
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_SIGNAL);
 	cr_expect_eq(t.unnamed, 0, "every id has its FDRTRACE_EXT_FUNC (address only) first");
@@ -411,8 +395,8 @@ Test(unwinding, longjmp_skips_exits_but_the_trace_stays_valid)
 	struct tc_trace t;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
-	one_trace(&r, &t);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
 	cr_expect_eq(tc_calls(&t, "jump_down"), 60);
 	cr_expect_eq(tc_exits(&t, "jump_down"), 0);
 	cr_expect_eq(tc_calls(&t, "leaf"), 1300);
@@ -431,8 +415,8 @@ Test(unwinding, cxx_exceptions_run_the_exit_hooks)
 	if (!*CXX_TARGET)
 		cr_skip_test("no C++ compiler");
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
-	one_trace(&r, &t);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
 	cr_expect_eq(tc_calls(&t, "_ZL7throweri"), 120);
 	cr_expect_eq(tc_exits(&t, "_ZL7throweri"), 120);
 	cr_expect_eq(tc_calls(&t, "_ZL7catcherv"), 20);
@@ -454,8 +438,8 @@ Test(preload, ld_preload_traces_a_program_that_is_not_linked_with_us)
 		cr_skip_test("a sanitized libfdrtrace cannot be preloaded into an unsanitized program");
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", LIBFDRTRACE);
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
-	one_trace(&r, &t);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
 	assert_basic_counts(&t, 1);
 	cr_expect_eq(t.unmatched, 0);
 	tc_free(&t);
@@ -476,8 +460,8 @@ Test(valgrind, memcheck_finds_no_error_and_no_uninitialised_byte_written, .timeo
 		cr_skip_test("sanitized build");
 	tc_run_wrapped(&r, pre, argv, env);
 	cr_expect(!strstr(r.err, "uninitialised"), "memcheck: %s", r.err);
-	assert_exited_ok(&r);
-	one_trace(&r, &t);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
 	assert_basic_counts(&t, 2);
 	tc_free(&t);
 	tc_done(&r);
@@ -493,7 +477,7 @@ Test(signals, abort_closes_the_trace_and_dies_of_sigabrt)
 	tc_run(&r, argv, env);
 	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGABRT, "status 0x%x",
 		  r.status);
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_SIGNAL);
 	cr_expect_eq(t.entries, BASIC_CALLS);
@@ -511,13 +495,13 @@ Test(api, thread_name_and_flush_write_before_exit)
 	long size = -1;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_assert_eq(sscanf(r.out, "name %d flush %d size %ld", &n, &f, &size), 3, "%s", r.out);
 	cr_expect_eq(n, 0);
 	cr_expect_eq(f, 0);
 	/* header, start records, and the main thread's ~2000 records */
 	cr_expect_gt(size, 2000 * 8, "size after flush %ld", size);
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	cr_expect_eq(t.thread_names, 1);
 	cr_expect_eq(tc_calls(&t, "leaf"), 2000);
 	cr_expect_eq(tc_exits(&t, "leaf"), 2000);
@@ -532,7 +516,7 @@ Test(api, control_api_reports_recording_off)
 	struct tc_run r;
 
 	tc_run(&r, argv, NULL);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_expect(!strncmp(r.out, "name -19 flush -19 ", 19), "-ENODEV expected: %s", r.out);
 	tc_done(&r);
 }
@@ -547,8 +531,8 @@ Test(api, threads_still_running_at_exit_leave_a_valid_closed_trace)
 		struct tc_trace t;
 
 		tc_run(&r, argv, env);
-		assert_exited_ok(&r);
-		one_trace(&r, &t);
+		tc_assert_exited_ok(&r);
+		tc_assert_one_trace(&r, &t);
 		cr_expect(t.closed);
 		cr_expect_eq(t.close_how, FDRTRACE_CLOSE_EXIT);
 		/* the spinners outrun the disk: drops (counted) may break entry/exit pairs */
@@ -569,7 +553,7 @@ Test(api, flush_interval_writes_partial_buffers)
 	long before = -1, after = -1;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_assert_eq(sscanf(r.out, "before %ld after %ld", &before, &after), 2, "%s", r.out);
 	/* the partial buffer went out at the first call after a periodic request */
 	cr_expect_gt(after, before, "before %ld after %ld", before, after);
@@ -588,7 +572,7 @@ Test(process, forks_while_threads_record_give_each_child_a_clean_trace)
 	if (IT_SANITIZED)
 		cr_skip_test("GCC 12's ASan allocator may stay locked in a fork child that starts a thread");
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_assert_eq(tc_find_traces(&r, paths, 8), 6, "parent + 5 children; stderr: %s", r.err);
 	for (int i = 0; i < 6; i++) {
 		struct tc_trace t;

@@ -29,7 +29,7 @@
 
 #include <fdrtrace/reader.h>
 
-#include "trace_check.h"
+#include "tc_assert.h"
 
 static const char *const MODE_ON = "FDRTRACE_MODE=fdr";
 
@@ -64,12 +64,6 @@ static int soak(void)
 	return k > 0 && k <= 1000 ? k : 1;
 }
 
-static void assert_exited_ok(const struct tc_run *r)
-{
-	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0,
-		  "status 0x%x, stderr: %s", r->status, r->err);
-}
-
 static long calls_of(const struct tc_run *r)
 {
 	const char *p = strstr(r->out, "calls ");
@@ -77,16 +71,6 @@ static long calls_of(const struct tc_run *r)
 
 	cr_assert(p && sscanf(p, "calls %ld", &n) == 1, "stdout: %s", r->out);
 	return n;
-}
-
-static void one_trace(const struct tc_run *r, struct tc_trace *t)
-{
-	char paths[4][512];
-	int n = tc_find_traces(r, paths, 4);
-
-	cr_assert_eq(n, 1, "expected one trace in %s, found %d (stderr: %s)", r->dir, n, r->err);
-	tc_read(paths[0], t);
-	cr_assert(t->ok, "reader: %s", t->error);
 }
 
 /* `fdrtrace CMD FILE` exits 0 (and, in a sanitized build, leaks nothing). */
@@ -254,9 +238,9 @@ Test(reentry, instrumented_malloc_preloaded_neither_hangs_nor_breaks_the_trace, 
 		cr_skip_test("a malloc preloaded in front of the sanitizer's allocator");
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", MALLOC_PRELOAD);
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	calls = calls_of(&r);
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_gt(tc_calls(&t, "malloc") + tc_calls(&t, "free") +
 		     t.dropped_by[FDRTRACE_DROP_REENTRY], 0, "allocations recorded or counted");
@@ -281,9 +265,9 @@ Test(reentry, ten_khz_profiling_timer_on_five_threads_accounts_for_every_call, .
 	long calls;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	calls = calls_of(&r);
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_eq(t.func_records + t.dropped, 2 * (uint64_t)calls,
 		     "recorded %llu + dropped %llu (re-entry %llu, pool %llu), %ld calls",
@@ -317,9 +301,9 @@ Test(lifecycle, key_destructors_and_pthread_exit_are_recorded_or_counted)
 	long calls;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	calls = calls_of(&r);
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	/* per thread, tls_thread and 4 exit_from_here never return */
 	cr_expect_eq(t.func_records + t.dropped, 2 * (uint64_t)calls - 4 * 5,
 		     "recorded %llu + dropped %llu, %ld calls", (unsigned long long)t.func_records,
@@ -342,9 +326,9 @@ Test(lifecycle, hooks_before_our_constructor_and_after_our_finish_are_counted)
 	struct tc_trace t;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_expect_str_eq(r.out, "early 5 late 7\n", "stdout: %s", r.out);
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_eq(tc_calls(&t, "main"), 1);
 	cr_expect_eq(tc_exits(&t, "main"), 1);
@@ -372,14 +356,14 @@ Test(threads, five_thousand_short_threads_through_four_buffers_account_exactly, 
 
 	snprintf(nbig, sizeof(nbig), "%d", 5000 * soak());
 	run_custom(&r, small, env, NULL, NULL, -1, 0);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	rss_small = last_maxrss_kb;
 	tc_done(&r);
 	run_custom(&r, big, env, NULL, NULL, -1, 0);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	rss_big = last_maxrss_kb;
 	calls = calls_of(&r);
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	cr_expect_eq(t.func_records + t.dropped, 2 * (uint64_t)calls,
 		     "recorded %llu + dropped %llu, %ld calls", (unsigned long long)t.func_records,
 		     (unsigned long long)t.dropped, calls);
@@ -411,7 +395,7 @@ Test(process, forty_forks_while_threads_record_and_the_flush_thread_writes, .tim
 	if (REL_SANITIZED)
 		cr_skip_test("GCC 12's ASan allocator may stay locked in a fork child that starts a thread");
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_expect(strstr(r.out, "bad children 0\n"), "stdout: %s", r.out);
 	n = tc_find_traces(&r, paths, 64);
 	cr_assert_eq(n, 41, "parent + 40 children: %d traces; stderr: %s", n, r.err);
@@ -452,7 +436,7 @@ Test(process, posix_spawn_vfork_and_exec_never_inherit_the_trace_descriptor)
 	int n;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_expect(strstr(r.out, "leaked 0\n"), "stdout: %s", r.out);
 	/* the parent's, and the fork+exec child's (empty: it execs at once) */
 	n = tc_find_traces(&r, paths, 4);
@@ -712,8 +696,8 @@ Test(clock, threads_hopping_between_cpus_keep_exact_counts_and_ordered_times)
 	char paths[2][512];
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
-	one_trace(&r, &t);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
 	cr_expect_eq(tc_calls(&t, "mid"), 6000);
 	cr_expect_eq(tc_exits(&t, "leaf"), 12000);
 	cr_expect_eq(t.unmatched, 0);
@@ -769,7 +753,7 @@ Test(clock, deltas_that_just_fit_and_just_overflow_32_bits_give_exact_times, .ti
 	double gaps[8] = { 0 };
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_assert_eq(tc_find_traces(&r, paths, 2), 1);
 	/* entries: main, leaf(1), leaf(2), leaf(3): gaps[1] and gaps[2] */
 	entry_gaps(paths[0], gaps, 3);
@@ -800,8 +784,8 @@ Test(unwinding, million_deep_recursion_overflows_neither_runtime_nor_reader, .ti
 	int bad = 0;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
-	one_trace(&r, &t);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
 	cr_expect_eq(tc_calls(&t, "rec") + t.dropped / 2, 1000001);
 	if (!t.dropped)
 		cr_expect_eq(t.max_depth, 1000002, "depth %u",	/* deep_thread, rec x1000001 */
@@ -834,9 +818,9 @@ Test(modules, a_library_loaded_where_another_was_keeps_its_own_names)
 	int same = -1;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_assert_eq(sscanf(r.out, "same %d", &same), 1, "stdout: %s", r.out);
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	a = tc_calls(&t, "dl_a_inner");
 	b = tc_calls(&t, "dl_b_inner");
 	/* named right, or not named at all (by address only): never wrong */
@@ -958,7 +942,7 @@ Test(files, trace_is_mode_0600_under_umask_000)
 	pid_t pid = 0;
 
 	run_custom(&r, argv, env, no_plant, &pid, 0, 0);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_assert_eq(tc_find_traces(&r, paths, 2), 1);
 	cr_assert_eq(stat(paths[0], &sb), 0);
 	cr_expect_eq(sb.st_mode & 07777, 0600, "mode %o", sb.st_mode & 07777);
@@ -1063,7 +1047,7 @@ Test(environment, setgid_program_honours_no_variable_and_writes_nothing)
 	unlink(copy);
 	if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127)
 		cr_skip_test("the setgid copy in /tmp cannot run (noexec or nosuid mount?)");
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_expect_eq(tc_find_traces(&r, paths, 2), 0, "a setgid program wrote a trace");
 	cr_expect_str_eq(r.err, "", "stderr: %s", r.err);
 	score("Environment: setgid program", 1, tc_find_traces(&r, paths, 2) != 0 || *r.err,
@@ -1085,7 +1069,7 @@ Test(signals, sigsegv_inside_malloc_leaves_a_trace_and_the_original_status)
 	tc_run(&r, argv, env);
 	cr_expect(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV, "status 0x%x",
 		  r.status);
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_SIGNAL);
 	/* main, leaf x1000, allocate: named by address only on this path */
@@ -1110,9 +1094,9 @@ static void cxx_case(const char *path, const char *compiler, int *fails, char *f
 	bool good;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_expect_str_eq(r.out, "caught 10\n");
-	one_trace(&r, &t);
+	tc_assert_one_trace(&r, &t);
 	thrower = tc_calls(&t, "_ZL7throweri");
 	thrower_exits = tc_exits(&t, "_ZL7throweri");
 	tl_leaf = tc_calls(&t, "_ZL7tl_leafi");
@@ -1176,7 +1160,7 @@ Test(behaviour, hooks_never_change_errno_even_on_their_slow_paths)
 	long changed = -1;
 
 	tc_run(&r, argv, env);
-	assert_exited_ok(&r);
+	tc_assert_exited_ok(&r);
 	cr_assert_eq(sscanf(r.out, "errno changed %ld", &changed), 1, "stdout: %s", r.out);
 	cr_expect_eq(changed, 0, "%ld calls came back with errno changed", changed);
 	score("Behaviour: errno across 300000 hooks (2 buffers of 4 KB: slow paths, drops)", 1,
