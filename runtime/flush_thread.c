@@ -109,6 +109,9 @@ static notrace void fl_module_unmapped(const struct fdr_module *m, void *arg)
 		fdr_rtbuf_add(arg, fl_scratch, n);
 }
 
+/* The flush thread's name, in the trace and for the OS (ps, top, gdb). */
+#define FL_THREAD_NAME "fdrtrace-flush"
+
 notrace int fdr_write_start_records(struct fdr_rtbuf *rb, bool forked, uint32_t parent)
 {
 	struct fl_cfg_pairs pairs = { 0 };
@@ -118,6 +121,10 @@ notrace int fdr_write_start_records(struct fdr_rtbuf *rb, bool forked, uint32_t 
 			    (uint32_t)getppid(), fdr_start_ns, (uint8_t)fdr_clock.source,
 			    (uint8_t)fdr_clock.freq_source, fdr_program);
 	if (n)
+		fdr_rtbuf_add(rb, fl_scratch, n);
+	/* the runtime's own buffers carry this thread's tid: say whose it is */
+	n = fdr_ext_thread_name(fl_scratch, sizeof(fl_scratch), (uint32_t)rb->tid, FL_THREAD_NAME);
+	if (n && rb->tid)
 		fdr_rtbuf_add(rb, fl_scratch, n);
 	if (forked) {
 		n = fdr_ext_fork(fl_scratch, sizeof(fl_scratch), parent, (uint32_t)fdr_pid);
@@ -611,6 +618,7 @@ static notrace void *fl_main(void *arg)
 
 	(void)arg;
 	pthread_mutex_lock(&fl_mutex);
+	pthread_setname_np(pthread_self(), FL_THREAD_NAME);
 	fdr_rtbuf_init(&fl_rb, (int32_t)syscall(SYS_gettid));
 	fdr_file_lock(0);
 	fdr_write_start_records(&fl_rb, (bool)(uintptr_t)arg, (uint32_t)fdr_fork_parent);

@@ -502,7 +502,7 @@ Test(api, thread_name_and_flush_write_before_exit)
 	/* header, start records, and the main thread's ~2000 records */
 	cr_expect_gt(size, 2000 * 8, "size after flush %ld", size);
 	tc_assert_one_trace(&r, &t);
-	cr_expect_eq(t.thread_names, 1);
+	cr_expect_eq(t.thread_names, 2, "the program's thread and the flush thread (fdrtrace-flush)");
 	cr_expect_eq(tc_calls(&t, "leaf"), 2000);
 	cr_expect_eq(tc_exits(&t, "leaf"), 2000);
 	cr_expect_eq(t.unmatched, 0);

@@ -8,7 +8,7 @@
 #   - fdrtrace verify accepts the trace;
 #   - dump | assemble gives back the identical file;
 #   - dump decodes the runtime's extension records (process, func, close);
-#   - info reports a clean close and the named threads.
+#   - info reports a clean close and the named threads (the flush thread too).
 set -eu
 
 abs() { case $1 in /*) echo "$1" ;; '') echo "" ;; *) echo "$PWD/$1" ;; esac; }
@@ -53,6 +53,9 @@ check_one() {	# check_one SUBDIR FDRTRACE_OPTIONS
 	cat info.out
 	grep -q '^closed:          yes, exit:' info.out
 	grep -q '^threads:.*(' info.out
+	# the runtime's own buffers belong to its flush thread, and say so
+	grep -q '^threads:.*(fdrtrace-flush)' info.out ||
+		{ echo "FAIL: the flush thread is not named in info" >&2; exit 1; }
 }
 
 check_one v5 ""
