@@ -453,11 +453,14 @@ static notrace void fl_copy_partial(struct fdr_thread *t, void *arg)
 {
 	struct fl_partials *ps = arg;
 	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_acquire);
-	struct fdr_buffer *b = t->buf;
+	struct fdr_buffer *b;
 	struct fl_partial *p;
 
-	if (ps->used == ps->cap || !b || !pos || pos <= b->data ||
-	    pos > b->data + fdr_cfg.buffer_size)
+	/* @buf only behind a non-NULL @pos: see fdr_snapshot_thread() */
+	if (!pos)
+		return;
+	b = t->buf;
+	if (ps->used == ps->cap || !b || pos <= b->data || pos > b->data + fdr_cfg.buffer_size)
 		return;
 	p = &ps->p[ps->used];
 	p->tid = t->tid;

@@ -648,14 +648,15 @@ notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
 {
 	/*
 	 * @pos first, with acquire: it pairs with the owner's release store
-	 * of @pos in wr_claim(), which follows its store of @buf, so a new
-	 * position is never matched with an older buffer. (A handover, which
-	 * clears both, runs under the slot lock we hold.) The range check
-	 * below rejects the remaining mix: a buffer claimed after @pos was
-	 * read.
+	 * of @pos in wr_claim(), which follows its store of @buf. A handover
+	 * clears @pos under the slot lock we hold, so a non-NULL @pos is
+	 * either the current buffer's (its @buf store happens before our read)
+	 * or an older position in the same buffer; @buf is read only then.
+	 * With @pos NULL the owner may be inside wr_claim() writing @buf, and
+	 * we do not touch it (ThreadSanitizer caught that read, tests/tsan).
 	 */
 	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_acquire);
-	struct fdr_buffer *b = t->buf;
+	struct fdr_buffer *b = pos ? t->buf : NULL;
 
 	node->tid = t->tid;
 	node->borrowed = true;
