@@ -1022,6 +1022,7 @@ int cmd_assemble(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct asm_state s;
+	struct tool_output output;
 	const char *out_path = NULL;
 	FILE *in;
 	char *line = NULL;
@@ -1052,17 +1053,13 @@ int cmd_assemble(int argc, char **argv)
 		tool_err("%s: %s", s.text_name, strerror(errno));
 		return EXIT_FAIL;
 	}
-	if (!out_path || strcmp(out_path, "-") == 0) {
-		s.out = stdout;
-		s.out_name = "standard output";
-	} else if (!(s.out = fopen(out_path, "wb"))) {
-		tool_err("%s: %s", out_path, strerror(errno));
+	if (tool_output_open(&output, out_path)) {
 		if (in != stdin)
 			fclose(in);
 		return EXIT_FAIL;
-	} else {
-		s.out_name = out_path;
 	}
+	s.out = stdout;
+	s.out_name = out_path && strcmp(out_path, "-") ? out_path : "standard output";
 
 	while (!rc && getline(&line, &cap, in) != -1) {
 		s.lineno++;
@@ -1080,14 +1077,7 @@ int cmd_assemble(int argc, char **argv)
 		rc = asm_flush(&s);
 	}
 	free(s.buf);
-	if (s.out == stdout) {
-		if (tool_finish_stdout())
-			rc = -EIO;
-	} else if (fclose(s.out) != 0 && !rc) {
-		tool_err("%s: write error: %s", out_path, strerror(errno));
+	if (tool_output_close(&output, !rc))
 		rc = -EIO;
-	}
-	if (rc && s.out != stdout)
-		unlink(out_path);
 	return rc ? EXIT_FAIL : EXIT_OK;
 }

@@ -268,6 +268,7 @@ int cmd_convert(int argc, char **argv)
 	};
 	static const char optstring[] = "f:o:qh";
 	const char *out = NULL;
+	struct tool_output output;
 	struct analysis a;
 	struct cv cv = { .first = true };
 	int rc;
@@ -304,13 +305,13 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return tool_usage_err("convert", optind == argc ? "missing FILE" : "one FILE only");
-	if (out && strcmp(out, "-") && !freopen(out, "w", stdout)) {
-		tool_err("%s: %s", out, strerror(errno));
-		return EXIT_FAIL;
-	}
 	cv.out = malloc(CV_OUT_SIZE);
 	if (!cv.out) {
 		tool_err("out of memory");
+		return EXIT_FAIL;
+	}
+	if (tool_output_open(&output, out)) {
+		free(cv.out);
 		return EXIT_FAIL;
 	}
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", stdout);
@@ -319,8 +320,7 @@ int cmd_convert(int argc, char **argv)
 	free(cv.out);
 	if (rc) {
 		an_fini(&a);
-		if (out && strcmp(out, "-"))
-			unlink(out);
+		tool_output_close(&output, false);
 		return EXIT_FAIL;
 	}
 	if (a.program) {
@@ -343,7 +343,7 @@ int cmd_convert(int argc, char **argv)
 	fputs("\n]}\n", stdout);
 	an_summary(&a, "convert");
 	an_fini(&a);
-	if (tool_finish_stdout())
+	if (tool_output_close(&output, true))
 		status = EXIT_FAIL;
 	return status;
 }

@@ -55,6 +55,7 @@ int cmd_extract_map(int argc, char **argv)
 	static const char optstring[] = "o:h";
 	static const char *const kinds[2] = { "function-enter", "function-exit" };
 	const char *out = NULL;
+	struct tool_output output;
 	struct analysis a;
 	uint32_t i;
 	int c, k, status = EXIT_OK;
@@ -85,8 +86,7 @@ int cmd_extract_map(int argc, char **argv)
 		an_fini(&a);
 		return EXIT_FAIL;
 	}
-	if (out && strcmp(out, "-") && !freopen(out, "w", stdout)) {
-		tool_err("%s: %s", out, strerror(errno));
+	if (tool_output_open(&output, out)) {
 		an_fini(&a);
 		return EXIT_FAIL;
 	}
@@ -105,7 +105,7 @@ int cmd_extract_map(int argc, char **argv)
 	}
 	puts("...");
 	an_fini(&a);
-	if (tool_finish_stdout())
+	if (tool_output_close(&output, true))
 		status = EXIT_FAIL;
 	return status;
 }

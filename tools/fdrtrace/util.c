@@ -2,6 +2,10 @@
 /*
  * util.c - messages, checked stdout, input opening for the fdrtrace command.
  *
+ * Outputs named by -o (tool_output_open()) are written to a temporary file
+ * renamed into place on success, or directly when they are not regular
+ * files: no command ever removes or truncates a file it did not create.
+ *
  * Contract: single-threaded tool code. stdout is checked once at the end
  * (tool_finish_stdout()) and cheaply in loops (tool_stdout_failed()), so a
  * closed pipe or a full disk ends a command with a message and status 1.
@@ -12,7 +16,10 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void tool_err(const char *fmt, ...)
@@ -112,4 +119,104 @@ bool tool_all_zero(const uint8_t *p, size_t len)
 		if (p[i])
 			return false;
 	return true;
+}
+
+/* A temporary name in the directory of @final: "DIR/.BASE.XXXXXX". */
+static char *tool_tmp_name(const char *final)
+{
+	const char *slash = strrchr(final, '/');
+	size_t dir_len = slash ? (size_t)(slash - final) + 1 : 0;
+	const char *base = final + dir_len;
+	char *t = malloc(dir_len + strlen(base) + 9);
+
+	if (!t)
+		return NULL;
+	memcpy(t, final, dir_len);
+	sprintf(t + dir_len, ".%s.XXXXXX", base);
+	return t;
+}
+
+int tool_output_open(struct tool_output *o, const char *path)
+{
+	struct stat sb;
+	mode_t mode, mask;
+	int fd, e;
+
+	memset(o, 0, sizeof(*o));
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	o->path = path;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		if (S_ISDIR(sb.st_mode)) {
+			tool_err("%s: %s", path, strerror(EISDIR));
+			return -EISDIR;
+		}
+		/* A device, FIFO or terminal: written in place, never created or cut. */
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			goto fail;
+	} else {
+		if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+			o->final = realpath(path, NULL);	/* replace the target, keep the link */
+		else
+			o->final = strdup(path);
+		if (!o->final)
+			goto fail;
+		o->tmp = tool_tmp_name(o->final);
+		if (!o->tmp)
+			goto fail;
+		fd = mkstemp(o->tmp);
+		if (fd < 0) {
+			free(o->tmp);
+			o->tmp = NULL;
+			goto fail;
+		}
+		if (stat(o->final, &sb) == 0) {
+			mode = sb.st_mode & 07777;
+		} else {
+			mask = umask(0);
+			umask(mask);
+			mode = 0666 & ~mask;
+		}
+		if (fchmod(fd, mode) != 0) {
+			e = errno;
+			close(fd);
+			errno = e;
+			goto fail;
+		}
+	}
+	fflush(stdout);
+	if (dup2(fd, STDOUT_FILENO) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		goto fail;
+	}
+	close(fd);
+	return 0;
+fail:
+	e = errno ? errno : ENOMEM;
+	tool_err("%s: %s", path, strerror(e));
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->final);
+	memset(o, 0, sizeof(*o));
+	return -e;
+}
+
+int tool_output_close(struct tool_output *o, bool ok)
+{
+	int rc = tool_finish_stdout();
+
+	if (ok && !rc && o->tmp && rename(o->tmp, o->final) != 0) {
+		tool_err("%s: cannot rename %s to it: %s", o->path, o->tmp, strerror(errno));
+		rc = -EIO;
+	}
+	if (o->tmp && (!ok || rc))
+		unlink(o->tmp);	/* ours; the file at the path is untouched */
+	free(o->tmp);
+	free(o->final);
+	memset(o, 0, sizeof(*o));
+	return ok ? rc : -EIO;
 }

@@ -107,6 +107,48 @@ int tool_open_input(const char *path);
 void tool_close_input(int fd);
 
 /**
+ * struct tool_output - where a command's -o output goes (see tool_output_open())
+ * @path: the path as given, NULL for standard output
+ * @final: the path the temporary file is renamed to (a symlink resolved)
+ * @tmp: the temporary file in @final's directory, NULL when writing directly
+ */
+struct tool_output {
+	const char *path;
+	char *final;
+	char *tmp;
+};
+
+/**
+ * tool_output_open - send standard output to a command's -o path, safely
+ * @o: filled in, for tool_output_close()
+ * @path: the -o argument; NULL or "-" is standard output itself
+ *
+ * A regular file (or a path that does not exist yet) is written as a new
+ * temporary file in the same directory (".NAME.XXXXXX", with the mode the
+ * existing file has, else 0666 less the umask), renamed over @path only by
+ * tool_output_close(@o, true): an existing file stays untouched until the
+ * output is complete, and is never removed. A device, FIFO, socket or
+ * terminal is opened without O_CREAT or O_TRUNC and written directly. A
+ * symbolic link is followed: its target is replaced, the link stays.
+ * Nothing that the command did not create is ever unlinked or truncated.
+ *
+ * Return: 0 (standard output now writes there), or -errno after printing
+ * "fdrtrace: PATH: error".
+ */
+int tool_output_open(struct tool_output *o, const char *path);
+
+/**
+ * tool_output_close - finish what tool_output_open() started
+ * @o: the output
+ * @ok: the command succeeded: flush, check, and (for a temporary file)
+ *	rename it over the path; else remove the temporary file, if any
+ *
+ * Return: 0, or -EIO when flushing, writing or renaming failed (reported,
+ * and the temporary file removed), or when @ok was false.
+ */
+int tool_output_close(struct tool_output *o, bool ok);
+
+/**
  * tool_print_hex - print bytes as lowercase hex, two digits each, no separator
  * @f: the stream
  * @p: the bytes

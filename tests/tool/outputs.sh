@@ -1,0 +1,85 @@
+#!/bin/bash
+# outputs.sh FDRTRACE GOLDEN_BASIC WORKDIR
+#
+# No command with -o deletes or truncates a file it did not create (issue
+# #11, class 1). For convert, assemble and extract-map on bad input: an
+# existing user file keeps its bytes, a device node (made with mknod when
+# root, else /dev/null only) stays a device. On good input: the file is
+# replaced (its mode kept), a symlink's target is written and the link kept,
+# a FIFO is written in place, no temporary file is left behind.
+set -u
+
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+fdr=$(abs "$1") basic=$(abs "$2") work=$(abs "$3")
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+fails=0
+ok() { echo "ok   $1"; }
+fail() { echo "FAIL $1"; fails=$((fails + 1)); }
+
+"$fdr" assemble "$basic" -o good.fdr || { echo "FAIL assemble"; exit 1; }
+printf 'not a trace at all, just text, long enough for a header\n' >bad.fdr
+printf 'buf frob\n' >bad.txt
+printf 'the user wrote this\n' >keep.want
+
+# run_bad NAME COMMAND... (COMMAND's -o target is the file "target")
+devs=(/dev/null)
+if [ "$(id -u)" = 0 ] && mknod node c 1 3 2>/dev/null; then
+	devs+=("$work/node")
+else
+	echo "skip mknod (not root): /dev/null only"
+fi
+for cmd in "convert bad.fdr" "assemble bad.txt" "extract-map bad.fdr"; do
+	name=${cmd%% *}
+	cp keep.want target
+	chmod 640 target
+	if "$fdr" $cmd -o target 2>err; then fail "$name-bad-input-status"; fi
+	if cmp -s keep.want target && [ "$(stat -c %a target)" = 640 ]; then
+		ok "$name-keeps-user-file"
+	else
+		fail "$name-keeps-user-file"
+	fi
+	for d in "${devs[@]}"; do
+		"$fdr" $cmd -o "$d" 2>/dev/null
+		if [ -c "$d" ] && [ "$(stat -c %t:%T "$d")" = 1:3 ]; then
+			ok "$name-keeps-device $d"
+		else
+			fail "$name-keeps-device $d"; ls -l "$d"
+		fi
+	done
+	if [ "$(ls -A | grep -c '^\.target\.')" = 0 ]; then ok "$name-no-temp-left"; else fail "$name-no-temp-left"; fi
+done
+
+# Good input replaces the file, keeping its mode.
+"$fdr" dump good.fdr >good.txt
+for cmd in "convert good.fdr" "assemble good.txt" "extract-map good.fdr"; do
+	name=${cmd%% *}
+	cp keep.want target
+	chmod 640 target
+	"$fdr" $cmd >want.out
+	if "$fdr" $cmd -o target && cmp -s want.out target && [ "$(stat -c %a target)" = 640 ]; then
+		ok "$name-replaces"
+	else
+		fail "$name-replaces"
+	fi
+	rm -f link && ln -s target link && cp keep.want target
+	if "$fdr" $cmd -o link && [ -L link ] && cmp -s want.out target; then
+		ok "$name-through-symlink"
+	else
+		fail "$name-through-symlink"
+	fi
+	rm -f fifo && mkfifo fifo
+	cat fifo >from-fifo &
+	if "$fdr" $cmd -o fifo && wait $! && cmp -s want.out from-fifo && [ -p fifo ]; then
+		ok "$name-fifo"
+	else
+		fail "$name-fifo"
+	fi
+	if [ "$(ls -A | grep -c '^\.')" = 0 ]; then ok "$name-no-temp-left"; else fail "$name-no-temp-left"; ls -A; fi
+done
+# A missing directory is an error, and creates nothing.
+if "$fdr" convert good.fdr -o no-such-dir/x 2>err; then fail missing-dir; else ok missing-dir; fi
+
+echo "$fails failed"
+[ "$fails" = 0 ]
