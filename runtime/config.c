@@ -10,7 +10,9 @@
  * Syntax of FDRTRACE_OPTIONS: key=value settings separated by spaces, tabs,
  * newlines, ':' or ','. A value may be "double quoted" (then \" and \\ are
  * escapes and separators are kept). Numbers are plain decimal; size options
- * take a K, M or G suffix (powers of 1024). A bad setting is reported on one
+ * take a K, M or G suffix, alone or with B or iB after it (powers of 1024
+ * in every spelling). An unknown option name is reported with the nearest
+ * known one. A bad setting is reported on one
  * line naming the option and the (sanitized, quoted) value, and the option
  * keeps the value it had. A later setting of the same key wins.
  *
@@ -251,7 +253,9 @@ static notrace const char *cfg_enum_text(const char *option, uint64_t value)
 }
 
 /*
- * Decimal digits, then (when @suffixes) one of K M G k m g. No sign, no
+ * Decimal digits, then (when @suffixes) a unit: K, M or G in either case,
+ * alone or followed by B or iB (1M, 1MB and 1MiB are all 2^20: sizes are
+ * powers of 1024 whatever the spelling), or a lone B (bytes). No sign, no
  * spaces, nothing after.
  * Return: 0, -EINVAL for anything else, -ERANGE when it does not fit 64 bits.
  */
@@ -273,19 +277,91 @@ static notrace int cfg_parse_u64(const char *s, size_t n, bool suffixes, uint64_
 			v = v * 10 + d;
 	}
 	if (i < n) {
-		if (!suffixes || i + 1 != n)
+		const char *u = s + i;
+		size_t ul = n - i;
+
+		if (!suffixes)
 			return -EINVAL;
-		switch (s[i]) {
+		switch (u[0]) {
 		case 'k': case 'K': shift = 10; break;
 		case 'm': case 'M': shift = 20; break;
 		case 'g': case 'G': shift = 30; break;
+		case 'b': case 'B': shift = 0; break;
 		default: return -EINVAL;
+		}
+		if (shift == 0) {
+			if (ul != 1)
+				return -EINVAL;
+		} else if (!(ul == 1 || (ul == 2 && (u[1] == 'B' || u[1] == 'b')) ||
+			     (ul == 3 && (u[1] == 'i' || u[1] == 'I') &&
+			      (u[2] == 'B' || u[2] == 'b')))) {
+			return -EINVAL;
 		}
 	}
 	if (range || (shift && v > (UINT64_MAX >> shift)))
 		return -ERANGE;
 	*out = v << shift;
 	return 0;
+}
+
+/* Edit distance between @a (@an bytes) and @b, or a large number past 31 bytes. */
+static notrace unsigned cfg_distance(const char *a, size_t an, const char *b)
+{
+	unsigned row[33];
+	size_t bn = strlen(b);
+
+	if (an > 31 || bn > 31)
+		return UINT32_MAX;
+	for (size_t j = 0; j <= bn; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= an; i++) {
+		unsigned diag = row[0];
+
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= bn; j++) {
+			unsigned up = row[j];
+			unsigned best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[bn];
+}
+
+/*
+ * The known option nearest to the unknown @key: at most a third of its
+ * length away (at least 2 edits allowed), or, for a key of 5 bytes or
+ * more, one that shares its first 5 bytes or contains it ("verbose":
+ * verbosity, "depth": max_depth). Return: its name, or NULL when none is
+ * close.
+ */
+static notrace const char *cfg_nearest(const char *key, size_t klen)
+{
+	const char *best = NULL;
+	unsigned best_d = UINT32_MAX;
+	unsigned limit = klen / 3 > 2 ? (unsigned)(klen / 3) : 2;
+
+	if (!klen)
+		return NULL;
+	for (size_t i = 0; i < FDR_ARRAY_SIZE(cfg_opts); i++) {
+		const char *name = cfg_opts[i].name;
+		size_t nl = strlen(name);
+		unsigned d = cfg_distance(key, klen, name);
+
+		if (klen >= 5 && nl >= 5 &&
+		    (strncmp(name, key, 5) == 0 || memmem(name, nl, key, klen)))
+			d = d < limit ? d : limit;
+		if (d <= limit && d < best_d) {
+			best = name;
+			best_d = d;
+		}
+	}
+	return best;
 }
 
 static notrace void cfg_msg_current(struct cfg_msg *m, const struct cfg_opt *o,
@@ -510,7 +586,20 @@ static notrace int cfg_parse_options(struct fdr_config *cfg, const char *p, int 
 			}
 		}
 		if (!o) {
-			bad += cfg_bad_token("unknown option ", key, klen, "; ignored", errfd);
+			const char *near = cfg_nearest(key, klen);
+			struct cfg_msg m;
+
+			cfg_msg_begin(&m);
+			cfg_msg_str(&m, "unknown option ");
+			cfg_msg_quoted(&m, key, klen);
+			if (near) {
+				cfg_msg_str(&m, " (did you mean ");
+				cfg_msg_str(&m, near);
+				cfg_msg_str(&m, "?)");
+			}
+			cfg_msg_str(&m, "; ignored");
+			cfg_msg_flush(&m, errfd);
+			bad++;
 			continue;
 		}
 		bad += cfg_apply(cfg, o, val, vlen, errfd);

@@ -117,6 +117,30 @@ Test(config, size_suffixes_are_powers_of_1024)
 				"4096..268435456; using 65536\n");
 }
 
+Test(config, sizes_read_alike_with_or_without_b_and_ib)
+{
+	static const char *const one_mib[] = { "1M", "1MB", "1MiB", "1m", "1mb", "1mib", "1Mb" };
+
+	for (size_t i = 0; i < sizeof(one_mib) / sizeof(one_mib[0]); i++) {
+		char opt[64];
+
+		snprintf(opt, sizeof(opt), "buffer_size=%s", one_mib[i]);
+		parse(&P, "fdr", opt);
+		cr_assert_eq(P.bad, 0, "%s: %s", opt, P.err);
+		cr_assert_eq(P.cfg.buffer_size, 1u << 20, "%s", opt);
+	}
+	parse(&P, "fdr", "buffer_size=64KB");
+	cr_assert_eq(P.cfg.buffer_size, 64 * 1024);
+	parse(&P, "fdr", "buffer_size=64KiB");
+	cr_assert_eq(P.cfg.buffer_size, 64 * 1024);
+	parse(&P, "fdr", "buffer_size=8192B");
+	cr_assert_eq(P.cfg.buffer_size, 8192);
+	cr_assert_eq(P.bad, 0, "%s", P.err);
+	/* not a size option: no unit of any spelling */
+	parse(&P, "fdr", "buffer_max=4KiB");
+	cr_assert_eq(P.bad, 1);
+}
+
 Test(config, suffix_only_on_size_options)
 {
 	parse(&P, "fdr", "buffer_max=4K");
@@ -133,7 +157,13 @@ Test(config, trailing_junk_is_not_a_size)
 	cr_assert_eq(P.cfg.buffer_size, 65536);
 	cr_assert_str_eq(P.err,
 			 "fdrtrace: FDRTRACE_OPTIONS: buffer_size='12x' is not a size; using 65536\n");
-	parse(&P, "fdr", "buffer_size=8KB");
+	parse(&P, "fdr", "buffer_size=8KX");
+	cr_assert_eq(P.bad, 1);
+	parse(&P, "fdr", "buffer_size=8KiBs");
+	cr_assert_eq(P.bad, 1);
+	parse(&P, "fdr", "buffer_size=8iB");
+	cr_assert_eq(P.bad, 1);
+	parse(&P, "fdr", "buffer_size=8192BB");
 	cr_assert_eq(P.bad, 1);
 	parse(&P, "fdr", "buffer_size= 8192");
 	cr_assert_eq(P.bad, 2, "empty value, then a stray token: %s", P.err);
@@ -304,7 +334,36 @@ Test(config, unknown_option_is_named_and_ignored)
 	parse(&P, "fdr", "buffer_sizes=8192 buffer_max=7");
 	cr_assert_eq(P.bad, 1);
 	cr_assert_eq(P.cfg.buffer_max, 7);
-	cr_assert_str_eq(P.err, "fdrtrace: FDRTRACE_OPTIONS: unknown option 'buffer_sizes'; ignored\n");
+	cr_assert_str_eq(P.err, "fdrtrace: FDRTRACE_OPTIONS: unknown option 'buffer_sizes' "
+				"(did you mean buffer_size?); ignored\n");
+}
+
+Test(config, unknown_option_suggests_the_nearest_known_one)
+{
+	static const char *const cases[][2] = {
+		{ "bufer_size=8192", "buffer_size" },
+		{ "buffer_mx=8", "buffer_max" },
+		{ "verbose=2", "verbosity" },
+		{ "logfile=x", "logfile_base" },
+		{ "depth=3", "max_depth" },
+		{ "threshold=5", "func_duration_threshold_us" },
+		{ "polcy=ring", "policy" },
+		{ "Clock=rdtsc", "clock" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char want[128];
+
+		parse(&P, "fdr", cases[i][0]);
+		cr_assert_eq(P.bad, 1);
+		snprintf(want, sizeof(want), "(did you mean %s?); ignored\n", cases[i][1]);
+		cr_assert(strstr(P.err, want), "%s: %s", cases[i][0], P.err);
+	}
+	/* nothing close: no guess */
+	parse(&P, "fdr", "zzz=1 frobnicate=2");
+	cr_assert_eq(P.bad, 2);
+	cr_assert_str_eq(P.err, "fdrtrace: FDRTRACE_OPTIONS: unknown option 'zzz'; ignored\n"
+				"fdrtrace: FDRTRACE_OPTIONS: unknown option 'frobnicate'; ignored\n");
 }
 
 Test(config, token_without_equals_is_reported)
