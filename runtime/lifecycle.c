@@ -98,12 +98,31 @@ static notrace void lc_program_name(void)
 	}
 }
 
+/*
+ * The trace's path, absolute: a relative logfile_base is taken from the
+ * working directory now, so that messages name the whole path and a
+ * program that changes directory later still writes where it started.
+ */
+static notrace int lc_path(void)
+{
+	char cwd[PATH_MAX];
+	const char *dir = "", *sep = "";
+
+	if (fdr_cfg.logfile_base[0] != '/' && getcwd(cwd, sizeof(cwd))) {
+		dir = cwd;
+		sep = cwd[0] && cwd[strlen(cwd) - 1] == '/' ? "" : "/";
+	}
+	if ((size_t)snprintf(fdr_path, sizeof(fdr_path), "%s%s%s%s.%d.fdr", dir, sep,
+			     fdr_cfg.logfile_base, fdr_program, (int)fdr_pid) >= sizeof(fdr_path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 static notrace int lc_open(void)
 {
 	int err;
 
-	if ((size_t)snprintf(fdr_path, sizeof(fdr_path), "%s%s.%d.fdr", fdr_cfg.logfile_base,
-			     fdr_program, (int)fdr_pid) >= sizeof(fdr_path)) {
+	if (lc_path() < 0) {
 		dprintf(2, "fdrtrace: trace path too long (logfile_base '%s'); recording off\n",
 			fdr_cfg.logfile_base);
 		return -ENAMETOOLONG;

@@ -281,6 +281,25 @@ Test(edge, unwritable_directory_leaves_the_program_unchanged_with_one_message)
 	assert_same_as_untraced(env, "/nonexistent-fdrtrace-dir/t.it_target.");
 }
 
+Test(edge, cannot_create_message_names_the_whole_path_of_a_relative_base)
+{
+	const char *argv[] = { TARGET, "basic", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=logfile_base=no-such-dir/t.", NULL };
+	char want[600];
+	struct tc_run r;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_expect_str_eq(r.out, "ok basic\n");
+	/* the directory the program ran in, then the relative base */
+	snprintf(want, sizeof(want), "fdrtrace: cannot create trace file %s/no-such-dir/t.it_target.",
+		 r.dir);
+	cr_expect(strstr(r.err, want), "want '%s' in: %s", want, r.err);
+	cr_expect(strstr(r.err, ".fdr: No such file or directory"), "%s", r.err);
+	cr_expect_eq(tc_lines(r.err), 1, "one message: %s", r.err);
+	tc_done(&r);
+}
+
 Test(edge, file_size_limit_stops_recording_but_not_the_program)
 {
 	const char *argv[] = { TARGET, "threads", "8", NULL };
