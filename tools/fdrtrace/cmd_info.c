@@ -29,7 +29,11 @@
 struct info_thread {
 	int32_t tid;
 	char name[INFO_NAME_LEN];
+	bool program_records;	/* function records or application events */
 };
+
+/* The name the runtime gives its own flush thread (runtime/flush_thread.c). */
+#define INFO_RUNTIME_THREAD "fdrtrace-flush"
 
 struct info {
 	bool have_hdr;
@@ -44,6 +48,7 @@ struct info {
 	unsigned n_pids, more_pids;
 	struct info_thread threads[INFO_MAX_TIDS];
 	unsigned n_threads, more_threads;
+	struct info_thread *cur;	/* the thread of the buffer being read, or NULL */
 
 	uint64_t buffers;
 	uint64_t events;
@@ -78,6 +83,7 @@ static struct info_thread *info_thread(struct info *in, int32_t tid)
 	}
 	in->threads[in->n_threads].tid = tid;
 	in->threads[in->n_threads].name[0] = '\0';
+	in->threads[in->n_threads].program_records = false;
 	return &in->threads[in->n_threads++];
 }
 
@@ -183,23 +189,38 @@ static void info_event(struct info *in, const struct fdrtrace_event *ev)
 		break;
 	case FDRTRACE_EV_NEW_BUFFER:
 		in->buffers++;
-		info_thread(in, ev->tid);
+		in->cur = info_thread(in, ev->tid);
 		break;
 	case FDRTRACE_EV_PID:
 		info_pid(in, ev->pid);
 		break;
 	case FDRTRACE_EV_FUNCTION:
 		in->by_action[ev->u.func.action & 7]++;
+		if (in->cur)
+			in->cur->program_records = true;
 		break;
-	case FDRTRACE_EV_CUSTOM_EVENT:
+	case FDRTRACE_EV_CUSTOM_EVENT: {
+		uint64_t other = in->custom_other;
+
 		info_ext(in, ev->u.event.data, ev->u.event.size);
+		if (in->cur && in->custom_other != other)
+			in->cur->program_records = true;
 		break;
+	}
 	case FDRTRACE_EV_TYPED_EVENT:
 		in->typed++;
+		if (in->cur)
+			in->cur->program_records = true;
 		break;
 	default:
 		break;
 	}
+}
+
+/* The runtime's flush thread: its name, and nothing of the program's in its buffers. */
+static int info_is_runtime(const struct info_thread *t)
+{
+	return !t->program_records && strcmp(t->name, INFO_RUNTIME_THREAD) == 0;
 }
 
 static void info_time(const char *label, uint64_t ns)
@@ -268,15 +289,27 @@ static void info_print(const struct info *in, const char *path)
 	if (in->more_pids)
 		fputs(" and more", stdout);
 	putchar('\n');
-	printf("%-17s%u%s", "threads:", in->n_threads, in->more_threads ? "+" : "");
-	for (i = 0; i < in->n_threads; i++) {
-		printf("%s%" PRId32, i ? ", " : ": ", in->threads[i].tid);
-		if (in->threads[i].name[0])
-			printf(" (%s)", in->threads[i].name);
+	/* the program's threads, then the runtime's own (named so, no program records) */
+	for (int rt = 0; rt < 2; rt++) {
+		unsigned n = 0, k = 0;
+
+		for (i = 0; i < in->n_threads; i++)
+			n += info_is_runtime(&in->threads[i]) == rt;
+		if (rt && !n)
+			break;
+		printf("%-17s%u%s", rt ? "runtime threads:" : "threads:", n,
+		       !rt && in->more_threads ? "+" : "");
+		for (i = 0; i < in->n_threads; i++) {
+			if (info_is_runtime(&in->threads[i]) != rt)
+				continue;
+			printf("%s%" PRId32, k++ ? ", " : ": ", in->threads[i].tid);
+			if (in->threads[i].name[0])
+				printf(" (%s)", in->threads[i].name);
+		}
+		if (!rt && in->more_threads)
+			printf(", ... (table full at %d)", INFO_MAX_TIDS);
+		putchar('\n');
 	}
-	if (in->more_threads)
-		printf(", ... (table full at %d)", INFO_MAX_TIDS);
-	putchar('\n');
 	printf("%-17s%" PRIu64 "\n", "buffers:", in->buffers);
 	printf("%-17s%" PRIu64 "\n", "records:", in->events - in->by_type[FDRTRACE_EV_HEADER]);
 	for (i = 0; i < FDRTRACE_EV_TYPE_COUNT; i++) {
