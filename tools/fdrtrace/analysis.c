@@ -19,6 +19,7 @@
 #include <fdrtrace/reader.h>
 
 #include "analysis.h"
+#include "printable.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------ */
@@ -97,21 +98,10 @@ struct an_func *an_func_get(struct analysis *a, uint32_t id)
 	return f;
 }
 
+/* Names go into CSV, JSON, YAML and DOT: printable, valid UTF-8. */
 static char *an_strdup_str(struct fdrtrace_str s)
 {
-	char *p = malloc((size_t)s.len + 1);
-	uint16_t i;
-
-	if (!p)
-		return NULL;
-	for (i = 0; i < s.len; i++) {
-		unsigned char c = (unsigned char)s.ptr[i];
-
-		/* Names go into CSV, JSON and DOT: keep them printable. */
-		p[i] = c >= 0x20 && c != 0x7f && c != '"' && c != '\\' ? (char)c : '?';
-	}
-	p[s.len] = '\0';
-	return p;
+	return printable_dup(s.ptr, s.len);
 }
 
 typedef char *(*an_demangle_fn)(const char *, char *, size_t *, int *);
@@ -184,9 +174,15 @@ const char *an_func_name(struct analysis *a, struct an_func *f)
 		int status = -1;
 		char *d = dm ? dm(f->name, NULL, NULL, &status) : NULL;
 
-		if (d && status == 0) {
+		if (d && status == 0 && printable_valid(d)) {
 			f->display = d;
 			return d;
+		}
+		if (d && status == 0) {
+			/* The demangler may cut a multibyte character of a name. */
+			f->display = printable_dup(d, strlen(d));
+			free(d);
+			return f->display ? f->display : "#?";
 		}
 		free(d);
 		f->display = strdup(f->name);
@@ -564,11 +560,14 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 			m->size = x.u.module_map.size;
 			if (bl > sizeof(m->build_id))
 				bl = 0;
-			memcpy(m->build_id, x.u.module_map.build_id, bl);
+			if (bl)
+				memcpy(m->build_id, x.u.module_map.build_id, bl);
 			m->build_id_len = (uint8_t)bl;
 			m->path = malloc((size_t)x.u.module_map.path.len + 1);
 			if (m->path) {
-				memcpy(m->path, x.u.module_map.path.ptr, x.u.module_map.path.len);
+				if (x.u.module_map.path.len)
+					memcpy(m->path, x.u.module_map.path.ptr,
+					       x.u.module_map.path.len);
 				m->path[x.u.module_map.path.len] = '\0';
 			}
 		}
@@ -1090,7 +1089,8 @@ static int an_reordered(struct analysis *a, int fd, uint64_t fsize)
 
 	if (n < 0)
 		return -1;
-	qsort(bufs, (size_t)n, sizeof(*bufs), an_buf_cmp);
+	if (n > 1)	/* bufs is NULL when there is none */
+		qsort(bufs, (size_t)n, sizeof(*bufs), an_buf_cmp);
 	a->pass_mode = 2;
 	a->st.reordered = true;
 	for (i = 0; i < n; i++) {

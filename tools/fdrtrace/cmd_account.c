@@ -190,7 +190,8 @@ int cmd_account(int argc, char **argv)
 		r->v[COL_SELF] = f->self;
 		n++;
 	}
-	qsort(rows, n, sizeof(*rows), acc_cmp);
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), acc_cmp);
 	total = n;
 	if (top >= 0 && (uint64_t)top < n)
 		n = (uint32_t)top;

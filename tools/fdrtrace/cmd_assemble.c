@@ -82,6 +82,8 @@ static uint64_t asm_pos(const struct asm_state *s)
 
 static int asm_emit(struct asm_state *s, const void *p, size_t n)
 {
+	if (!n)
+		return 0;	/* s->buf may still be NULL: no memcpy(NULL, ...) */
 	if (s->len + n > s->cap) {
 		size_t cap = s->cap ? s->cap : 4096;
 		uint8_t *nb;
@@ -566,7 +568,7 @@ struct asm_bytes {
 
 static void asm_put(struct asm_bytes *b, const void *v, size_t n)
 {
-	if (b->oom)
+	if (b->oom || !n)
 		return;
 	if (b->n + n > b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 256;

@@ -129,7 +129,8 @@ int cmd_graph(int argc, char **argv)
 		e[n].ticks = nd->incl;
 		n++;
 	}
-	qsort(e, n, sizeof(*e), gr_cmp);
+	if (n > 1)	/* e is NULL when no call completed */
+		qsort(e, n, sizeof(*e), gr_cmp);
 	for (i = 0; i < n; i++) {	/* merge equal edges in place */
 		if (m && e[m - 1].from == e[i].from && e[m - 1].to == e[i].to) {
 			e[m - 1].calls += e[i].calls;

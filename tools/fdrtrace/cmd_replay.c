@@ -309,6 +309,13 @@ static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct 
 	if (!rt || t->depth > rt->cap)
 		return;
 	s = &rt->slots[t->depth - 1];
+	/*
+	 * Innermost first: a shown call that never returned is opened here if
+	 * nothing under it completed (so were its shown callers, which come
+	 * next), whatever the threshold: its duration is unknown.
+	 */
+	if (!s->opened && s->shown)
+		rp_open_ancestors(a, t, rt, t->depth);
 	if (!s->opened)
 		return;
 	rp_prefix(a, t, false, 0, s->level);
