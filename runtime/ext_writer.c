@@ -293,3 +293,29 @@ notrace size_t fdr_ext_stack(uint8_t *buf, size_t cap, uint32_t tid, uint32_t de
 		ext_u32(&o, ids[i]);
 	return EXT_HDR_LEN + body;
 }
+
+notrace size_t fdr_ext_native_stack(uint8_t *buf, size_t cap, uint32_t tid, uint8_t why,
+				    uint8_t signal, uint64_t fault_address, uint32_t depth,
+				    const uint64_t *addrs, const uint32_t *modules)
+{
+	size_t body, i;
+	struct ext_out o;
+
+	if (depth > (EXT_BODY_MAX - FDRTRACE_NATIVE_HEAD_SIZE) / FDRTRACE_NATIVE_FRAME_SIZE ||
+	    (depth && (!addrs || !modules)))
+		return 0;
+	body = FDRTRACE_NATIVE_HEAD_SIZE + (size_t)depth * FDRTRACE_NATIVE_FRAME_SIZE;
+	o = ext_begin(buf, cap, FDRTRACE_EXT_NATIVE_STACK, body);
+	if (!o.p)
+		return 0;
+	ext_u32(&o, tid);
+	ext_u8(&o, why);
+	ext_u8(&o, signal);
+	ext_u64(&o, fault_address);
+	ext_u32(&o, depth);
+	for (i = 0; i < depth; i++) {
+		ext_u64(&o, addrs[i]);
+		ext_u32(&o, modules[i]);
+	}
+	return EXT_HDR_LEN + body;
+}

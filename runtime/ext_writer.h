@@ -39,5 +39,9 @@ size_t fdr_ext_close(uint8_t *buf, size_t cap, uint8_t how, uint64_t records,
 		     uint32_t threads, uint64_t cycle_frequency, uint64_t end_realtime_ns);
 size_t fdr_ext_stack(uint8_t *buf, size_t cap, uint32_t tid, uint32_t depth,
 		     const uint32_t *ids);
+/* @addrs and @modules: @depth entries each, innermost frame first */
+size_t fdr_ext_native_stack(uint8_t *buf, size_t cap, uint32_t tid, uint8_t why,
+			    uint8_t signal, uint64_t fault_address, uint32_t depth,
+			    const uint64_t *addrs, const uint32_t *modules);
 
 #endif /* FDR_EXT_WRITER_H */

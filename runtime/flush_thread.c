@@ -37,6 +37,7 @@
 #include "ext_writer.h"
 #include "funcid_map.h"
 #include "modules.h"
+#include "native_stack.h"
 #include "runtime.h"
 
 _Atomic uint64_t fdr_enqueued;
@@ -98,6 +99,8 @@ static notrace void fl_module_mapped(const struct fdr_module *m, void *arg)
 
 	if (n)
 		fdr_rtbuf_add(arg, fl_scratch, n);
+	/* native stacks name this module by its id from now on */
+	fdr_native_module_mapped(m->id, m->start, m->size);
 }
 
 static notrace void fl_module_unmapped(const struct fdr_module *m, void *arg)
@@ -107,6 +110,7 @@ static notrace void fl_module_unmapped(const struct fdr_module *m, void *arg)
 
 	if (n)
 		fdr_rtbuf_add(arg, fl_scratch, n);
+	fdr_native_module_unmapped(m->id);
 }
 
 /* The flush thread's name, in the trace and for the OS (ps, top, gdb). */

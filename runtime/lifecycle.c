@@ -54,6 +54,7 @@
 #include "ext_writer.h"
 #include "funcid_map.h"
 #include "modules.h"
+#include "native_stack.h"
 #include "runtime.h"
 
 struct fdr_config fdr_cfg;
@@ -65,6 +66,10 @@ uint64_t fdr_start_ns;
 static const int lc_fatal_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 static struct sigaction lc_old[NSIG];
 static struct fdr_rtbuf lc_sig_rb;
+/* the faulting thread's native stack, taken first thing in the handler */
+static uint64_t lc_crash_addrs[FDR_NATIVE_MAX];
+static uint32_t lc_crash_mods[FDR_NATIVE_MAX];
+static uint8_t lc_crash_payload[64 + FDR_NATIVE_MAX * FDRTRACE_NATIVE_FRAME_SIZE];
 static bool lc_handlers_registered;
 
 static notrace uint64_t lc_realtime_ns(void)
@@ -252,13 +257,22 @@ static notrace void lc_sig_snap(struct fdr_thread *t, void *arg)
 	}
 }
 
-static notrace void lc_dump(void)
+static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 {
 	struct fdr_rtbuf *rb = &lc_sig_rb;
 	struct fdr_buffer *b, *first = NULL, **tail = &first;
 	uint8_t p[128];
-	size_t n;
+	size_t n, crash_len;
+	uint32_t depth;
+	uint64_t fault = 0;
 
+	/* where it died, innermost frame first, before anything else runs */
+	depth = fdr_native_from_signal(uc, lc_crash_addrs, lc_crash_mods, FDR_NATIVE_MAX);
+	if (info && info->si_code > 0 && sig != SIGABRT)
+		fault = (uint64_t)(uintptr_t)info->si_addr;
+	crash_len = fdr_ext_native_stack(lc_crash_payload, sizeof(lc_crash_payload),
+					 (uint32_t)syscall(SYS_gettid), FDRTRACE_NATIVE_SIGNAL,
+					 (uint8_t)sig, fault, depth, lc_crash_addrs, lc_crash_mods);
 	fdr_flush_names_wait(200);	/* ring policy: names were looked up while it ran */
 	if (!rb->data || !fdr_file_lock(2000))
 		return;
@@ -278,6 +292,11 @@ static notrace void lc_dump(void)
 	if (fdr_cfg.policy == FDR_POLICY_RING)
 		fdr_ring_write(false);	/* the recent past, oldest first */
 	fdr_threads_foreach(lc_sig_snap, rb, 100000);
+	if (crash_len) {
+		/* in a buffer of its own, so that its time is now: after the thread's last record */
+		fdr_rtbuf_flush(rb);
+		fdr_rtbuf_add(rb, lc_crash_payload, crash_len);
+	}
 	{
 		uint64_t rec[FDRTRACE_DROP_REASON_COUNT] = { 0 };
 		uint64_t bufs[FDRTRACE_DROP_REASON_COUNT] = { 0 };
@@ -306,11 +325,10 @@ static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
 	int saved_errno = errno;
 	int expect = FDR_PHASE_RECORDING;
 
-	(void)uc;
 	if (atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_DYING,
 						    memory_order_acq_rel, memory_order_relaxed)) {
 		atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
-		lc_dump();
+		lc_dump(sig, info, uc);
 	}
 	/*
 	 * Take the signal's normal course: the previous disposition (the
@@ -412,6 +430,7 @@ static notrace void lc_postfork_child(void)
 	fdr_writer_after_fork_child();
 	fdr_flush_reset_child();
 	fdr_modules_reset();
+	fdr_native_reset();
 	atomic_store_explicit(&fdr_before_init_drops, 0, memory_order_relaxed);
 	if (lc_open() < 0 || fdr_flush_start_child() < 0) {
 		fdr_file_close();
@@ -475,6 +494,7 @@ static notrace void lc_init(void)
 		pthread_atfork(lc_prefork, lc_postfork_parent, lc_postfork_child);
 		atexit(lc_atexit);
 	}
+	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
 	lc_install_signals();
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
 	/* release: everything above before any hook sees the gate open */
@@ -582,24 +602,58 @@ static notrace int lc_unguard(struct fdr_thread *t, int ret)
 	return ret;
 }
 
-fdr_export notrace int fdrtrace_start(void)
+/*
+ * Where recording (re)started: the native stack of fdrtrace_start()'s caller,
+ * from @ret (its return address) outwards, into the calling thread's buffer.
+ * Skipped when the thread's guard is taken (a hook or API call below us).
+ */
+static notrace void lc_start_stack(uintptr_t ret)
+{
+	struct fdr_thread *t = &fdr_self;
+	uint64_t addrs[FDR_NATIVE_MAX];
+	uint32_t mods[FDR_NATIVE_MAX];
+	uint8_t payload[64 + FDR_NATIVE_MAX * FDRTRACE_NATIVE_FRAME_SIZE];
+	uint32_t depth;
+	size_t n;
+
+	if (t->guard || t->ignored)
+		return;
+	depth = fdr_native_here(ret, addrs, mods, FDR_NATIVE_MAX);
+	if (!depth)
+		return;
+	lc_guard(t);
+	/* registered first: the tid is known from then on */
+	if (!fdr_thread_ensure(t)) {
+		n = fdr_ext_native_stack(payload, sizeof(payload), (uint32_t)t->tid,
+					 FDRTRACE_NATIVE_START, 0, 0, depth, addrs, mods);
+		if (n)
+			fdr_thread_emit_ext(t, payload, n);
+	}
+	lc_unguard(t, 0);
+}
+
+fdr_export notrace fdr_noinline int fdrtrace_start(void)
 {
 	int err = lc_api_check();
 	int expect = FDR_GATE_OFF;
+	bool started;
 
 	if (err == -EBUSY)
 		err = 0;	/* the gate is not the hook's business */
 	if (err)
 		return err;
 	/* OFF -> ON only: a finish (AFTER_FINI) or an error stop is never undone */
-	atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_ON,
-						memory_order_release, memory_order_relaxed);
+	started = atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_ON,
+							  memory_order_release,
+							  memory_order_relaxed);
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING) {
 		expect = FDR_GATE_ON;
 		atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_OFF,
 							memory_order_release, memory_order_relaxed);
 		return -ENODEV;
 	}
+	if (started)
+		lc_start_stack((uintptr_t)__builtin_return_address(0));
 	return 0;
 }
 

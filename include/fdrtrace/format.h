@@ -357,6 +357,13 @@ enum fdrtrace_ext_kind {
 	/* tid u32, depth u32, then depth function ids u32, outermost first:
 	 * the calls open on the thread when the buffer was started. */
 	FDRTRACE_EXT_STACK = 11,
+	/* tid u32, why u8 (enum fdrtrace_native_why), signal u8 (0: none),
+	 * fault_address u64 (si_addr; 0 unless a signal gave one), depth u32,
+	 * then depth frames of (address u64, module_id u32), innermost first:
+	 * the thread's native stack (libunwind), instrumented or not. Frame 0
+	 * of a signal stack is the interrupted instruction; every other
+	 * address is a return address (look up address - 1 to name it). */
+	FDRTRACE_EXT_NATIVE_STACK = 12,
 	FDRTRACE_EXT_KIND_COUNT
 };
 
@@ -379,6 +386,17 @@ enum fdrtrace_close_how {
 	FDRTRACE_CLOSE_SNAPSHOT = 3,	/* a snapshot; the program went on */
 	FDRTRACE_CLOSE_STOPPED = 4,	/* the runtime stopped on an error */
 };
+
+/* Why a native stack was taken (FDRTRACE_EXT_NATIVE_STACK). */
+enum fdrtrace_native_why {
+	FDRTRACE_NATIVE_SIGNAL = 1,	/* a fatal signal: the faulting thread, at the fault */
+	FDRTRACE_NATIVE_START = 2,	/* fdrtrace_start(): its caller's stack */
+};
+
+/* Bytes of one frame of FDRTRACE_EXT_NATIVE_STACK: address u64, module_id u32. */
+#define FDRTRACE_NATIVE_FRAME_SIZE 12
+/* Bytes of its body before the frames. */
+#define FDRTRACE_NATIVE_HEAD_SIZE 18
 
 /* Clock sources (FDRTRACE_EXT_PROCESS.clock). */
 enum fdrtrace_clock_source {

@@ -382,6 +382,16 @@ struct fdrtrace_ext {
 			uint32_t depth;
 			const uint8_t *ids;	/* depth little-endian u32s */
 		} stack;
+		struct {
+			uint32_t tid;
+			uint8_t why;		/* enum fdrtrace_native_why */
+			uint8_t signal;
+			uint64_t fault_address;
+			uint32_t depth;
+			/* depth frames of FDRTRACE_NATIVE_FRAME_SIZE bytes, innermost
+			 * first: read them with fdrtrace_ext_native_frame() */
+			const uint8_t *frames;
+		} native_stack;
 	} u;
 };
 
@@ -411,10 +421,25 @@ int fdrtrace_ext_decode(const void *data, size_t len, struct fdrtrace_ext *ext);
 int fdrtrace_ext_config_pair(const struct fdrtrace_ext *ext, size_t *pos, struct fdrtrace_str *key,
 			     struct fdrtrace_str *value);
 
+/**
+ * fdrtrace_ext_native_frame - one frame of an FDRTRACE_EXT_NATIVE_STACK
+ * @ext: a decoded native_stack extension
+ * @i: the frame, 0 (innermost) to depth - 1
+ * @address: set to its address (frame 0 of a signal stack: the interrupted
+ *	instruction; any other frame: a return address)
+ * @module_id: set to its module (0xffffffff when unknown)
+ *
+ * Return: 0, or -EINVAL when @ext is not a native stack or @i is too big.
+ */
+int fdrtrace_ext_native_frame(const struct fdrtrace_ext *ext, uint32_t i, uint64_t *address,
+			      uint32_t *module_id);
+
 /* "process", "config", "module_map", ...; "unknown" for others. */
 const char *fdrtrace_ext_kind_name(unsigned kind);
 const char *fdrtrace_drop_reason_name(unsigned reason);
 const char *fdrtrace_close_how_name(unsigned how);
+/* "signal", "start"; "unknown" for others (enum fdrtrace_native_why). */
+const char *fdrtrace_native_why_name(unsigned why);
 
 #ifdef __cplusplus
 }

@@ -248,6 +248,48 @@ Test(ext, close_and_stack)
 	tb_free(&b);
 }
 
+Test(ext, native_stack_decodes_frames_innermost_first)
+{
+	struct tb b;
+	struct fdrtrace_ext e;
+	uint64_t addr;
+	uint32_t mod;
+
+	ext_begin(&b, 1, FDRTRACE_EXT_NATIVE_STACK);
+	u32(&b, 42);
+	u8(&b, FDRTRACE_NATIVE_SIGNAL);
+	u8(&b, 11);
+	u64(&b, 0x10);
+	u32(&b, 2);
+	u64(&b, 0x7f0000001234ull);
+	u32(&b, 3);
+	u64(&b, 0x555500000abcull);
+	u32(&b, 0xffffffffu);
+	ext_end(&b);
+	cr_assert_eq(decode(&b, &e), 0);
+	cr_expect_eq(e.u.native_stack.tid, 42);
+	cr_expect_eq(e.u.native_stack.why, FDRTRACE_NATIVE_SIGNAL);
+	cr_expect_eq(e.u.native_stack.signal, 11);
+	cr_expect_eq(e.u.native_stack.fault_address, 0x10);
+	cr_expect_eq(e.u.native_stack.depth, 2);
+	cr_assert_eq(fdrtrace_ext_native_frame(&e, 0, &addr, &mod), 0);
+	cr_expect_eq(addr, 0x7f0000001234ull);
+	cr_expect_eq(mod, 3);
+	cr_assert_eq(fdrtrace_ext_native_frame(&e, 1, &addr, &mod), 0);
+	cr_expect_eq(addr, 0x555500000abcull);
+	cr_expect_eq(mod, 0xffffffffu);
+	cr_expect_eq(fdrtrace_ext_native_frame(&e, 2, &addr, &mod), -EINVAL);
+	cr_expect_str_eq(fdrtrace_ext_kind_name(FDRTRACE_EXT_NATIVE_STACK), "native_stack");
+	cr_expect_str_eq(fdrtrace_native_why_name(FDRTRACE_NATIVE_SIGNAL), "signal");
+	cr_expect_str_eq(fdrtrace_native_why_name(FDRTRACE_NATIVE_START), "start");
+	cr_expect_str_eq(fdrtrace_native_why_name(9), "unknown");
+	/* a depth the body cannot hold */
+	memcpy(b.data + 8 + 14, &(uint32_t){ 3 }, 4);
+	cr_expect_eq(decode(&b, &e), -EBADMSG);
+	cr_expect_eq(fdrtrace_ext_native_frame(&e, 0, &addr, &mod), -EINVAL);
+	tb_free(&b);
+}
+
 Test(ext, newer_fields_appended_to_a_body_are_ignored)
 {
 	struct tb b;

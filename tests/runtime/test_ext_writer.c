@@ -265,6 +265,38 @@ Test(ext_writer, stack_too_deep_for_body_len_returns_0)
 	cr_assert_eq(fdr_ext_stack(buf, sizeof(buf), 1, 16381, ids), 8 + 8 + 16381 * 4);
 }
 
+Test(ext_writer, native_stack)
+{
+	const uint64_t addrs[] = { 0x7f0011223344ull, 0x55aa00001234ull };
+	const uint32_t mods[] = { 4, 0 };
+	size_t len = fdr_ext_native_stack(buf, sizeof(buf), 77, FDRTRACE_NATIVE_SIGNAL, 11,
+					  0xdeadbeefull, 2, addrs, mods);
+
+	cr_assert_eq(header(len, FDRTRACE_EXT_NATIVE_STACK), FDRTRACE_NATIVE_HEAD_SIZE + 2 * 12);
+	cr_assert_eq(rd(buf + 8, 4), 77);
+	cr_assert_eq(rd(buf + 12, 1), FDRTRACE_NATIVE_SIGNAL);
+	cr_assert_eq(rd(buf + 13, 1), 11);
+	cr_assert_eq(rd(buf + 14, 8), 0xdeadbeefull);
+	cr_assert_eq(rd(buf + 22, 4), 2);
+	cr_assert_eq(rd(buf + 26, 8), 0x7f0011223344ull);
+	cr_assert_eq(rd(buf + 34, 4), 4);
+	cr_assert_eq(rd(buf + 38, 8), 0x55aa00001234ull);
+	cr_assert_eq(rd(buf + 46, 4), 0);
+	CHECK_CAPACITY(fdr_ext_native_stack(buf, cap, 77, FDRTRACE_NATIVE_SIGNAL, 11, 0xdeadbeefull,
+					    2, addrs, mods));
+}
+
+Test(ext_writer, native_stack_too_deep_for_body_len_returns_0)
+{
+	static uint64_t addrs[6000];
+	static uint32_t mods[6000];
+
+	cr_assert_eq(fdr_ext_native_stack(buf, sizeof(buf), 1, FDRTRACE_NATIVE_START, 0, 0, 6000,
+					  addrs, mods), 0);
+	cr_assert_neq(fdr_ext_native_stack(buf, sizeof(buf), 1, FDRTRACE_NATIVE_START, 0, 0, 5000,
+					   addrs, mods), 0);
+}
+
 Test(ext_writer, long_strings_are_cut_to_fit_body_len)
 {
 	static char name[70000];

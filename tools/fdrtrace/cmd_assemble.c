@@ -597,6 +597,9 @@ enum asm_ext_type {
 	X_REASON,	/* u8, a number or an enum fdrtrace_drop_reason name */
 	X_HOW,		/* u8, a number or an enum fdrtrace_close_how name */
 	X_PAIRS,	/* u16 count, (key str, value str) pairs: given as k1= v1= k2= ... */
+	X_WHY,		/* u8, a number or an enum fdrtrace_native_why name */
+	X_FRAMES,	/* u32 depth, depth (u64 address, u32 module): given as
+			 * frames=ADDRESS@MODULE,... (module -1: unknown); depth= optional */
 };
 
 struct asm_ext_field {
@@ -634,6 +637,9 @@ static const struct {
 	    { "buffers", X_U64 }, { "buffers_dropped", X_U64 }, { "threads", X_U32 },
 	    { "cycle_frequency", X_U64 }, { "end_realtime_ns", X_U64 } } },
 	{ "stack", FDRTRACE_EXT_STACK, { { "tid", X_U32 }, { "ids", X_IDS } } },
+	{ "native_stack", FDRTRACE_EXT_NATIVE_STACK,
+	  { { "tid", X_U32 }, { "why", X_WHY }, { "signal", X_U8 }, { "fault_address", X_U64 },
+	    { "frames", X_FRAMES } } },
 };
 
 /* A u8 given as a number or as one of the names @name_of(0..255) returns. */
@@ -711,6 +717,53 @@ static int asm_ext_ids(struct asm_state *s, struct asm_line *l, struct asm_bytes
 	return 0;
 }
 
+/* native_stack: "frames=0x7f12@3,0x5566@-1" (and an optional depth= that overrides the count). */
+static int asm_ext_frames(struct asm_state *s, struct asm_line *l, struct asm_bytes *b)
+{
+	struct asm_field *f = asm_find(l, "frames");
+	struct asm_bytes frames = { 0 };
+	uint64_t depth;
+	uint32_t count = 0, d32;
+	const char *p = f ? f->val : "";
+	int rc;
+
+	while (f && *p) {
+		char *end, *mend;
+		unsigned long long addr;
+		long long mod;
+		uint32_t m32;
+
+		errno = 0;
+		addr = strtoull(p, &end, 0);
+		if (errno || end == p || *end != '@')
+			goto bad;
+		mod = strtoll(end + 1, &mend, 0);
+		if (errno || mend == end + 1 || mod < -1 || mod > UINT32_MAX ||
+		    (*mend && *mend != ','))
+			goto bad;
+		m32 = (uint32_t)mod;
+		asm_put(&frames, &(uint64_t){ addr }, 8);
+		asm_put(&frames, &m32, 4);
+		count++;
+		p = *mend ? mend + 1 : mend;
+	}
+	if ((rc = asm_int(s, l, "depth", 32, count, &depth, NULL))) {
+		free(frames.p);
+		return rc;
+	}
+	d32 = (uint32_t)depth;
+	asm_put(b, &d32, sizeof(d32));
+	if (frames.n)
+		asm_put(b, frames.p, frames.n);
+	b->oom |= frames.oom;
+	free(frames.p);
+	return 0;
+bad:
+	free(frames.p);
+	return asm_err(s, "frames=%s: expected ADDRESS@MODULE,... (module -1 when unknown)",
+		       f->val);
+}
+
 /* config: keys and values given as k1=, v1=, k2=, v2=, ... (from 1). */
 static int asm_ext_pairs(struct asm_state *s, struct asm_line *l, struct asm_bytes *b)
 {
@@ -763,9 +816,11 @@ static int asm_ext_body(struct asm_state *s, struct asm_line *l, size_t k, struc
 		}
 		case X_REASON:
 		case X_HOW:
+		case X_WHY:
 			rc = asm_named_u8(s, l, f->name,
 					  f->type == X_REASON ? fdrtrace_drop_reason_name :
-								fdrtrace_close_how_name, &v);
+					  f->type == X_HOW    ? fdrtrace_close_how_name :
+								fdrtrace_native_why_name, &v);
 			asm_put(b, &v, 1);
 			break;
 		case X_STR:
@@ -784,6 +839,9 @@ static int asm_ext_body(struct asm_state *s, struct asm_line *l, size_t k, struc
 			break;
 		case X_IDS:
 			rc = asm_ext_ids(s, l, b);
+			break;
+		case X_FRAMES:
+			rc = asm_ext_frames(s, l, b);
 			break;
 		case X_PAIRS:
 			rc = asm_ext_pairs(s, l, b);
@@ -814,7 +872,7 @@ static int asm_ext(struct asm_state *s, struct asm_line *l)
 			break;
 	if (k == sizeof(asm_exts) / sizeof(asm_exts[0]))
 		return asm_err(s, "unknown extension 'ext %s' (process, config, module_map, "
-			       "module_unmap, func, thread_name, drop, fork, exec, close, stack)",
+			       "module_unmap, func, thread_name, drop, fork, exec, close, stack, native_stack)",
 			       l->subtype);
 	asm_put(&b, &h, sizeof(h));	/* filled in below */
 	rc = asm_ext_body(s, l, k, &b);

@@ -173,6 +173,19 @@ static void dump_ext(const uint8_t *data, size_t len)
 			printf("%s%" PRIu32, i ? "," : "", dump_u32(x.u.stack.ids + 4 * i));
 		break;
 	}
+	case FDRTRACE_EXT_NATIVE_STACK: {
+		uint64_t addr;
+		uint32_t i, mod;
+
+		printf(" tid=%" PRIu32 " why=%s signal=%u fault_address=0x%" PRIx64 " depth=%" PRIu32
+		       " frames=", x.u.native_stack.tid, fdrtrace_native_why_name(x.u.native_stack.why),
+		       x.u.native_stack.signal, x.u.native_stack.fault_address,
+		       x.u.native_stack.depth);
+		/* as assemble's "ext native_stack" takes them: ADDRESS@MODULE,... */
+		for (i = 0; fdrtrace_ext_native_frame(&x, i, &addr, &mod) == 0; i++)
+			printf("%s0x%" PRIx64 "@%" PRId32, i ? "," : "", addr, (int32_t)mod);
+		break;
+	}
 	default:
 		printf(" kind=%u body_len=%u", x.kind, x.body_len);
 		break;

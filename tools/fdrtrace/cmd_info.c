@@ -14,17 +14,20 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 
 #include <fdrtrace/format.h>
 #include <fdrtrace/reader.h>
 
+#include "nstack.h"
 #include "util.h"
 
 #define INFO_MAX_TIDS 256
 #define INFO_MAX_PIDS 8
 #define INFO_NAME_LEN 32
+#define INFO_MAX_NSTACKS 8	/* native stacks kept (copies of their payloads) */
 
 struct info_thread {
 	int32_t tid;
@@ -68,7 +71,38 @@ struct info {
 	uint64_t close_records, close_records_dropped, close_buffers, close_buffers_dropped;
 	uint32_t close_threads;
 	uint64_t close_freq, close_end_ns;
+
+	/* native stacks (crash, start), printed at the end, named from the modules */
+	struct nstack ns;
+	uint8_t *nstack[INFO_MAX_NSTACKS];
+	size_t nstack_len[INFO_MAX_NSTACKS];
+	unsigned n_nstacks, more_nstacks;
 };
+
+/* Keep a copy of a native stack's payload; a crash stack takes the last slot if need be. */
+static void info_keep_nstack(struct info *in, const struct fdrtrace_ext *x, const uint8_t *data,
+			     size_t len)
+{
+	unsigned slot = in->n_nstacks;
+	uint8_t *copy;
+
+	if (slot == INFO_MAX_NSTACKS) {
+		in->more_nstacks++;
+		if (x->u.native_stack.why != FDRTRACE_NATIVE_SIGNAL)
+			return;
+		slot--;
+	}
+	copy = malloc(len);
+	if (!copy)
+		return;
+	memcpy(copy, data, len);
+	if (slot < in->n_nstacks)
+		free(in->nstack[slot]);
+	else
+		in->n_nstacks++;
+	in->nstack[slot] = copy;
+	in->nstack_len[slot] = len;
+}
 
 static struct info_thread *info_thread(struct info *in, int32_t tid)
 {
@@ -156,6 +190,12 @@ static void info_ext(struct info *in, const uint8_t *data, size_t len)
 		in->drop_buffers[r] += x.u.drop.buffers;
 		break;
 	}
+	case FDRTRACE_EXT_MODULE_MAP:
+		ns_add_module(&in->ns, &x);
+		break;
+	case FDRTRACE_EXT_NATIVE_STACK:
+		info_keep_nstack(in, &x, data, len);
+		break;
 	case FDRTRACE_EXT_CLOSE:
 		in->have_close = true;
 		in->close_how = x.u.close.how;
@@ -402,6 +442,36 @@ static void info_print(const struct info *in, const char *path)
 	}
 }
 
+/* The native stacks: where a fatal signal struck, where recording started. */
+static void info_print_nstacks(struct info *in)
+{
+	for (unsigned i = 0; i < in->n_nstacks; i++) {
+		struct fdrtrace_ext x;
+
+		if (fdrtrace_ext_decode(in->nstack[i], in->nstack_len[i], &x) < 0)
+			continue;
+		if (x.u.native_stack.why == FDRTRACE_NATIVE_SIGNAL) {
+			printf("%-17sthread %" PRIu32 ", signal %u (%s)", "crash stack:",
+			       x.u.native_stack.tid, x.u.native_stack.signal,
+			       sigabbrev_np(x.u.native_stack.signal) ?
+				       sigabbrev_np(x.u.native_stack.signal) : "?");
+			if (x.u.native_stack.fault_address)
+				printf(", fault address 0x%" PRIx64, x.u.native_stack.fault_address);
+		} else {
+			printf("%-17sthread %" PRIu32 " (%s)", "start stack:", x.u.native_stack.tid,
+			       x.u.native_stack.why == FDRTRACE_NATIVE_START ?
+				       "fdrtrace_start()" :
+				       fdrtrace_native_why_name(x.u.native_stack.why));
+		}
+		printf(", %" PRIu32 " frames, innermost first\n", x.u.native_stack.depth);
+		if (!x.u.native_stack.depth)
+			printf("  (the stack could not be unwound)\n");
+		ns_print(&in->ns, &x, stdout, "  ");
+	}
+	if (in->more_nstacks)
+		printf("%-17s%u more not shown (see dump)\n", "native stacks:", in->more_nstacks);
+}
+
 static const char info_help[] =
 	"Usage: fdrtrace info FILE\n"
 	"\n"
@@ -457,6 +527,7 @@ int cmd_info(int argc, char **argv)
 	while (fdrtrace_reader_read(rd, &ev) == 0)
 		info_event(in, &ev);
 	info_print(in, path);
+	info_print_nstacks(in);
 	if (ev.state == FDRTRACE_ERROR) {
 		uint64_t off = 0;
 
@@ -469,6 +540,9 @@ int cmd_info(int argc, char **argv)
 	}
 	fdrtrace_reader_close(rd);
 	tool_close_input(fd);
+	for (unsigned i = 0; i < in->n_nstacks; i++)
+		free(in->nstack[i]);
+	ns_fini(&in->ns);
 	free(in);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;

@@ -156,6 +156,15 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 		/* depth <= 0xffffffff: depth * 4 fits in size_t on 64-bit hosts */
 		ext->u.stack.ids = cur_take(c, (size_t)ext->u.stack.depth * 4);
 		break;
+	case FDRTRACE_EXT_NATIVE_STACK:
+		ext->u.native_stack.tid = cur_u32(c);
+		ext->u.native_stack.why = cur_u8(c);
+		ext->u.native_stack.signal = cur_u8(c);
+		ext->u.native_stack.fault_address = cur_u64(c);
+		ext->u.native_stack.depth = cur_u32(c);
+		ext->u.native_stack.frames =
+			cur_take(c, (size_t)ext->u.native_stack.depth * FDRTRACE_NATIVE_FRAME_SIZE);
+		break;
 	default:
 		/* A kind this reader does not know: the raw body is all there is. */
 		break;
@@ -211,4 +220,22 @@ rd_export int fdrtrace_ext_config_pair(const struct fdrtrace_ext *ext, size_t *p
 		return -EBADMSG;
 	*pos = c.pos;
 	return 1;
+}
+
+/**
+ * fdrtrace_ext_native_frame - one frame of a native stack
+ * (documented in fdrtrace/reader.h)
+ */
+rd_export int fdrtrace_ext_native_frame(const struct fdrtrace_ext *ext, uint32_t i,
+					uint64_t *address, uint32_t *module_id)
+{
+	const uint8_t *f;
+
+	if (ext->kind != FDRTRACE_EXT_NATIVE_STACK || !ext->u.native_stack.frames ||
+	    i >= ext->u.native_stack.depth)
+		return -EINVAL;
+	f = ext->u.native_stack.frames + (size_t)i * FDRTRACE_NATIVE_FRAME_SIZE;
+	*address = rd_le64(f);
+	*module_id = rd_le32(f + 8);
+	return 0;
 }

@@ -58,6 +58,7 @@ static const char *const ext_names[FDRTRACE_EXT_KIND_COUNT] = {
 	[FDRTRACE_EXT_EXEC] = "exec",
 	[FDRTRACE_EXT_CLOSE] = "close",
 	[FDRTRACE_EXT_STACK] = "stack",
+	[FDRTRACE_EXT_NATIVE_STACK] = "native_stack",
 };
 
 static const char *const drop_names[FDRTRACE_DROP_REASON_COUNT] = {
@@ -75,6 +76,11 @@ static const char *const close_names[] = {
 	[FDRTRACE_CLOSE_SIGNAL] = "signal",
 	[FDRTRACE_CLOSE_SNAPSHOT] = "snapshot",
 	[FDRTRACE_CLOSE_STOPPED] = "stopped",
+};
+
+static const char *const why_names[] = {
+	[FDRTRACE_NATIVE_SIGNAL] = "signal",
+	[FDRTRACE_NATIVE_START] = "start",
 };
 
 static const char *pick(const char *const *names, size_t count, unsigned v)
@@ -110,4 +116,9 @@ rd_export const char *fdrtrace_drop_reason_name(unsigned reason)
 rd_export const char *fdrtrace_close_how_name(unsigned how)
 {
 	return pick(close_names, RD_ARRAY_SIZE(close_names), how);
+}
+
+rd_export const char *fdrtrace_native_why_name(unsigned why)
+{
+	return pick(why_names, RD_ARRAY_SIZE(why_names), why);
 }

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime/native_stack.c - native stacks through libunwind's local unwinder.
+ *
+ * Contract:
+ *   - fdr_native_init() runs once at initialisation: it unwinds its own
+ *     stack, so that libunwind's lazy set-up (tdep_init: the local address
+ *     space, memory validation; the register-state cache's memory, which
+ *     libunwind maps on first use) happens there and not in a handler.
+ *   - fdr_native_from_signal() runs in the fatal-signal handler, on the
+ *     faulting thread. It calls only unw_init_local2(), unw_get_reg() and
+ *     unw_step(), which libunwind(3) documents as safe in a signal handler
+ *     for local unwinding. Why that holds in libunwind 1.6 (Debian 12),
+ *     and what it leaves (tests/reliability/check_signal_safety.py lists
+ *     the three calls with these reasons):
+ *       - no malloc: libunwind's pools take memory with mmap;
+ *       - its locks (the global cache, the pools) are taken with every
+ *         signal blocked, so our handler never runs on a thread that holds
+ *         one, and a thread that faults inside one dies of the blocked
+ *         signal without a handler; another thread holding one lets go;
+ *       - unw_step() finds unwind tables with dl_iterate_phdr(), whose
+ *         loader lock is recursive: a thread that faulted inside the
+ *         loader takes it again, others wait for it to be released;
+ *       - we keep the default caching policy (global): changing it would
+ *         change the program's own use of libunwind.
+ *     A module without .eh_frame_hdr would make libunwind read its
+ *     .debug_frame from the file (with malloc): none of Debian's do.
+ *   - fdr_native_here() is for ordinary threads (fdrtrace_start()).
+ *   - Module ids: the flush thread tells us each module it reports in a
+ *     module_map record (fdr_native_module_mapped()); we keep their spans in
+ *     a fixed table (no allocation) that the handler reads lock-free. A
+ *     frame in a module not reported yet gets FDR_MODULE_UNKNOWN.
+ *
+ * Memory ordering: a table entry is written, then published by a release
+ * store of ns_count; readers load ns_count with acquire. An unmapping
+ * clears the entry's size (relaxed: a stale read names a module that was
+ * just unmapped, which is what the address was in anyway).
+ */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "modules.h"
+#include "native_stack.h"
+
+#define NS_MODS 1024u
+
+struct ns_mod {
+	uint64_t start;
+	_Atomic uint64_t size;
+	uint32_t id;
+};
+
+static struct ns_mod ns_mods[NS_MODS];
+static _Atomic uint32_t ns_count;
+static bool ns_ready;
+
+notrace void fdr_native_module_mapped(uint32_t id, uint64_t start, uint64_t size)
+{
+	uint32_t n = atomic_load_explicit(&ns_count, memory_order_relaxed);
+
+	if (n == NS_MODS)
+		return;	/* frames in it are written with an unknown module */
+	ns_mods[n].start = start;
+	ns_mods[n].id = id;
+	atomic_store_explicit(&ns_mods[n].size, size, memory_order_relaxed);
+	/* release: the entry before the count that covers it */
+	atomic_store_explicit(&ns_count, n + 1, memory_order_release);
+}
+
+notrace void fdr_native_module_unmapped(uint32_t id)
+{
+	uint32_t n = atomic_load_explicit(&ns_count, memory_order_acquire);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (ns_mods[i].id == id)
+			atomic_store_explicit(&ns_mods[i].size, 0, memory_order_relaxed);
+}
+
+notrace void fdr_native_reset(void)
+{
+	atomic_store_explicit(&ns_count, 0, memory_order_release);
+}
+
+static notrace uint32_t ns_module_of(uint64_t addr)
+{
+	uint32_t n = atomic_load_explicit(&ns_count, memory_order_acquire);
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t size = atomic_load_explicit(&ns_mods[i].size, memory_order_relaxed);
+
+		if (addr >= ns_mods[i].start && addr - ns_mods[i].start < size)
+			return ns_mods[i].id;
+	}
+	return FDR_MODULE_UNKNOWN;
+}
+
+/* Walk @cur outwards; frames before the one at @from are skipped (0: none). */
+static notrace uint32_t ns_walk(unw_cursor_t *cur, uintptr_t from, uint64_t *addrs, uint32_t *mods,
+				uint32_t max)
+{
+	uint32_t n = 0, skipped = 0;
+	bool found = !from;
+
+	do {
+		unw_word_t ip;
+
+		if (unw_get_reg(cur, UNW_REG_IP, &ip) < 0 || !ip)
+			break;
+		if (!found) {
+			if ((uintptr_t)ip != from) {
+				if (++skipped > 16)
+					break;	/* not on this stack: nothing rather than our frames */
+				continue;
+			}
+			found = true;
+		}
+		addrs[n] = ip;
+		mods[n] = ns_module_of(ip);
+		n++;
+	} while (n < max && unw_step(cur) > 0);
+	return found ? n : 0;
+}
+
+notrace uint32_t fdr_native_from_signal(void *uc, uint64_t *addrs, uint32_t *mods, uint32_t max)
+{
+	unw_cursor_t cur;
+
+	if (!ns_ready || !uc || !max)
+		return 0;
+	/* on x86-64 libunwind's unw_context_t is the kernel's ucontext_t */
+	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
+		return 0;
+	return ns_walk(&cur, 0, addrs, mods, max);
+}
+
+notrace uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods, uint32_t max)
+{
+	unw_context_t ctx;
+	unw_cursor_t cur;
+
+	if (!ns_ready || !max)
+		return 0;
+	if (unw_getcontext(&ctx) < 0 || unw_init_local(&cur, &ctx) < 0)
+		return 0;
+	return ns_walk(&cur, from, addrs, mods, max);
+}
+
+notrace void fdr_native_init(void)
+{
+	uint64_t addrs[FDR_NATIVE_MAX];
+	uint32_t mods[FDR_NATIVE_MAX];
+
+	if (ns_ready)
+		return;
+	ns_ready = true;
+	/* the whole stack once: libunwind's lazy set-up happens here */
+	if (!fdr_native_here(0, addrs, mods, FDR_NATIVE_MAX))
+		ns_ready = false;
+}

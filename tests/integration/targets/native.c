@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/integration/targets/native.c - native stacks and latency triggers.
+ *
+ * Built with -finstrument-functions (except where said) and linked with
+ * libfdrtrace. The mode is argv[1]:
+ *   strlen        SIGSEGV inside libc's strlen, called by instrumented
+ *                 measure() <- outer() <- main()
+ *   thread        the same in a second thread (crash_thread <- outer)
+ *   start         fdrtrace_stop(), work, fdrtrace_start() from resume_here(),
+ *                 work, normal exit
+ *   fast_slow     2,000 calls of fast() then one slow() (30 ms), exit
+ *   slow N        N calls of slow(), exit
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <fdrtrace/fdrtrace.h>
+
+size_t measure(const char *s);
+size_t outer(const char *s);
+void fast(int i);
+void slow(void);
+void work(int n);
+void resume_here(void);
+
+static const char *volatile bad_string = (const char *)16;
+static volatile unsigned long sink;
+
+__attribute__((noinline)) size_t measure(const char *s)
+{
+	size_t n = strlen(s);	/* libc: not instrumented */
+
+	sink += n;
+	return n;
+}
+
+__attribute__((noinline)) size_t outer(const char *s)
+{
+	return measure(s) + 1;
+}
+
+static void *crash_thread(void *arg)
+{
+	(void)arg;
+	outer(bad_string);
+	return NULL;
+}
+
+__attribute__((noinline)) void fast(int i)
+{
+	sink += (unsigned long)i;
+}
+
+__attribute__((noinline)) void slow(void)
+{
+	struct timespec ts = { 0, 30 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+__attribute__((noinline)) void work(int n)
+{
+	for (int i = 0; i < n; i++)
+		fast(i);
+}
+
+__attribute__((noinline)) void resume_here(void)
+{
+	fdrtrace_start();
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	/*
+	 * Let the runtime write its start records (modules, names) before
+	 * anything else: a native stack names modules by their records.
+	 */
+	fdrtrace_flush();
+	if (!strcmp(mode, "strlen")) {
+		outer("fine");
+		outer(bad_string);
+	} else if (!strcmp(mode, "thread")) {
+		pthread_t t;
+
+		outer("fine");
+		if (pthread_create(&t, NULL, crash_thread, NULL))
+			return 2;
+		pthread_join(t, NULL);
+	} else if (!strcmp(mode, "start")) {
+		fdrtrace_stop();
+		work(10);
+		resume_here();
+		work(10);
+	} else if (!strcmp(mode, "fast_slow")) {
+		work(2000);
+		slow();
+		work(10);
+	} else if (!strcmp(mode, "slow") && argc > 2) {
+		for (int i = atoi(argv[2]); i > 0; i--)
+			slow();
+	} else {
+		fprintf(stderr, "usage: native strlen|thread|start|fast_slow|slow N\n");
+		return 2;
+	}
+	printf("%lu\n", sink);
+	return 0;
+}

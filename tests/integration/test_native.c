@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/integration/test_native.c - native stacks (FDRTRACE_EXT_NATIVE_STACK)
+ * on real instrumented programs (targets/native.c): the crash stack at a
+ * fatal signal, named offline by `fdrtrace info`, and the stack of
+ * fdrtrace_start()'s caller.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <criterion/criterion.h>
+
+#include "tc_assert.h"
+#include "trace_check.h"
+
+static const char *const MODE_ON[] = { "FDRTRACE_MODE=fdr", NULL };
+
+/* Run "fdrtrace ARGS" and return its stdout (malloc'ed, NUL-terminated). */
+static char *tool(const char *args)
+{
+	char cmd[2048];
+	size_t cap = 1 << 16, len = 0, n;
+	char *out = malloc(cap);
+	FILE *p;
+
+	cr_assert(out);
+	snprintf(cmd, sizeof(cmd), "%s %s", FDRTRACE_TOOL, args);
+	p = popen(cmd, "r");
+	cr_assert(p, "popen %s", cmd);
+	while ((n = fread(out + len, 1, cap - 1 - len, p)) > 0)
+		len += n;
+	out[len] = '\0';
+	pclose(p);
+	return out;
+}
+
+/* The "crash stack:" (or "start stack:") section of info's output, or NULL. */
+static const char *section(const char *info, const char *label)
+{
+	return strstr(info, label);
+}
+
+/* The line of frame #@n in @sec ("  #N 0x..."), NUL-terminated into @line. */
+static void frame_line(const char *sec, int n, char *line, size_t cap)
+{
+	char want[16];
+	const char *p, *end;
+
+	snprintf(want, sizeof(want), "  #%-2d ", n);
+	p = strstr(sec, want);
+	cr_assert(p, "no frame #%d in:\n%s", n, sec);
+	end = strchr(p, '\n');
+	snprintf(line, cap, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+}
+
+/* @names appear in @sec in this order (each on a later line than the last). */
+static void in_order(const char *sec, const char *const *names)
+{
+	const char *p = sec;
+
+	for (; *names; names++) {
+		char pat[128];
+		const char *q;
+
+		snprintf(pat, sizeof(pat), "  %s (", *names);
+		q = strstr(p, pat);
+		cr_assert(q, "frame '%s' missing or out of order in:\n%s", *names, sec);
+		p = q + 1;
+	}
+}
+
+static void run_crash(struct tc_run *r, const char *mode, char path[512])
+{
+	const char *argv[] = { NATIVE_TARGET, mode, NULL };
+	char paths[4][512];
+	struct tc_trace t;
+
+	tc_run(r, argv, MODE_ON);
+	cr_assert(WIFSIGNALED(r->status) && WTERMSIG(r->status) == SIGSEGV,
+		  "status 0x%x, stderr: %s", r->status, r->err);
+	cr_assert_eq(tc_find_traces(r, paths, 4), 1);
+	memset(&t, 0, sizeof(t));
+	tc_read(paths[0], &t);
+	cr_assert(t.ok, "reader: %s", t.error);
+	cr_assert(t.closed && t.close_how == FDRTRACE_CLOSE_SIGNAL);
+	tc_free(&t);
+	snprintf(path, 512, "%s", paths[0]);
+}
+
+Test(native, crash_in_strlen_names_strlen_its_instrumented_callers_and_main)
+{
+	static const char *const order[] = { "measure", "outer", "main", NULL };
+	struct tc_run r;
+	char path[512], cmd[600], line[512];
+	char *info;
+	const char *sec;
+
+	if (IT_SANITIZED)
+		cr_skip_test("ASan owns SIGSEGV");
+	run_crash(&r, "strlen", path);
+	snprintf(cmd, sizeof(cmd), "info %s", path);
+	info = tool(cmd);
+	sec = section(info, "crash stack:");
+	cr_assert(sec, "no crash stack in:\n%s", info);
+	cr_assert(strstr(sec, "signal 11 (SEGV), fault address 0x10"), "%s", sec);
+	/* innermost first: the faulting instruction is in libc's strlen */
+	frame_line(sec, 0, line, sizeof(line));
+	cr_assert(strstr(line, "strlen") && strstr(line, "(libc.so.6+0x"), "frame 0: %s", line);
+	in_order(sec, order);
+	free(info);
+	tc_done(&r);
+}
+
+Test(native, crash_in_a_thread_other_than_main_is_that_threads_stack)
+{
+	static const char *const order[] = { "measure", "outer", "crash_thread", NULL };
+	struct tc_run r;
+	char path[512], cmd[600], line[512];
+	char *info;
+	const char *sec, *prog;
+	unsigned long tid, pid;
+
+	if (IT_SANITIZED)
+		cr_skip_test("ASan owns SIGSEGV");
+	run_crash(&r, "thread", path);
+	snprintf(cmd, sizeof(cmd), "info %s", path);
+	info = tool(cmd);
+	sec = section(info, "crash stack:");
+	prog = strstr(info, "(pid ");
+	cr_assert(sec && prog, "%s", info);
+	cr_assert_eq(sscanf(sec, "crash stack: thread %lu", &tid), 1, "%s", sec);
+	cr_assert_eq(sscanf(prog, "(pid %lu)", &pid), 1);
+	cr_assert_neq(tid, pid, "the crash was in the second thread, not main");
+	frame_line(sec, 0, line, sizeof(line));
+	cr_assert(strstr(line, "strlen"), "frame 0: %s", line);
+	in_order(sec, order);
+	cr_assert_null(strstr(sec, "  main ("), "main is not on the second thread's stack:\n%s",
+		       sec);
+	free(info);
+	tc_done(&r);
+}
+
+/*
+ * dump then assemble gives the identical file; and the crash stack written
+ * by hand as an "ext native_stack" line (the fields of dump's comment)
+ * assembles to the same bytes as the runtime wrote.
+ */
+Test(native, dump_then_assemble_gives_the_identical_trace)
+{
+	struct tc_run r;
+	char path[512], cmd[4096];
+	int rc;
+
+	if (IT_SANITIZED)
+		cr_skip_test("ASan owns SIGSEGV");
+	run_crash(&r, "strlen", path);
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; cd %s; %s dump %s > t.txt; %s assemble t.txt -o t2.bin; cmp %s t2.bin; "
+		 "grep -q ' FDRx native_stack tid=[0-9]* why=signal signal=11 fault_address=0x10 "
+		 "depth=[0-9]* frames=0x[0-9a-f]*@[0-9]' t.txt; "
+		 "sed -E 's/^evt cus size=[0-9]+ delta=0 data=[0-9a-f]+ # .* FDRx native_stack (.*)$/"
+		 "ext native_stack delta=0 \\1/' t.txt > t3.txt; "
+		 "grep -q '^ext native_stack' t3.txt; %s assemble t3.txt -o t3.bin; cmp %s t3.bin",
+		 r.dir, FDRTRACE_TOOL, path, FDRTRACE_TOOL, path, FDRTRACE_TOOL, path);
+	rc = system(cmd);
+	cr_assert_eq(rc, 0, "dump/assemble round trip of a crash trace failed: %s", cmd);
+	tc_done(&r);
+}
+
+Test(native, fdrtrace_start_records_where_recording_started)
+{
+	static const char *const order[] = { "main", NULL };
+	const char *argv[] = { NATIVE_TARGET, "start", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	char paths[4][512], cmd[600], line[512];
+	char *info;
+	const char *sec;
+
+	tc_run(&r, argv, MODE_ON);
+	tc_assert_exited_ok(&r);
+	memset(&t, 0, sizeof(t));
+	tc_assert_one_trace(&r, &t);
+	tc_free(&t);
+	cr_assert_eq(tc_find_traces(&r, paths, 4), 1);
+	snprintf(cmd, sizeof(cmd), "info %s", paths[0]);
+	info = tool(cmd);
+	sec = section(info, "start stack:");
+	cr_assert(sec, "no start stack in:\n%s", info);
+	cr_assert_null(strstr(info, "crash stack:"));
+	/* innermost first: fdrtrace_start()'s caller, not the runtime's frames */
+	frame_line(sec, 0, line, sizeof(line));
+	cr_assert(strstr(line, "  resume_here ("), "frame 0: %s", line);
+	in_order(sec, order);
+	free(info);
+	tc_done(&r);
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nstack.c - naming the frames of native stacks (see nstack.h).
+ *
+ * Contract: single-threaded tool code; files are read through elfsym.c,
+ * which checks every offset against the file's size.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfsym.h"
+#include "nstack.h"
+
+struct ns_module {
+	uint32_t id;
+	uint64_t load_base, size;
+	uint8_t build_id[64];
+	uint8_t build_id_len;
+	char *path;
+	int loaded;		/* 0 not tried, 1 loaded, -1 failed */
+	struct elf_syms syms;
+	bool debug_tried;
+	int debug_loaded;	/* the separate debug file: 1 loaded, -1 failed */
+	struct elf_syms debug;
+};
+
+void ns_add_module(struct nstack *ns, const struct fdrtrace_ext *x)
+{
+	struct ns_module *m;
+	size_t bl = x->u.module_map.build_id_len;
+
+	if (ns->n == ns->cap) {
+		uint32_t cap = ns->cap ? ns->cap * 2 : 16;
+		struct ns_module *nm = realloc(ns->mods, cap * sizeof(*nm));
+
+		if (!nm)
+			return;	/* its frames stay unnamed */
+		ns->mods = nm;
+		ns->cap = cap;
+	}
+	m = &ns->mods[ns->n];
+	memset(m, 0, sizeof(*m));
+	m->id = x->u.module_map.module_id;
+	m->load_base = x->u.module_map.load_base;
+	m->size = x->u.module_map.size;
+	if (bl > sizeof(m->build_id) || !x->u.module_map.build_id)
+		bl = 0;
+	memcpy(m->build_id, x->u.module_map.build_id, bl);
+	m->build_id_len = (uint8_t)bl;
+	m->path = malloc((size_t)x->u.module_map.path.len + 1);
+	if (!m->path)
+		return;
+	memcpy(m->path, x->u.module_map.path.ptr, x->u.module_map.path.len);
+	m->path[x->u.module_map.path.len] = '\0';
+	ns->n++;
+}
+
+/* The last record of @id: a fork child may number its modules again. */
+static struct ns_module *ns_module(struct nstack *ns, uint32_t id)
+{
+	for (uint32_t i = ns->n; i > 0; i--)
+		if (ns->mods[i - 1].id == id)
+			return &ns->mods[i - 1];
+	return NULL;
+}
+
+static const char *ns_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* The symbol at a run-time address of @m (already made link-time by the caller). */
+static const char *ns_lookup(struct nstack *ns, struct ns_module *m, uint64_t run)
+{
+	const char *name = NULL;
+	char dpath[512];
+	size_t i, n;
+
+	if (ns->no_elf)
+		return NULL;
+	if (!m->loaded)
+		m->loaded = elf_syms_load(m->path, m->build_id_len ? m->build_id : NULL,
+					  m->build_id_len, &m->syms) == 0 ? 1 : -1;
+	if (m->loaded == 1)
+		name = elf_syms_find(&m->syms, m->syms.is_dyn ? run - m->load_base : run);
+	if (name || m->build_id_len < 2)
+		return name;
+	/* stripped (libc): the separate debug file, by build-id */
+	if (!m->debug_tried) {
+		m->debug_tried = true;
+		n = (size_t)snprintf(dpath, sizeof(dpath), "/usr/lib/debug/.build-id/%02x/",
+				     m->build_id[0]);
+		for (i = 1; i < m->build_id_len && n + 3 < sizeof(dpath); i++)
+			n += (size_t)snprintf(dpath + n, sizeof(dpath) - n, "%02x", m->build_id[i]);
+		snprintf(dpath + n, sizeof(dpath) - n, ".debug");
+		m->debug_loaded = elf_syms_load(dpath, m->build_id, m->build_id_len,
+						&m->debug) == 0 ? 1 : -1;
+	}
+	if (m->debug_loaded == 1)
+		name = elf_syms_find(&m->debug, m->debug.is_dyn ? run - m->load_base : run);
+	return name;
+}
+
+int ns_resolve(struct nstack *ns, const struct fdrtrace_ext *x, uint32_t i, uint64_t *addr,
+	       struct ns_frame *out)
+{
+	struct ns_module *m;
+	uint32_t mod;
+	uint64_t look;
+
+	memset(out, 0, sizeof(*out));
+	if (fdrtrace_ext_native_frame(x, i, addr, &mod) < 0)
+		return -EINVAL;
+	m = mod == 0xffffffffu ? NULL : ns_module(ns, mod);
+	if (!m || !m->path)
+		return 0;
+	out->module = ns_base(m->path);
+	out->offset = *addr - m->load_base;
+	/* a return address: the call is the byte before it */
+	look = (i == 0 && x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL) || !*addr ? *addr
+										  : *addr - 1;
+	out->name = ns_lookup(ns, m, look);
+	return 0;
+}
+
+void ns_print(struct nstack *ns, const struct fdrtrace_ext *x, FILE *out, const char *indent)
+{
+	struct ns_frame f;
+	uint64_t addr;
+
+	for (uint32_t i = 0; ns_resolve(ns, x, i, &addr, &f) == 0; i++) {
+		fprintf(out, "%s#%-2" PRIu32 " 0x%016" PRIx64 "  %s", indent, i, addr,
+			f.name ? f.name : "??");
+		if (f.module)
+			fprintf(out, " (%s+0x%" PRIx64 ")\n", f.module, f.offset);
+		else
+			fputs(" (unknown module)\n", out);
+	}
+}
+
+void ns_fini(struct nstack *ns)
+{
+	for (uint32_t i = 0; i < ns->n; i++) {
+		if (ns->mods[i].loaded == 1)
+			elf_syms_free(&ns->mods[i].syms);
+		if (ns->mods[i].debug_loaded == 1)
+			elf_syms_free(&ns->mods[i].debug);
+		free(ns->mods[i].path);
+	}
+	free(ns->mods);
+	memset(ns, 0, sizeof(*ns));
+}
