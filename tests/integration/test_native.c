@@ -198,3 +198,58 @@ Test(native, fdrtrace_start_records_where_recording_started)
 	free(info);
 	tc_done(&r);
 }
+
+/* replay: the crash stack at the end of the crashing thread, inside its open calls. */
+Test(native, replay_shows_the_crash_stack_at_the_end_of_the_crashing_thread)
+{
+	struct tc_run r;
+	char path[512], cmd[600];
+	char *out;
+	const char *hdr, *f0, *f1, *open_end;
+
+	if (IT_SANITIZED)
+		cr_skip_test("ASan owns SIGSEGV");
+	run_crash(&r, "strlen", path);
+	snprintf(cmd, sizeof(cmd), "replay %s 2>/dev/null", path);
+	out = tool(cmd);
+	hdr = strstr(out, "[crash: signal 11 (SEGV), fault address 0x10; native stack");
+	cr_assert(hdr, "no crash stack in replay:\n%s", out);
+	f0 = strstr(hdr, "[  #0  ");
+	f1 = strstr(hdr, "[  #1  measure (native+0x");
+	cr_assert(f0 && f1 && f0 < f1, "%s", hdr);
+	cr_assert(strstr(f0, "strlen") < f1, "frame 0 is in strlen: %s", f0);
+	/* after every call of the thread, before the calls it died in are closed */
+	open_end = strstr(out, "did not return */");
+	cr_assert(open_end && hdr < open_end, "%s", out);
+	cr_assert_null(strstr(open_end, ";\n"), "no call completes after the crash:\n%s", open_end);
+	free(out);
+	tc_done(&r);
+}
+
+/* convert: an instant event "crash" with the stack in its args, valid JSON. */
+Test(native, convert_puts_the_crash_on_the_timeline)
+{
+	struct tc_run r;
+	char path[512], cmd[2048];
+	int rc;
+
+	if (IT_SANITIZED)
+		cr_skip_test("ASan owns SIGSEGV");
+	run_crash(&r, "strlen", path);
+	snprintf(cmd, sizeof(cmd),
+		 "%s convert --format chrome %s -o %s/t.json 2>/dev/null && python3 -c '"
+		 "import json, sys\n"
+		 "d = json.load(open(sys.argv[1]))\n"
+		 "ev = d[\"traceEvents\"] if isinstance(d, dict) else d\n"
+		 "c = [e for e in ev if e.get(\"cat\") == \"native_stack\"]\n"
+		 "assert len(c) == 1 and c[0][\"name\"] == \"crash\" and c[0][\"ph\"] == \"i\", c\n"
+		 "a = c[0][\"args\"]\n"
+		 "assert a[\"signal\"] == 11 and a[\"fault_address\"] == \"0x10\", a\n"
+		 "s = a[\"stack\"]\n"
+		 "assert \"strlen\" in s[0] and \"libc.so.6+0x\" in s[0], s\n"
+		 "assert [f.split()[0] for f in s[1:4]] == [\"measure\", \"outer\", \"main\"], s\n"
+		 "' %s/t.json", FDRTRACE_TOOL, path, r.dir, r.dir);
+	rc = system(cmd);
+	cr_assert_eq(rc, 0, "convert: %s", cmd);
+	tc_done(&r);
+}

@@ -519,6 +519,13 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 			an_seed_stack(a, &x, ev->tsc);
 		return;
 	}
+	if (x.kind == FDRTRACE_EXT_NATIVE_STACK) {
+		/* in the pass that walks the calls: it belongs where it happened */
+		t = a->pass_mode != 1 ? an_thread_get(a, (int32_t)x.u.native_stack.tid) : NULL;
+		if (t && a->ops && a->ops->native)
+			a->ops->native(a, t, &x, ev->tsc);
+		return;
+	}
 	if (a->pass_mode == 2)
 		return;	/* already collected by the first pass */
 	switch (x.kind) {
@@ -541,6 +548,8 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 		}
 		break;
 	case FDRTRACE_EXT_MODULE_MAP:
+		a->ns.no_elf = a->no_elf;
+		ns_add_module(&a->ns, &x);
 		if (a->n_mods == a->mods_cap) {
 			uint32_t cap = a->mods_cap ? a->mods_cap * 2 : 16;
 			struct an_module *nm = realloc(a->mods, cap * sizeof(*nm));
@@ -1256,6 +1265,7 @@ void an_fini(struct analysis *a)
 		elf_syms_free(&a->mods[i].syms);
 	}
 	free(a->mods);
+	ns_fini(&a->ns);
 	free(a->nodes);
 	free(a->node_hash);
 	free(a->node_hash_val);

@@ -57,6 +57,7 @@
 
 #include "elfsym.h"
 #include "histogram.h"
+#include "nstack.h"
 
 /**
  * struct an_func - one function id of the trace
@@ -160,6 +161,9 @@ struct analysis;
  *	event's time; counted in struct an_stats either way
  * @unfinished: at the end of the trace, a call that never ended (innermost
  *	first); it is t->stack[t->depth - 1], removed after the callback
+ * @native: a native stack (FDRTRACE_EXT_NATIVE_STACK: a crash, a start) of
+ *	thread @t at @tsc, with t->stack as it is then; name its frames with
+ *	ns_print()/ns_resolve() on a->ns
  */
 struct an_ops {
 	void (*enter)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
@@ -167,6 +171,8 @@ struct an_ops {
 		     uint64_t end, uint64_t dur, enum an_end how);
 	void (*event)(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev);
 	void (*unfinished)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
+	void (*native)(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
+		       uint64_t tsc);
 };
 
 /* What was imperfect, for the summary line. */
@@ -220,6 +226,7 @@ struct analysis {
 
 	struct an_module *mods;
 	uint32_t n_mods, mods_cap;
+	struct nstack ns;	/* the modules again, for native stacks' frames */
 
 	struct an_thread **threads;
 	uint32_t n_threads, threads_cap;

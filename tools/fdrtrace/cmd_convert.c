@@ -213,6 +213,45 @@ static void cv_event(struct analysis *a, struct an_thread *t, const struct fdrtr
 	fputs("}}", stdout);
 }
 
+/*
+ * A native stack: an instant event on its thread ("crash" at a fatal
+ * signal, "recording started" at fdrtrace_start()), the frames in its args
+ * as strings, innermost first: "NAME (MODULE+0xOFFSET)".
+ */
+static void cv_native(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
+		      uint64_t tsc)
+{
+	struct cv *cv = a->ctx;
+	bool crash = x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL;
+	struct ns_frame f;
+	uint64_t addr;
+	char buf[64];
+
+	cv_sep(cv);
+	printf("{\"name\":\"%s\",\"cat\":\"native_stack\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
+	       crash ? "crash" : "recording started");
+	fwrite(buf, 1, (size_t)(cv_us3(buf, cv_ns(a, tsc)) - buf), stdout);
+	printf(",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"args\":{", cv_pid(a, t), t->tid);
+	if (crash)
+		printf("\"signal\":%u,\"fault_address\":\"0x%" PRIx64 "\",", x->u.native_stack.signal,
+		       x->u.native_stack.fault_address);
+	fputs("\"stack\":[", stdout);
+	for (uint32_t i = 0; ns_resolve(&a->ns, x, i, &addr, &f) == 0; i++) {
+		char text[4096];
+
+		if (f.module)
+			snprintf(text, sizeof(text), "%s (%s+0x%" PRIx64 ")", f.name ? f.name : "??",
+				 f.module, f.offset);
+		else
+			snprintf(text, sizeof(text), "%s (0x%" PRIx64 ", unknown module)",
+				 f.name ? f.name : "??", addr);
+		if (i)
+			putchar(',');
+		cv_json_str(text);
+	}
+	fputs("]}}", stdout);
+}
+
 /* A call still open at the end: a begin event with no end (Perfetto shows
  * it as "did not end"). */
 static void cv_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
@@ -235,6 +274,7 @@ static const struct an_ops cv_ops = {
 	.exit = cv_exit,
 	.event = cv_event,
 	.unfinished = cv_unfinished,
+	.native = cv_native,
 };
 
 static const char convert_help[] =

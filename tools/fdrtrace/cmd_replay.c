@@ -25,6 +25,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,31 +229,46 @@ static void rp_preview(const uint8_t *p, uint32_t size)
 		fputs("...", stdout);
 }
 
-/* An application event: a line of its own, inside the innermost shown call. */
-static void rp_event(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
+/*
+ * Where a line that is not a call goes (an event, a native stack): one
+ * level inside the innermost shown open call, whose opening lines are then
+ * printed. Return: false when --tid or --time-range leave it out.
+ */
+static bool rp_place(struct analysis *a, struct an_thread *t, uint64_t tsc, uint32_t *level)
 {
 	struct rp *rp = a->ctx;
 	struct rp_thread *rt;
-	uint32_t d = t->depth, level = 0, size = ev->u.event.size;
+	uint32_t d = t->depth;
 
+	*level = 0;
 	if (rp->have_tid && rp->tid != t->tid)
-		return;
+		return false;
 	if (rp->have_range) {
 		/* Before the first call, its time is 0. */
-		double at = rp->have_base ? rp_sec(a, rp, ev->tsc) : 0;
+		double at = rp->have_base ? rp_sec(a, rp, tsc) : 0;
 
 		if (at < rp->from_s || (rp->to_s > 0 && at > rp->to_s))
-			return;
+			return false;
 	}
 	rt = rp_thread(rp, t);
 	if (!rt)
-		return;
+		return false;
 	if (d && d <= rt->cap) {
 		const struct rp_slot *s = &rt->slots[d - 1];
 
-		level = s->level + (s->shown ? 1 : 0);
+		*level = s->level + (s->shown ? 1 : 0);
 		rp_open_ancestors(a, t, rt, d);
 	}
+	return true;
+}
+
+/* An application event: a line of its own, inside the innermost shown call. */
+static void rp_event(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
+{
+	uint32_t level, size = ev->u.event.size;
+
+	if (!rp_place(a, t, ev->tsc, &level))
+		return;
 	rp_prefix(a, t, false, 0, level);
 	if (ev->type == FDRTRACE_EV_TYPED_EVENT)
 		printf("[event typed type=%u ", (unsigned)ev->u.event.event_type);
@@ -300,6 +316,43 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	fputs(how == AN_END_UNWOUND ? " /* ended by an outer exit */\n" : "\n", stdout);
 }
 
+/*
+ * A native stack (a fatal signal's, or fdrtrace_start()'s caller's): a
+ * header line, then one line a frame, innermost first, where it happened
+ * (a crash stack comes after the crashing thread's last call).
+ */
+static void rp_native(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
+		      uint64_t tsc)
+{
+	struct ns_frame f;
+	uint64_t addr;
+	uint32_t level;
+
+	if (!rp_place(a, t, tsc, &level))
+		return;
+	rp_prefix(a, t, false, 0, level);
+	if (x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL) {
+		printf("[crash: signal %u (%s)", x->u.native_stack.signal,
+		       sigabbrev_np(x->u.native_stack.signal) ?
+			       sigabbrev_np(x->u.native_stack.signal) : "?");
+		if (x->u.native_stack.fault_address)
+			printf(", fault address 0x%" PRIx64, x->u.native_stack.fault_address);
+	} else {
+		printf("[recording started%s", x->u.native_stack.why == FDRTRACE_NATIVE_START ?
+							 " by fdrtrace_start()" : "");
+	}
+	printf("; native stack, %" PRIu32 " frames, innermost first]\n",
+	       x->u.native_stack.depth);
+	for (uint32_t i = 0; ns_resolve(&a->ns, x, i, &addr, &f) == 0; i++) {
+		rp_prefix(a, t, false, 0, level);
+		printf("[  #%-2" PRIu32 " %s", i, f.name ? f.name : "??");
+		if (f.module)
+			printf(" (%s+0x%" PRIx64 ")]\n", f.module, f.offset);
+		else
+			printf(" (0x%" PRIx64 ", unknown module)]\n", addr);
+	}
+}
+
 /* A call that never ended: close its opening line, if it was printed. */
 static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
@@ -327,6 +380,7 @@ static const struct an_ops rp_ops = {
 	.exit = rp_exit,
 	.event = rp_event,
 	.unfinished = rp_unfinished,
+	.native = rp_native,
 };
 
 static int rp_parse_time(const char *s, uint64_t *ns)
