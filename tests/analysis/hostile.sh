@@ -12,6 +12,10 @@
 #            both, closed with "did not return"
 #   class 8  unfinished.txt: graph with no completed call exits 0 (under
 #            UBSan a qsort on NULL would stop it)
+#   class 3  200,000 distinct functions and 40,000 threads (generated here):
+#            every command within 32 MiB of address space plus 512 bytes a
+#            function, or 1 KiB a thread (ulimit -v; they took 340 MB and
+#            100 MB before)
 set -u
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
@@ -22,7 +26,18 @@ cd "$work"
 fails=0
 ok() { echo "ok   $1"; }
 fail() { echo "FAIL $1"; fails=$((fails + 1)); }
-utf8() { python3 -c 'import sys; sys.stdin.buffer.read().decode("utf-8")' <"$1"; }
+utf8() { iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1; }
+
+awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096"
+	print "buf ext size=auto"; print "buf new tid=1"; print "buf wal sec=1 usec=0"
+	print "cpu new cpu=0 tsc=1000"
+	for (i = 1; i <= 200000; i++) { print "fun ent id=" i " delta=1"; print "fun exi id=" i " delta=" i % 300 } }' >fns.txt
+awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096"
+	for (t = 1; t <= 40000; t++) { print "buf ext size=auto"; print "buf new tid=" t
+		print "buf wal sec=1 usec=0"; print "cpu new cpu=0 tsc=" 1000 + t
+		print "fun ent id=1 delta=1"; print "fun ent id=2 delta=1"; print "fun exi id=2 delta=1" } }' >threads.txt
+"$fdr" assemble fns.txt -o fns.fdr && "$fdr" assemble threads.txt -o threads.fdr || fail "assemble generated"
+rm -f fns.txt threads.txt
 
 for t in unfinished names; do
 	"$fdr" assemble "$dir/$t.txt" -o "$t.fdr" || { fail "assemble $t"; continue; }
@@ -82,6 +97,17 @@ sys.exit(0 if "caf\u00e9\U0001F600'"'"'q" in [e["function-name"] for e in m] els
 	else
 		echo "skip YAML parse (no python3-yaml)"
 	fi
+
+	# class 3
+	before=$fails
+	for cmd in account stack "stack -t" graph replay convert extract-map; do
+		q=-q; [ "$cmd" = extract-map ] && q=
+		(ulimit -v $((32768 + 200000 / 2)); "$fdr" $cmd $q fns.fdr >/dev/null) ||
+			fail "$path: $cmd on 200000 functions within 32 MiB + 512 B each"
+		(ulimit -v $((32768 + 40000)); "$fdr" $cmd $q threads.fdr >/dev/null) ||
+			fail "$path: $cmd on 40000 threads within 32 MiB + 1 KiB each"
+	done
+	[ $fails = $before ] && ok "$path: 200000 functions, 40000 threads in bounded memory"
 done
 
 echo "$fails failed"

@@ -95,3 +95,25 @@ Test(histogram, keeps_the_largest_values)
 	cr_assert_eq(hist_rank(&h, 0, 1), 1ull << 63);
 	hist_free(&h);
 }
+
+Test(histogram, keeps_a_few_values_inline_and_reports_them_as_the_buckets_would)
+{
+	struct hist h = { 0 }, g = { 0 };
+	static const uint64_t v[] = { 1000, 2000, 2000, 2000, 3000 };
+	unsigned i;
+
+	hist_add(&h, 1000);
+	hist_add(&h, 2000);
+	hist_add(&h, 3000);
+	cr_assert_null(h.grp, "three values need no bucket table");
+	/* 2000 is in [1984, 2000 + 15]: the bucket middle is 2008 */
+	cr_assert_eq(hist_rank(&h, 1, 2), 2008);
+	for (i = 0; i < 5; i++)
+		cr_assert_eq(hist_add(&g, v[i]), 0);
+	cr_assert_not_null(g.grp, "a fifth value moves them to buckets");
+	cr_assert_eq(hist_rank(&g, 1, 2), 2008);
+	cr_assert_eq(hist_rank(&g, 0, 1), 1000);
+	cr_assert_eq(hist_rank(&g, 99, 100), 3000);
+	hist_free(&h);
+	hist_free(&g);
+}

@@ -208,16 +208,43 @@ double an_seconds(const struct analysis *a, uint64_t ticks)
 static uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn,
 			      struct an_thread *thread);
 
+/* Rebuild the tid hash (open addressing, load <= 1/2) at twice the size. */
+static int an_thread_hash_grow(struct analysis *a)
+{
+	uint32_t cap = a->thread_hash_cap ? a->thread_hash_cap * 2 : 64, i, j;
+	struct an_thread **h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < a->n_threads; i++) {
+		j = an_hash32((uint32_t)a->threads[i]->tid) & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = a->threads[i];
+	}
+	free(a->thread_hash);
+	a->thread_hash = h;
+	a->thread_hash_cap = cap;
+	return 0;
+}
+
 static struct an_thread *an_thread_get(struct analysis *a, int32_t tid)
 {
 	struct an_thread *t;
-	uint32_t i;
+	uint32_t j;
 
 	if (a->cur && a->cur->tid == tid)
 		return a->cur;
-	for (i = 0; i < a->n_threads; i++)
-		if (a->threads[i]->tid == tid)
-			return a->threads[i];
+	if (a->thread_hash_cap) {
+		j = an_hash32((uint32_t)tid) & (a->thread_hash_cap - 1);
+		while ((t = a->thread_hash[j])) {
+			if (t->tid == tid)
+				return t;
+			j = (j + 1) & (a->thread_hash_cap - 1);
+		}
+	}
+	if ((a->n_threads + 1) * 2 > a->thread_hash_cap && an_thread_hash_grow(a))
+		return NULL;
 	if (a->n_threads == a->threads_cap) {
 		uint32_t cap = a->threads_cap ? a->threads_cap * 2 : 16;
 		struct an_thread **n = realloc(a->threads, cap * sizeof(*n));
@@ -233,6 +260,10 @@ static struct an_thread *an_thread_get(struct analysis *a, int32_t tid)
 	t->tid = tid;
 	t->index = a->n_threads;
 	a->threads[a->n_threads++] = t;
+	j = an_hash32((uint32_t)tid) & (a->thread_hash_cap - 1);
+	while (a->thread_hash[j])
+		j = (j + 1) & (a->thread_hash_cap - 1);
+	a->thread_hash[j] = t;
 	if (a->want_cct && a->cct_per_thread)
 		t->root = an_node_child(a, 0, NULL, t);
 	return t;
@@ -349,7 +380,8 @@ static inline __attribute__((always_inline)) struct an_frame *an_push(struct ana
 	struct an_frame *f;
 
 	if (t->depth == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
+		/* Small at first: a trace may have many threads (<= 1 KiB each). */
+		uint32_t cap = t->cap ? t->cap * 2 : 4;
 		struct an_frame *n = realloc(t->stack, cap * sizeof(*n));
 
 		if (!n)
@@ -1260,6 +1292,7 @@ void an_fini(struct analysis *a)
 		free(a->threads[i]);
 	}
 	free(a->threads);
+	free(a->thread_hash);
 	for (i = 0; i < a->n_mods; i++) {
 		free(a->mods[i].path);
 		elf_syms_free(&a->mods[i].syms);

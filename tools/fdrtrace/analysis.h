@@ -228,8 +228,11 @@ struct analysis {
 	uint32_t n_mods, mods_cap;
 	struct nstack ns;	/* the modules again, for native stacks' frames */
 
+	/* threads: in order of first appearance, and a hash of tid -> thread */
 	struct an_thread **threads;
 	uint32_t n_threads, threads_cap;
+	struct an_thread **thread_hash;
+	uint32_t thread_hash_cap;
 	struct an_thread *cur;
 
 	struct an_node *nodes;

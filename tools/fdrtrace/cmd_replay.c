@@ -108,7 +108,7 @@ static void rp_enter(struct analysis *a, struct an_thread *t, const struct an_fr
 		rp->have_base = true;
 	}
 	if (d > rt->cap) {
-		uint32_t cap = rt->cap ? rt->cap * 2 : 64;
+		uint32_t cap = rt->cap ? rt->cap * 2 : 4;
 		struct rp_slot *n;
 
 		while (cap < d)

@@ -29,7 +29,22 @@ static void hist_index(uint64_t v, unsigned *g, unsigned *i)
 	*i = (unsigned)(v >> *g) - 64u;
 }
 
-int hist_add(struct hist *h, uint64_t v)
+/* What a bucket reports for @v: the middle of its bucket, clamped. */
+static uint64_t hist_report(const struct hist *h, uint64_t v)
+{
+	unsigned g, i;
+
+	hist_index(v, &g, &i);
+	if (g)
+		v = ((uint64_t)(64u + i) << g) + (1ull << (g - 1));
+	if (v < h->min)
+		v = h->min;
+	if (v > h->max)
+		v = h->max;
+	return v;
+}
+
+static int hist_count(struct hist *h, uint64_t v)
 {
 	unsigned g, i;
 
@@ -40,6 +55,31 @@ int hist_add(struct hist *h, uint64_t v)
 			return -ENOMEM;
 	}
 	h->grp[g][i]++;
+	return 0;
+}
+
+int hist_add(struct hist *h, uint64_t v)
+{
+	unsigned k;
+
+	if (!h->grp && h->n < HIST_SMALL) {
+		h->small[h->n] = v;
+	} else {
+		if (!h->grp) {
+			/* The first value that does not fit inline: move them out. */
+			h->grp = calloc(HIST_GROUPS, sizeof(*h->grp));
+			if (!h->grp)
+				return -ENOMEM;
+			for (k = 0; k < h->n; k++) {
+				if (hist_count(h, h->small[k])) {
+					hist_free(h);
+					return -ENOMEM;
+				}
+			}
+		}
+		if (hist_count(h, v))
+			return -ENOMEM;
+	}
 	if (!h->n || v < h->min)
 		h->min = v;
 	if (!h->n || v > h->max)
@@ -50,8 +90,8 @@ int hist_add(struct hist *h, uint64_t v)
 
 uint64_t hist_rank(const struct hist *h, uint64_t num, uint64_t den)
 {
-	uint64_t r, rank, seen = 0, v;
-	unsigned g, i;
+	uint64_t r, rank, seen = 0, v, sorted[HIST_SMALL];
+	unsigned g, i, j;
 
 	if (!h->n)
 		return 0;
@@ -62,6 +102,15 @@ uint64_t hist_rank(const struct hist *h, uint64_t num, uint64_t den)
 		return h->min;
 	if (rank == h->n - 1)
 		return h->max;
+	if (!h->grp) {
+		for (i = 0; i < h->n; i++) {	/* insertion sort of at most 4 */
+			v = h->small[i];
+			for (j = i; j > 0 && sorted[j - 1] > v; j--)
+				sorted[j] = sorted[j - 1];
+			sorted[j] = v;
+		}
+		return hist_report(h, sorted[rank]);
+	}
 	for (g = 0; g < HIST_GROUPS; g++) {
 		if (!h->grp[g])
 			continue;
@@ -73,11 +122,7 @@ uint64_t hist_rank(const struct hist *h, uint64_t num, uint64_t den)
 				v = i;
 			else
 				v = ((uint64_t)(64u + i) << g) + (1ull << (g - 1));
-			if (v < h->min)
-				v = h->min;
-			if (v > h->max)
-				v = h->max;
-			return v;
+			return hist_report(h, v);
 		}
 	}
 	return h->max;
@@ -87,9 +132,11 @@ void hist_free(struct hist *h)
 {
 	unsigned g;
 
-	for (g = 0; g < HIST_GROUPS; g++) {
-		free(h->grp[g]);
-		h->grp[g] = NULL;
+	if (h->grp) {
+		for (g = 0; g < HIST_GROUPS; g++)
+			free(h->grp[g]);
+		free(h->grp);
 	}
+	h->grp = NULL;
 	h->n = 0;
 }
