@@ -636,6 +636,8 @@ static notrace void *fl_main(void *arg)
 		struct timespec to = { 0, 50000000 };
 
 		pthread_mutex_lock(&fl_mutex);
+		/* before anything slow: the id map for the next new functions */
+		fdr_funcid_prepare();
 		if (fdr_filtering)
 			fl_decide_filters();
 		if (fdr_cfg.policy != FDR_POLICY_RING)

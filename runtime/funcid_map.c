@@ -3,19 +3,53 @@
  * runtime/funcid_map.c - function address -> function id, lock-free.
  *
  * Contract: fdr_funcid_get() runs in the hooks' slow path (any thread,
- * signal handlers included): no locks, no allocation, no syscalls.
- * fdr_funcid_limit()/fdr_funcid_addr() run in the flush thread.
+ * signal handlers included): no locks, no allocation, and no syscall
+ * unless the flush thread fell behind (below) or another thread's insert
+ * of the same function was preempted (sched_yield while waiting for it). fdr_funcid_prepare(),
+ * fdr_funcid_limit() and fdr_funcid_addr() run in the flush thread;
+ * fdr_funcid_init() at initialisation.
  *
  * Why not liburcu's cds_lfht: its lookups must run inside an RCU read-side
  * critical section, and with the urcu-bp flavour the first read lock of a
  * thread registers it (mmap and a mutex) - which may then happen inside a
  * signal handler's first hook, or deadlock against a fork. Our map never
- * deletes an entry, so it needs no reclamation at all: a fixed-size
- * open-addressing table (linear probing) whose slots go from empty to
- * taken once, with no resize, is lock-free for both lookup and insert and
- * safe anywhere. The table is a large MAP_NORESERVE mapping touched
- * lazily; it holds FDR_FUNCID_SLOTS * 3/4 functions, then new functions
- * get id 0 (the caller drops their records as FILTERED).
+ * deletes an entry, so it needs no reclamation at all: open-addressing
+ * tables (linear probing) whose slots go from empty to taken once are
+ * lock-free for both lookup and insert and safe anywhere.
+ *
+ * The cost of a first call. A new function's insert must not page-fault
+ * (a first-touch fault costs microseconds on a virtual machine, inside
+ * the user's function). So every byte an insert writes is mapped and
+ * populated before a hook can need it, by someone other than the hook:
+ *
+ *   - The table is a chain of levels. Level k has 2^(14+k) slots of 16
+ *     bytes (level 0: 256 KiB, populated at initialisation; the last,
+ *     level 7: 32 MiB). A level takes keys until 3/4 of its slots are
+ *     used; then it is closed and inserts go on in the next level. When a
+ *     level is half used, the flush thread maps and populates the next one
+ *     (fdr_funcid_prepare(), woken by the slow path), so it is ready long
+ *     before it is needed. Should a hook still find it missing (the flush
+ *     thread stuck, or a burst of new functions faster than it wakes), the
+ *     hook maps it itself: one mmap, never a wrong id.
+ *   - The id -> address array is one reservation populated ahead of the id
+ *     counter (FID_AHEAD ids) by the flush thread, with an atomic RMW of 0
+ *     per page (a store could overwrite a hook's concurrent store).
+ *
+ * Memory: 384 KiB at start (level 0 and the first 2 x FID_AHEAD ids),
+ * nothing per function up to 12,288 functions; past that, levels double
+ * and per-function memory stays below ~60 bytes (16-byte slots at most 3/4
+ * full, the next level mapped at half of the current, 8 bytes of id ->
+ * address). Capacity: 3/4 of all levels, 3,133,440 functions; then new
+ * functions get id 0 (the caller drops their records as FILTERED).
+ *
+ * Levels and the MOVED marker. A key lives in exactly one level. Its probe
+ * sequence in level k ends at the key, at an empty slot, or at a slot
+ * marked FID_MOVED ("keys whose probe reaches here continue in level
+ * k+1"). An inserter that finds an empty slot in an open level claims it
+ * for its key; in a closed level it claims it as MOVED. Either is one CAS
+ * from 0, and a slot never changes again, so two threads looking for the
+ * same key walk the same slots, see the same first terminal slot, and
+ * agree on the level the key lives in: no key gets two ids.
  *
  * Insert protocol for a slot (key @addr, value @id):
  *   A: CAS addr 0 -> a          (the slot is ours; others with the same a wait)
@@ -24,102 +58,214 @@
  *                                buffer handover)
  *   D: store slot id, release   (pairs with the acquire load in lookups)
  * A reader that finds addr == a but id == 0 is between A and D on another
- * thread: it spins a bounded number of times, then gives up (id 0).
+ * thread: it spins, then yields, a bounded number of times, then gives up
+ * (id 0).
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <fdrtrace/format.h>
 
 #include "funcid_map.h"
 
-#define FDR_FUNCID_SLOTS (1u << 21)
-#define FDR_FUNCID_MAX_USED (FDR_FUNCID_SLOTS / 4 * 3)
-#define FDR_FUNCID_SPIN 100000
+#define FID_L0_BITS 14u
+#define FID_LEVELS 8u
+#define FID_SLOTS(k) (1u << (FID_L0_BITS + (k)))
+#define FID_FULL(k) (FID_SLOTS(k) / 4 * 3)	/* the level closes here */
+#define FID_HALF(k) (FID_SLOTS(k) / 2)		/* the next level is prepared here */
+/* every level's share, 3/4 of (2^14 + ... + 2^21) slots */
+#define FID_MAX_IDS ((FID_SLOTS(FID_LEVELS) - FID_SLOTS(0)) / 4 * 3)
+/* ids whose id -> address entries are populated ahead of the counter */
+#define FID_AHEAD 8192u
+#define FID_SPIN 2000
+#define FID_YIELDS 20000
+#define FID_MOVED ((uintptr_t)1)	/* no function lives at address 1 */
 
 struct fid_slot {
-	_Atomic uintptr_t addr;
+	_Atomic uintptr_t addr;	/* 0 empty, FID_MOVED, or a function's address */
 	_Atomic uint32_t id;
 };
 
-static struct fid_slot *fid_table;
-static _Atomic uintptr_t *fid_addr;	/* id -> address */
+static _Atomic(struct fid_slot *) fid_level[FID_LEVELS];
+static _Atomic uint32_t fid_used[FID_LEVELS];	/* keys inserted into each level */
+static _Atomic uintptr_t *fid_addr;		/* id -> address */
+static _Atomic uint32_t fid_addr_ready;	/* entries below this are populated */
 static _Atomic uint32_t fid_next = 1;
+
+static notrace size_t fid_level_bytes(unsigned k)
+{
+	return sizeof(struct fid_slot) * FID_SLOTS(k);
+}
+
+/*
+ * Level @k, mapped and populated. Whoever gets here first publishes it
+ * (release: its zeroed slots before the pointer); a loser unmaps its copy.
+ * Async-signal-safe (mmap, munmap). Return: the level, or NULL.
+ */
+static notrace struct fid_slot *fid_level_make(unsigned k)
+{
+	struct fid_slot *expect = NULL;
+	void *m = mmap(NULL, fid_level_bytes(k), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (m == MAP_FAILED)
+		return atomic_load_explicit(&fid_level[k], memory_order_acquire);
+	if (!atomic_compare_exchange_strong_explicit(&fid_level[k], &expect, m,
+						     memory_order_acq_rel, memory_order_acquire)) {
+		munmap(m, fid_level_bytes(k));
+		return expect;
+	}
+	return m;
+}
+
+/* Populate the id -> address entries below @upto (flush thread, init). */
+static notrace void fid_addr_populate(uint32_t upto)
+{
+	uint32_t per_page = (uint32_t)((size_t)sysconf(_SC_PAGESIZE) / sizeof(*fid_addr));
+	uint32_t from = atomic_load_explicit(&fid_addr_ready, memory_order_relaxed);
+
+	if (upto > FID_MAX_IDS + 2)
+		upto = FID_MAX_IDS + 2;
+	for (uint32_t i = from - from % per_page; i < upto; i += per_page)
+		atomic_fetch_or_explicit(&fid_addr[i], 0, memory_order_relaxed);
+	if (upto > from)
+		atomic_store_explicit(&fid_addr_ready, upto, memory_order_relaxed);
+}
 
 notrace int fdr_funcid_init(void)
 {
 	void *m;
 
-	if (fid_table)
+	if (fid_addr)
 		return 0;
-	m = mmap(NULL, sizeof(*fid_table) * FDR_FUNCID_SLOTS, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED)
-		return -errno;
-	fid_table = m;
-	m = mmap(NULL, sizeof(*fid_addr) * (FDR_FUNCID_MAX_USED + 2), PROT_READ | PROT_WRITE,
+	if (!fid_level_make(0))
+		return -ENOMEM;
+	m = mmap(NULL, sizeof(*fid_addr) * (FID_MAX_IDS + 2), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return -errno;
 	fid_addr = m;
+	fid_addr_populate(2 * FID_AHEAD);
 	return 0;
 }
 
-static notrace uint32_t fid_hash(uintptr_t a)
+notrace bool fdr_funcid_needs_prepare(void)
 {
-	uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ull;
+	uint32_t next = atomic_load_explicit(&fid_next, memory_order_relaxed);
 
-	return (uint32_t)(h >> 43);	/* 21 bits */
+	if (next + FID_AHEAD / 2 > atomic_load_explicit(&fid_addr_ready, memory_order_relaxed))
+		return true;
+	for (unsigned k = 0; k + 1 < FID_LEVELS; k++) {
+		if (!atomic_load_explicit(&fid_level[k + 1], memory_order_relaxed))
+			return atomic_load_explicit(&fid_used[k], memory_order_relaxed) >=
+			       FID_HALF(k);
+	}
+	return false;
 }
 
+notrace void fdr_funcid_prepare(void)
+{
+	if (!fid_addr)
+		return;
+	fid_addr_populate(atomic_load_explicit(&fid_next, memory_order_relaxed) + 2 * FID_AHEAD);
+	for (unsigned k = 0; k + 1 < FID_LEVELS; k++) {
+		if (atomic_load_explicit(&fid_level[k + 1], memory_order_acquire))
+			continue;
+		if (atomic_load_explicit(&fid_used[k], memory_order_relaxed) >= FID_HALF(k))
+			fid_level_make(k + 1);
+		break;
+	}
+}
+
+/* Fibonacci hashing: the top bits of the product are the well-mixed ones. */
+static notrace uint64_t fid_hash(uintptr_t a)
+{
+	return (uint64_t)a * 0x9e3779b97f4a7c15ull;
+}
+
+/*
+ * The id of a slot another thread is inserting (between A and D). That
+ * thread may have been preempted (more threads than CPUs): after a short
+ * spin, yield to let it run. Bounded, so that a stopped inserter costs a
+ * counted drop, never a hang.
+ */
 static notrace uint32_t fid_wait(struct fid_slot *s)
 {
-	for (int i = 0; i < FDR_FUNCID_SPIN; i++) {
+	for (int i = 0; i < FID_SPIN + FID_YIELDS; i++) {
 		uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
 
 		if (id)
 			return id;
-		__asm__ __volatile__("pause");
+		if (i < FID_SPIN)
+			__asm__ __volatile__("pause");
+		else
+			sched_yield();
 	}
 	return 0;
 }
 
+/* Give @s, just claimed for @addr in level @k, the next id. */
+static notrace uint32_t fid_assign(struct fid_slot *s, unsigned k, uintptr_t addr)
+{
+	uint32_t id;
+
+	atomic_fetch_add_explicit(&fid_used[k], 1, memory_order_relaxed);
+	/*B*/
+	id = atomic_fetch_add_explicit(&fid_next, 1, memory_order_relaxed);
+	if (id > FDRTRACE_FUNC_ID_MAX || id >= FID_MAX_IDS)
+		return 0;	/* slot stays id 0: lookups give up, records dropped */
+	/*C*/
+	atomic_store_explicit(&fid_addr[id], addr, memory_order_relaxed);
+	/*D*/
+	atomic_store_explicit(&s->id, id, memory_order_release);
+	return id;
+}
+
 notrace uint32_t fdr_funcid_get(uintptr_t addr)
 {
-	uint32_t i = fid_hash(addr);
+	uint64_t h = fid_hash(addr);
 
-	if (!fid_table || !addr)
+	if (!fid_addr || addr <= FID_MOVED)
 		return 0;
-	for (uint32_t n = 0; n < FDR_FUNCID_SLOTS; n++, i = (i + 1) & (FDR_FUNCID_SLOTS - 1)) {
-		struct fid_slot *s = &fid_table[i];
-		uintptr_t cur = atomic_load_explicit(&s->addr, memory_order_acquire);
-		uint32_t id;
+	for (unsigned k = 0; k < FID_LEVELS; k++) {
+		struct fid_slot *tab = atomic_load_explicit(&fid_level[k], memory_order_acquire);
+		uint32_t mask = FID_SLOTS(k) - 1;
+		uint32_t i = (uint32_t)(h >> (64 - FID_L0_BITS - k)), n = 0;
 
-		if (cur == addr)
-			return fid_wait(s);
-		if (cur)
-			continue;
-		if (atomic_load_explicit(&fid_next, memory_order_relaxed) >= FDR_FUNCID_MAX_USED)
+		if (!tab)
+			tab = fid_level_make(k);	/* the flush thread fell behind */
+		if (!tab)
 			return 0;
-		/*A*/
-		if (!atomic_compare_exchange_strong_explicit(&s->addr, &cur, addr,
-							     memory_order_acq_rel,
-							     memory_order_acquire)) {
+		while (n <= mask) {
+			struct fid_slot *s = &tab[i];
+			uintptr_t cur = atomic_load_explicit(&s->addr, memory_order_acquire);
+			uintptr_t want;
+
 			if (cur == addr)
 				return fid_wait(s);
-			continue;
+			if (cur == FID_MOVED)
+				break;	/* the key lives further on */
+			if (cur) {
+				i = (i + 1) & mask;
+				n++;
+				continue;
+			}
+			want = atomic_load_explicit(&fid_used[k], memory_order_relaxed) >=
+					       FID_FULL(k) ?
+				       FID_MOVED :
+				       addr;
+			/*A*/
+			if (!atomic_compare_exchange_strong_explicit(&s->addr, &cur, want,
+								     memory_order_acq_rel,
+								     memory_order_acquire))
+				continue;	/* taken meanwhile: look at it again */
+			if (want == FID_MOVED)
+				break;
+			return fid_assign(s, k, addr);
 		}
-		/*B*/
-		id = atomic_fetch_add_explicit(&fid_next, 1, memory_order_relaxed);
-		if (id > FDRTRACE_FUNC_ID_MAX || id >= FDR_FUNCID_MAX_USED)
-			return 0;	/* slot stays id 0: lookups give up, records dropped */
-		/*C*/
-		atomic_store_explicit(&fid_addr[id], addr, memory_order_relaxed);
-		/*D*/
-		atomic_store_explicit(&s->id, id, memory_order_release);
-		return id;
 	}
 	return 0;
 }
@@ -128,12 +274,12 @@ notrace uint32_t fdr_funcid_limit(void)
 {
 	uint32_t n = atomic_load_explicit(&fid_next, memory_order_acquire);
 
-	return n > FDR_FUNCID_MAX_USED ? FDR_FUNCID_MAX_USED : n;
+	return n > FID_MAX_IDS ? FID_MAX_IDS : n;
 }
 
 notrace uintptr_t fdr_funcid_addr(uint32_t id)
 {
-	if (!id || id >= FDR_FUNCID_MAX_USED)
+	if (!id || id >= FID_MAX_IDS)
 		return 0;
 	return atomic_load_explicit(&fid_addr[id], memory_order_acquire);
 }

@@ -10,6 +10,7 @@
 #ifndef FDR_FUNCID_MAP_H
 #define FDR_FUNCID_MAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "compiler.h"
@@ -17,6 +18,13 @@
 int fdr_funcid_init(void) fdr_hidden;
 /* Return: the id, or 0 when the table is full or the insert could not finish. */
 uint32_t fdr_funcid_get(uintptr_t addr) fdr_hidden;
+/*
+ * Flush thread: map what new functions will need before a hook needs it
+ * (the next level of the table, id -> address entries ahead of the ids).
+ */
+void fdr_funcid_prepare(void) fdr_hidden;
+/* Slow path, after a new id: should the flush thread be woken to prepare? */
+bool fdr_funcid_needs_prepare(void) fdr_hidden;
 /* One past the highest id handed out so far (acquire). */
 uint32_t fdr_funcid_limit(void) fdr_hidden;
 /* The address of @id, 0 while its insert is still in progress. */

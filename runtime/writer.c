@@ -378,8 +378,13 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		uint32_t before = fdr_funcid_limit();
 		uint32_t id = fdr_funcid_get(addr);
 
-		/* ring policy: a new id; the flush thread looks its name up in memory now */
-		if (fdr_cfg.policy == FDR_POLICY_RING && fdr_funcid_limit() != before)
+		/*
+		 * A new id: in ring policy the flush thread looks its name up in
+		 * memory now; in any policy it maps what the next new functions
+		 * need when the map runs short (funcid_map.c).
+		 */
+		if (fdr_funcid_limit() != before &&
+		    (fdr_cfg.policy == FDR_POLICY_RING || fdr_funcid_needs_prepare()))
 			fdr_flush_wake();
 
 		if (!id) {
