@@ -613,3 +613,33 @@ Test(process, forks_while_threads_record_give_each_child_a_clean_trace)
 	cr_expect_eq(children, 5);
 	tc_done(&r);
 }
+
+Test(first_calls, a_new_function_costs_no_page_fault_and_every_one_is_named)
+{
+	/* bench/firstcall: 4,000 distinct functions called once, then once more */
+	const char *argv[] = { FIRSTCALL_TARGET, "4000", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	const char *f;
+	long faults;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	f = strstr(r.out, "pass1_faults=");
+	cr_assert_not_null(f, "%s", r.out);
+	faults = atol(f + strlen("pass1_faults="));
+	/* before the levelled id map: about 1,600 (a new page of the table per new id) */
+	cr_expect_leq(faults, 20, "page faults of the calling thread over 4,000 first calls: %ld",
+		      faults);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_eq(t.unnamed, 0);
+	cr_expect_eq(tc_calls(&t, "f1000"), 2);
+	cr_expect_eq(tc_calls(&t, "f2345"), 2);
+	cr_expect_eq(tc_calls(&t, "f4999"), 2);
+	cr_expect_eq(tc_calls(&t, "f5000"), 0);
+	/* main, and each function twice */
+	cr_expect_eq(t.func_records, 2 * (1 + 2 * 4000), "%llu", (unsigned long long)t.func_records);
+	tc_free(&t);
+	tc_done(&r);
+}
