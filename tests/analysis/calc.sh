@@ -59,8 +59,8 @@ check() {	# check SUBDIR FDRTRACE_OPTIONS
 	echo "--- the fast path and the reader agree"
 	FDRTRACE_ANALYSIS_READER=1 "$fdr" account -f csv "$trace" >acc-reader.csv
 	cmp acc.csv acc-reader.csv || fail "account differs with FDRTRACE_ANALYSIS_READER=1"
-	"$fdr" stack -t "$trace" >stack.fast
-	FDRTRACE_ANALYSIS_READER=1 "$fdr" stack -t "$trace" >stack.reader
+	"$fdr" stack -P "$trace" >stack.fast
+	FDRTRACE_ANALYSIS_READER=1 "$fdr" stack -P "$trace" >stack.reader
 	cmp stack.fast stack.reader || fail "stack differs with FDRTRACE_ANALYSIS_READER=1"
 
 	echo "--- stack -c"

@@ -53,6 +53,17 @@ check convert-bad-format 2 "$fdr" convert -f svg x.fdr && has err "unknown forma
 check replay-bad-depth 2 "$fdr" replay -D 0 x.fdr && has err "bad --depth"
 check replay-bad-threshold 2 "$fdr" replay -t 5parsecs x.fdr && has err "bad --threshold"
 check replay-bad-range 2 "$fdr" replay -r 5 x.fdr && has err "A~B"
+# the selectors, parsed once (cli.c) for every command that takes them
+for c in stack convert replay; do
+	check "$c-help-selectors" 0 "$fdr" $c --help && has out "-r, --time-range A~B" &&
+		has out "-F, --filter GLOB"
+	check "$c-bad-depth" 2 "$fdr" $c -D 0 x.fdr && has err "fdrtrace $c: bad --depth '0'"
+	check "$c-bad-threshold" 2 "$fdr" $c -t 5parsecs x.fdr && has err "bad --threshold"
+	check "$c-bad-tid" 2 "$fdr" $c --tid x x.fdr && has err "bad --tid 'x'"
+	check "$c-bad-range" 2 "$fdr" $c -r 5 x.fdr && has err "A~B"
+	check "$c-reversed-range" 2 "$fdr" $c -r 2~1 x.fdr && has err "bad time range '2~1'"
+	check "$c-missing-value" 2 "$fdr" $c x.fdr -F && has err "option '-F' needs an argument"
+done
 check record-bad-option 2 "$fdr" record -O nokey -- true && has err "KEY=VALUE"
 "$fdr" assemble "$here/golden/basic.txt" -o basic.fdr
 check demangled 0 "$fdr" account basic.fdr && has out "  foo::bar(int)"

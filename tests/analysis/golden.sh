@@ -6,15 +6,21 @@
 #   account         fdrtrace account FILE
 #   account-csv     fdrtrace account -f csv -s funcid FILE
 #   stack           fdrtrace stack FILE
-#   stack-count     fdrtrace stack -c -t FILE
+#   stack-count     fdrtrace stack -c -P FILE
 #   replay          fdrtrace replay FILE
 #   replay-filtered fdrtrace replay -F main -N fact -D 2 FILE
 #   replay-tid      fdrtrace replay --tid 2 FILE
 #   replay-range    fdrtrace replay -r 0.0000004~0.0000008 FILE
 #   replay-threshold fdrtrace replay -t 100ns FILE
+#   stack-filtered  fdrtrace stack -F main -N fact -D 2 FILE
+#   stack-threshold fdrtrace stack -t 250ns FILE
+#   stack-tid-range fdrtrace stack --tid 100 -r 0.0000005~ FILE
 #   graph           fdrtrace graph FILE
 #   chrome          fdrtrace convert --format chrome FILE -o out.json (and, with
-#                   python3, the JSON must parse)
+#                   python3, the JSON must parse and each thread's events be in
+#                   start order)
+#   chrome-filtered  fdrtrace convert -F parse -N lex --tid 100 FILE
+#   chrome-threshold fdrtrace convert -t 250ns -r ~0.000003 FILE
 #   map             fdrtrace extract-map FILE
 #   summary         what fdrtrace account FILE prints on stderr
 #   pipe-summary    what 'cat FILE | fdrtrace account -' prints on stderr
@@ -54,8 +60,17 @@ for f in "$exp/$name".*; do
 	account) run "$what" "$fdr" account trace.fdr ;;
 	account-csv) run "$what" "$fdr" account -f csv -s funcid trace.fdr ;;
 	stack) run "$what" "$fdr" stack trace.fdr ;;
-	stack-count) run "$what" "$fdr" stack -c -t trace.fdr ;;
+	stack-count) run "$what" "$fdr" stack -c -P trace.fdr ;;
 	replay) run "$what" "$fdr" replay trace.fdr ;;
+	stack-filtered) run "$what" "$fdr" stack -F main -N fact -D 2 trace.fdr ;;
+	stack-threshold) run "$what" "$fdr" stack -t 250ns trace.fdr ;;
+	stack-tid-range) run "$what" "$fdr" stack --tid 100 -r 0.0000005~ trace.fdr ;;
+	chrome-filtered)
+		run "$what" "$fdr" convert -F parse -N lex --tid 100 trace.fdr -o out.json
+		mv out.json "$what.out" ;;
+	chrome-threshold)
+		run "$what" "$fdr" convert -t 250ns -r ~0.000003 trace.fdr -o out.json
+		mv out.json "$what.out" ;;
 	replay-filtered) run "$what" "$fdr" replay -F main -N fact -D 2 trace.fdr ;;
 	replay-tid) run "$what" "$fdr" replay --tid 2 trace.fdr ;;
 	replay-range) run "$what" "$fdr" replay -r 0.0000004~0.0000008 trace.fdr ;;
@@ -65,7 +80,17 @@ for f in "$exp/$name".*; do
 		run "$what" "$fdr" convert --format chrome trace.fdr -o out.json
 		mv out.json "$what.out"
 		if command -v python3 >/dev/null; then
-			python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$what.out"
+			# valid JSON, and each thread's events in start order
+			python3 -c '
+import json, sys
+last = {}
+for e in json.load(open(sys.argv[1]))["traceEvents"]:
+    if e["ph"] in "XBi":
+        k = (e["pid"], e["tid"])
+        if e["ts"] < last.get(k, 0):
+            sys.exit("not in start order: %r" % e)
+        last[k] = e["ts"]
+' "$what.out" || exit 1
 		fi ;;
 	map) run "$what" "$fdr" extract-map trace.fdr ;;
 	summary)

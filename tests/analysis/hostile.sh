@@ -73,7 +73,7 @@ W
 
 	# class 4
 	bad=0
-	for cmd in "account" "account -f csv" "stack" "stack -t" "replay" "graph" "convert" \
+	for cmd in "account" "account -f csv" "stack" "stack -P" "replay" "graph" "convert" \
 		   "extract-map" "account --no-demangle"; do
 		"$fdr" $cmd -q names.fdr >out 2>err || "$fdr" $cmd names.fdr >out 2>err || bad=1
 		utf8 out || { echo "not UTF-8: $cmd"; bad=1; }

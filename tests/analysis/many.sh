@@ -5,8 +5,11 @@
 # counts in account; then the same trace with its buffers in reverse file
 # order (dump, reverse the buffers, assemble) must give the same account,
 # stack and graph output when read from the file (buffers visited in time
-# order), and the reader path must agree with the fast path. Every command
-# runs within 32 MB of address space (ulimit -v) on both.
+# order), and the reader path must agree with the fast path. convert's
+# JSON is in start order and well nested although main has more callees
+# than its reorder window (main becomes a begin/end pair, every other call
+# one complete event). Every command runs within 32 MB of address space
+# (ulimit -v) on both.
 set -eu
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
@@ -39,7 +42,7 @@ awk '
 	END { for (i = n; i >= 1; i--) printf "%s", buf[i] }' all.txt >reversed.txt
 "$fdr" assemble reversed.txt -o reversed.fdr
 cmp -s "$trace" reversed.fdr && fail "reversing changed nothing"
-for c in "account" "stack -t" "graph"; do
+for c in "account" "stack -P" "graph"; do
 	"$fdr" $c "$trace" >a.out 2>/dev/null
 	"$fdr" $c reversed.fdr >b.out 2>b.err
 	diff -u a.out b.out >/dev/null || fail "'$c' differs on the reversed trace"
@@ -48,9 +51,45 @@ for c in "account" "stack -t" "graph"; do
 	diff -u a.out c.out >/dev/null || fail "'$c' differs on the reversed trace (reader path)"
 	echo "ok   $c"
 done
+echo "--- convert: start order over a call with more callees than the window"
+"$fdr" convert "$trace" -o out.json
+if command -v python3 >/dev/null; then
+	python3 - out.json $((3 * n + 1)) <<'PY' || fail "convert: events not in start order or not nested"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+calls = 0
+last, stack = {}, {}
+for e in ev:
+    k = (e.get("pid"), e.get("tid"))
+    st = stack.setdefault(k, [])
+    ts = e.get("ts", 0)
+    if e["ph"] in "XB":
+        if ts < last.get(k, 0):
+            sys.exit("start order broken at %r" % e)
+        last[k] = ts
+        calls += 1
+        while st and st[-1][0] == "X" and st[-1][1] <= ts:
+            st.pop()
+        if st and ts + e.get("dur", 0) > st[-1][1]:
+            sys.exit("%r not inside %r" % (e, st[-1]))
+        st.append(("X", ts + e["dur"]) if e["ph"] == "X" else ("B", float("inf")))
+    elif e["ph"] == "E":
+        while st and st[-1][0] == "X":
+            st.pop()
+        if not st:
+            sys.exit("E without B: %r" % e)
+        st.pop()
+bs = sum(1 for e in ev if e["ph"] == "B")
+es = sum(1 for e in ev if e["ph"] == "E")
+print("calls %d, begin/end pairs %d" % (calls, bs))
+if calls != int(sys.argv[2]) or bs != es or bs == 0:
+    sys.exit("calls %d (want %s), B %d, E %d" % (calls, sys.argv[2], bs, es))
+PY
+	echo ok
+fi
 echo "--- bounded memory: every command within 32 MB of address space"
 if (ulimit -v 32768; "$fdr" --version >/dev/null 2>&1); then
-	for c in "account" "stack -t" "graph" "replay" "convert"; do
+	for c in "account" "stack -P" "graph" "replay" "convert"; do
 		for t in "$trace" reversed.fdr; do
 			(ulimit -v 32768; "$fdr" $c -q "$t" >/dev/null) ||
 				fail "'$c $t' failed within 32 MB"

@@ -34,7 +34,7 @@ for round_ in range(150):
         b = b[:rng.randrange(32, len(b))]
     with open(path, 'wb') as f:
         f.write(b)
-    for cmd in (['account'], ['stack', '-t'], ['replay'], ['convert'], ['graph']):
+    for cmd in (['account'], ['stack', '-P'], ['replay'], ['convert'], ['graph']):
         fast = subprocess.run([fdr] + cmd + [path], capture_output=True, timeout=30)
         slow = subprocess.run([fdr] + cmd + [path], capture_output=True, timeout=30,
                               env=reader_env)

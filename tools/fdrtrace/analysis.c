@@ -205,9 +205,6 @@ double an_seconds(const struct analysis *a, uint64_t ticks)
 /* Threads                                                             */
 /* ------------------------------------------------------------------ */
 
-static uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn,
-			      struct an_thread *thread);
-
 /* Rebuild the tid hash (open addressing, load <= 1/2) at twice the size. */
 static int an_thread_hash_grow(struct analysis *a)
 {
@@ -322,8 +319,7 @@ static int an_node_hash_grow(struct analysis *a)
 	return 0;
 }
 
-/* The node for a call of @fn under @parent; 0 (the root) when out of memory. */
-static uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn,
+uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn,
 			      struct an_thread *thread)
 {
 	/* Function ids have 28 bits: thread roots use keys above them. */
@@ -482,6 +478,16 @@ static inline __attribute__((always_inline)) void an_function(struct analysis *a
 	}
 }
 
+/* Forget the calls above @depth, whose exits were lost (an_ops.dropped). */
+static void an_forget(struct analysis *a, struct an_thread *t, uint32_t depth)
+{
+	while (t->depth > depth) {
+		if (a->ops && a->ops->dropped)
+			a->ops->dropped(a, t, &t->stack[t->depth - 1]);
+		t->depth--;
+	}
+}
+
 /* FDRTRACE_EXT_STACK: the calls open on the thread when its buffer began. */
 static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint64_t tsc)
 {
@@ -502,7 +508,7 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
 		return;
 	/* What we had does not match: the buffers in between were lost. */
 	a->st.unmatched_entries += t->depth;
-	t->depth = 0;
+	an_forget(a, t, 0);
 	for (i = 0; i < n; i++) {
 		uint32_t id;
 		struct an_func *fn;
@@ -707,7 +713,7 @@ static void an_drop_buffer_calls(struct analysis *a)
 	if (!t || t->depth <= a->buf_low)
 		return;
 	a->st.unmatched_entries += t->depth - a->buf_low;
-	t->depth = a->buf_low;
+	an_forget(a, t, a->buf_low);
 }
 
 /*

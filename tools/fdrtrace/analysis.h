@@ -164,6 +164,9 @@ struct analysis;
  * @native: a native stack (FDRTRACE_EXT_NATIVE_STACK: a crash, a start) of
  *	thread @t at @tsc, with t->stack as it is then; name its frames with
  *	ns_print()/ns_resolve() on a->ns
+ * @dropped: a call forgotten because records after its entry were lost (a
+ *	damaged buffer, buffers missing before a stack record): its end is
+ *	unknown; innermost first, t->stack[t->depth - 1], removed after
  */
 struct an_ops {
 	void (*enter)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
@@ -173,6 +176,7 @@ struct an_ops {
 	void (*unfinished)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
 	void (*native)(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
 		       uint64_t tsc);
+	void (*dropped)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
 };
 
 /* What was imperfect, for the summary line. */
@@ -289,6 +293,21 @@ const char *an_func_name(struct analysis *a, struct an_func *f);
  * Return: the function, or NULL when out of memory.
  */
 struct an_func *an_func_get(struct analysis *a, uint32_t id);
+
+/**
+ * an_node_child - the calling-context node of @fn called under @parent
+ * @a: the analysis
+ * @parent: the caller's node; 0 (the root) for an outermost call
+ * @fn: the function, or NULL for a thread's root node
+ * @thread: the thread, for a thread's root node
+ *
+ * Made on first use. The core builds its tree with it when @want_cct; a
+ * command may build its own (stack, of the selected calls) in a->nodes.
+ *
+ * Return: the node's index, or 0 (the root) when out of memory.
+ */
+uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn,
+		       struct an_thread *thread);
 
 /**
  * an_seconds - ticks to seconds with the trace's cycle frequency

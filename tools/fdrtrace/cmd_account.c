@@ -9,12 +9,12 @@
  *
  * Contract: single-threaded.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "cli.h"
 #include "util.h"
 
 enum acc_col { COL_FUNCID, COL_COUNT, COL_MIN, COL_MED, COL_P90, COL_P99, COL_MAX, COL_SUM,
@@ -60,7 +60,62 @@ static void acc_csv_str(const char *s)
 	putchar('"');
 }
 
-static const char account_help[] =
+struct acc_opts {
+	const char *order;
+	bool csv;
+	long top;
+};
+
+static int acc_option(struct cli *cl, int c, const char *arg)
+{
+	struct acc_opts *o = cl->ctx;
+	char *end;
+	int i;
+
+	switch (c) {
+	case 's':
+		for (i = 0; i < COL_N; i++)
+			if (strcmp(arg, acc_col_names[i]) == 0)
+				break;
+		if (i == COL_N && strcmp(arg, "median") == 0)
+			i = COL_MED;
+		if (i == COL_N)
+			return tool_usage_err("account", "unknown sort column '%s'", arg);
+		acc_sort_col = (enum acc_col)i;
+		break;
+	case 'r':
+		if (strcmp(arg, "asc") && strcmp(arg, "dsc"))
+			return tool_usage_err("account", "sort order is asc or dsc, not '%s'", arg);
+		o->order = arg;
+		break;
+	case 'p':
+		o->top = strtol(arg, &end, 10);
+		if (!*arg || *end || o->top < 0)
+			return tool_usage_err("account", "bad --top '%s'", arg);
+		break;
+	case 'f':
+		if (strcmp(arg, "csv") == 0)
+			o->csv = true;
+		else if (strcmp(arg, "text") == 0)
+			o->csv = false;
+		else
+			return tool_usage_err("account", "unknown format '%s'", arg);
+		break;
+	}
+	return 0;
+}
+
+static const struct option acc_longopts[] = {
+	{ "sort", required_argument, NULL, 's' },
+	{ "sortorder", required_argument, NULL, 'r' },
+	{ "top", required_argument, NULL, 'p' },
+	{ "format", required_argument, NULL, 'f' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct cli_cmd account_cli = {
+	.name = "account",
+	.usage =
 	"Usage: fdrtrace account [options] FILE\n"
 	"\n"
 	"Per function of the trace FILE ('-': standard input): calls, min, median,\n"
@@ -69,99 +124,42 @@ static const char account_help[] =
 	"0.79% relative error; min, max, sum and self are exact. Recursive calls\n"
 	"count each level (as llvm-xray account does). The application's custom and\n"
 	"typed events are not in the table: a line on stderr counts them (see\n"
-	"replay, convert).\n"
-	"\n"
-	"Options:\n"
+	"replay, convert).\n",
+	.options =
 	"  -s, --sort COL        sort by funcid, count, min, med, 90p, 99p, max, sum,\n"
 	"                        self or func (default: sum)\n"
 	"  -r, --sortorder ORD   asc or dsc (default: dsc; asc for funcid and func)\n"
 	"  -p, --top N           only the first N rows\n"
 	"  -f, --format FMT      text (default) or csv (llvm-xray account -f csv columns:\n"
-	"                        funcid,count,min,median,90%ile,99%ile,max,sum,debug,function)\n"
-	"      --no-demangle     print C++ names as recorded\n"
-	"  -q, --quiet           no summary of unmatched records, nor the count of\n"
-	"                        application events, on stderr\n"
-	"  -h, --help            show this help\n"
-	"\n"
-	"Exit status: 0, 1 when the trace cannot be read, 2 on usage errors.\n";
+	"                        funcid,count,min,median,90%ile,99%ile,max,sum,debug,function)\n",
+	.epilog = "Exit status: 0, 1 when the trace cannot be read, 2 on usage errors.\n",
+	.optstring = "s:r:p:f:",
+	.longopts = acc_longopts,
+	.groups = CLI_QUIET,
+	.min_files = 1,
+	.max_files = 1,
+	.option = acc_option,
+};
 
 int cmd_account(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "sort", required_argument, NULL, 's' },
-		{ "sortorder", required_argument, NULL, 'r' },
-		{ "top", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "no-demangle", no_argument, NULL, 'D' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const char optstring[] = "s:r:p:f:qh";
+	struct acc_opts o = { .top = -1 };
 	struct analysis a;
 	struct acc_row *rows;
-	const char *order = NULL;
-	bool csv = false;
-	long top = -1;
+	struct cli cl;
 	uint32_t i, n = 0, total;
-	int c, status = EXIT_OK;
-	char *end;
+	int status = EXIT_OK;
 
-	memset(&a, 0, sizeof(a));
-	a.demangle = true;
-	a.want_hist = true;
 	acc_sort_col = COL_SUM;
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			for (i = 0; i < COL_N; i++)
-				if (strcmp(optarg, acc_col_names[i]) == 0)
-					break;
-			if (i == COL_N && strcmp(optarg, "median") == 0)
-				i = COL_MED;
-			if (i == COL_N)
-				return tool_usage_err("account", "unknown sort column '%s'", optarg);
-			acc_sort_col = (enum acc_col)i;
-			break;
-		case 'r':
-			if (strcmp(optarg, "asc") && strcmp(optarg, "dsc"))
-				return tool_usage_err("account", "sort order is asc or dsc, not '%s'",
-						      optarg);
-			order = optarg;
-			break;
-		case 'p':
-			top = strtol(optarg, &end, 10);
-			if (!*optarg || *end || top < 0)
-				return tool_usage_err("account", "bad --top '%s'", optarg);
-			break;
-		case 'f':
-			if (strcmp(optarg, "csv") == 0)
-				csv = true;
-			else if (strcmp(optarg, "text") == 0)
-				csv = false;
-			else
-				return tool_usage_err("account", "unknown format '%s'", optarg);
-			break;
-		case 'D':
-			a.demangle = false;
-			break;
-		case 'q':
-			a.quiet = true;
-			break;
-		case 'h':
-			return tool_print_help(account_help);
-		default:
-			return tool_bad_option("account", optstring, argv);
-		}
-	}
-	if (optind != argc - 1)
-		return tool_usage_err("account", optind == argc ? "missing FILE" : "one FILE only");
-	acc_ascending = order ? strcmp(order, "asc") == 0 :
+	if (!cli_parse(&account_cli, &o, &cl, argc, argv, &status))
+		return status;
+	memset(&a, 0, sizeof(a));
+	cli_apply(&cl, &a);
+	a.want_hist = true;
+	acc_ascending = o.order ? strcmp(o.order, "asc") == 0 :
 			acc_sort_col == COL_FUNCID || acc_sort_col == COL_FUNC;
 
-	if (an_run(&a, argv[optind])) {
+	if (an_run(&a, cl.files[0])) {
 		an_fini(&a);
 		return EXIT_FAIL;
 	}
@@ -193,10 +191,10 @@ int cmd_account(int argc, char **argv)
 	if (n > 1)
 		qsort(rows, n, sizeof(*rows), acc_cmp);
 	total = n;
-	if (top >= 0 && (uint64_t)top < n)
-		n = (uint32_t)top;
+	if (o.top >= 0 && (uint64_t)o.top < n)
+		n = (uint32_t)o.top;
 
-	if (csv) {
+	if (o.csv) {
 		puts("funcid,count,min,median,90%ile,99%ile,max,sum,debug,function");
 		for (i = 0; i < n; i++) {
 			const struct acc_row *r = &rows[i];

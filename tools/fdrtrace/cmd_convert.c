@@ -1,389 +1,247 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_convert.c - "fdrtrace convert --format chrome FILE -o OUT": Chrome
- * Trace Event JSON for Perfetto UI and chrome://tracing.
+ * cmd_convert.c - "fdrtrace convert --format chrome|perfetto FILE -o OUT":
+ * the trace for trace viewers (Perfetto UI, chrome://tracing, speedscope).
  *
- * Writes as it reads: one complete event ("ph":"X") per call, at the call's
- * exit; one instant event per application custom or typed event; process
- * and thread names (metadata events) at the end, once all are known.
- * Timestamps are microseconds of the trace's TSC (ticks / cycle_frequency),
- * so every thread of a trace shares one time base. Memory is the analysis
- * core's: stacks and names, never records.
+ * Writes as it reads. The selectors (select.h) decide which calls and
+ * events are written, with replay's meaning; order.c puts each thread's
+ * calls and events in start order within a bounded window; the format
+ * (convert_chrome.c, convert_perfetto.c) writes them. Memory: the analysis
+ * core's stacks and names, the selection's state per open call, and at
+ * most ORD_WINDOW queued items; never per record.
  *
  * Contract: single-threaded.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis.h"
+#include "cli.h"
+#include "convert.h"
 #include "util.h"
 
-#define CV_OUT_SIZE (1u << 20)
-#define CV_LINE_MAX 256	/* room for one event line, without its name */
-
-/* Complete events go through this buffer, the rest through stdio. */
-struct cv {
-	bool first;
-	uint64_t events;
-	char *out;
-	size_t len;
+struct cvt {
+	const struct cv_format *fmt;
+	struct cv cv;
+	struct sel sel;
+	struct ord ord;
 };
 
-static void cv_flush(struct cv *cv)
+void cv_flush(struct cv *cv)
 {
 	if (cv->len)
 		fwrite(cv->out, 1, cv->len, stdout);
 	cv->len = 0;
 }
 
-/* Room for @n more bytes in the buffer (flushing it if needed). */
-static char *cv_room(struct cv *cv, size_t n)
+char *cv_room(struct cv *cv, size_t n)
 {
 	if (cv->len + n > CV_OUT_SIZE)
 		cv_flush(cv);
 	return cv->out + cv->len;
 }
 
-static void cv_json_str(const char *s)
+void cv_put(struct cv *cv, const void *p, size_t n)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
+	if (n > CV_OUT_SIZE / 2) {
+		cv_flush(cv);
+		fwrite(p, 1, n, stdout);
+		return;
 	}
-	putchar('"');
+	memcpy(cv_room(cv, n), p, n);
+	cv->len += n;
 }
 
-static void cv_sep(struct cv *cv)
-{
-	cv_flush(cv);
-	fputs(cv->first ? "\n" : ",\n", stdout);
-	cv->first = false;
-	cv->events++;
-}
-
-static int32_t cv_pid(const struct analysis *a, const struct an_thread *t)
-{
-	return t->pid ? t->pid : a->pid;
-}
-
-/* Append @v as decimal. */
-static char *cv_u64(char *p, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-/* Append nanoseconds as microseconds with three decimals: "12.345". */
-static char *cv_us3(char *p, uint64_t ns)
-{
-	p = cv_u64(p, ns / 1000);
-	*p++ = '.';
-	*p++ = (char)('0' + ns / 100 % 10);
-	*p++ = (char)('0' + ns / 10 % 10);
-	*p++ = (char)('0' + ns % 10);
-	return p;
-}
-
-static uint64_t cv_ns(const struct analysis *a, uint64_t ticks)
+uint64_t cv_ns(const struct analysis *a, uint64_t ticks)
 {
 	return a->freq ? (uint64_t)((double)ticks * 1e9 / (double)a->freq + 0.5) : ticks * 1000;
 }
 
-/* The function's name as a JSON string, quotes included, made once. */
-static const char *cv_json_name(struct analysis *a, struct an_func *fn)
+int32_t cv_pid(const struct analysis *a, const struct an_thread *t)
 {
-	const char *s;
-	char *q, *p;
-
-	if (fn->uptr)
-		return fn->uptr;
-	s = an_func_name(a, fn);
-	q = malloc(strlen(s) * 6 + 3);
-	if (!q)
-		return "\"?\"";
-	p = q;
-	*p++ = '"';
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			*p++ = '\\';
-			*p++ = (char)c;
-		} else if (c < 0x20) {
-			p += sprintf(p, "\\u%04x", c);
-		} else {
-			*p++ = (char)c;
-		}
-	}
-	*p++ = '"';
-	*p = '\0';
-	fn->uptr = q;
-	return q;
+	return t->pid ? t->pid : a->pid;
 }
 
-static char *cv_i32(char *p, int32_t v)
+static void cvt_enter(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
-	if (v < 0) {
-		*p++ = '-';
-		return cv_u64(p, (uint64_t)-(int64_t)v);
-	}
-	return cv_u64(p, (uint64_t)v);
+	struct cvt *c = a->ctx;
+	struct sel_frame *fr = sel_enter(&c->sel, a, t);
+
+	/* A call entered before the trace has no known start: not written. */
+	if (fr && fr->shown && !f->partial)
+		fr->user = ord_open(&c->ord, a, t, f->fn, f->tsc, fr->level);
 }
 
-static void cv_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
-		    uint64_t end, uint64_t dur, enum an_end how)
+static void cvt_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
+		     uint64_t end, uint64_t dur, enum an_end how)
 {
-	static const char head[] = "\n{\"name\":";
-	static const char mid[] = ",\"cat\":\"function\",\"ph\":\"X\",\"ts\":";
-	static const char unwound[] = ",\"args\":{\"ended\":\"by an outer exit\"}";
-	struct cv *cv = a->ctx;
-	const char *name;
-	size_t name_len;
-	char *p, *start;
+	struct cvt *c = a->ctx;
+	struct sel_frame *fr = sel_frame(&c->sel, t, t->depth);
+	bool shown = sel_exit(&c->sel, a, t, dur);
 
 	(void)end;
-	if (f->partial)
-		return;
-	cv->events++;
-	name = cv_json_name(a, f->fn);
-	name_len = strlen(name);
-	if (name_len > CV_OUT_SIZE - CV_LINE_MAX)
-		name = "\"?\"", name_len = 3;
-	start = p = cv_room(cv, name_len + CV_LINE_MAX);
-	if (!cv->first)
-		*p++ = ',';
-	cv->first = false;
-	memcpy(p, head, sizeof(head) - 1);
-	p += sizeof(head) - 1;
-	memcpy(p, name, name_len);
-	p += name_len;
-	memcpy(p, mid, sizeof(mid) - 1);
-	p += sizeof(mid) - 1;
-	p = cv_us3(p, cv_ns(a, f->tsc));
-	memcpy(p, ",\"dur\":", 7);
-	p = cv_us3(p + 7, cv_ns(a, dur));
-	memcpy(p, ",\"pid\":", 7);
-	p = cv_i32(p + 7, cv_pid(a, t));
-	memcpy(p, ",\"tid\":", 7);
-	p = cv_i32(p + 7, t->tid);
-	if (how == AN_END_UNWOUND) {
-		memcpy(p, unwound, sizeof(unwound) - 1);
-		p += sizeof(unwound) - 1;
-	}
-	*p++ = '}';
-	cv->len += (size_t)(p - start);
+	if (fr && fr->user)
+		ord_close(&c->ord, a, t, fr->user, f->tsc, dur, how == AN_END_UNWOUND, shown);
 }
 
-static void cv_event(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
+/* Nesting level of an instant: inside the innermost written call. */
+static uint32_t cvt_level(struct cvt *c, const struct an_thread *t)
 {
-	struct cv *cv = a->ctx;
-	bool typed = ev->type == FDRTRACE_EV_TYPED_EVENT;
+	struct sel_frame *fr = sel_frame(&c->sel, t, t->depth);
 
-	cv_sep(cv);
-	printf("{\"name\":\"%s\",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
-	       typed ? "typed event" : "custom event");
-	{
-		char buf[32];
+	return fr ? fr->level + (fr->shown ? 1 : 0) : 0;
+}
 
-		fwrite(buf, 1, (size_t)(cv_us3(buf, cv_ns(a, ev->tsc)) - buf), stdout);
-	}
-	printf(",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"args\":{\"size\":%" PRIu32,
-	       cv_pid(a, t), t->tid, ev->u.event.size);
-	if (typed)
-		printf(",\"type\":%u", ev->u.event.event_type);
-	fputs("}}", stdout);
+static void cvt_event(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
+{
+	struct cvt *c = a->ctx;
+	struct ord_item it;
+
+	if (!sel_event(&c->sel, a, t, ev->tsc))
+		return;
+	memset(&it, 0, sizeof(it));
+	it.kind = ORD_EVENT;
+	it.tsc = ev->tsc;
+	it.level = cvt_level(c, t);
+	it.size = ev->u.event.size;
+	it.type = ev->type == FDRTRACE_EV_TYPED_EVENT ? (int32_t)ev->u.event.event_type : -1;
+	ord_instant(&c->ord, a, t, &it);
 }
 
 /*
- * A native stack: an instant event on its thread ("crash" at a fatal
- * signal, "recording started" at fdrtrace_start()), the frames in its args
- * as strings, innermost first: "NAME (MODULE+0xOFFSET)".
+ * A native stack (a crash, fdrtrace_start()): rare, so the thread's queue is
+ * written out first (its open calls as begin events), then the event.
  */
-static void cv_native(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
-		      uint64_t tsc)
+static void cvt_native(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
+		       uint64_t tsc)
 {
-	struct cv *cv = a->ctx;
-	bool crash = x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL;
-	struct ns_frame f;
-	uint64_t addr;
-	char buf[64];
+	struct cvt *c = a->ctx;
 
-	cv_sep(cv);
-	printf("{\"name\":\"%s\",\"cat\":\"native_stack\",\"ph\":\"i\",\"s\":\"t\",\"ts\":",
-	       crash ? "crash" : "recording started");
-	fwrite(buf, 1, (size_t)(cv_us3(buf, cv_ns(a, tsc)) - buf), stdout);
-	printf(",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"args\":{", cv_pid(a, t), t->tid);
-	if (crash)
-		printf("\"signal\":%u,\"fault_address\":\"0x%" PRIx64 "\",", x->u.native_stack.signal,
-		       x->u.native_stack.fault_address);
-	fputs("\"stack\":[", stdout);
-	for (uint32_t i = 0; ns_resolve(&a->ns, x, i, &addr, &f) == 0; i++) {
-		char text[4096];
-
-		if (f.module)
-			snprintf(text, sizeof(text), "%s (%s+0x%" PRIx64 ")", f.name ? f.name : "??",
-				 f.module, f.offset);
-		else
-			snprintf(text, sizeof(text), "%s (0x%" PRIx64 ", unknown module)",
-				 f.name ? f.name : "??", addr);
-		if (i)
-			putchar(',');
-		cv_json_str(text);
-	}
-	fputs("]}}", stdout);
-}
-
-/* A call still open at the end: a begin event with no end (Perfetto shows
- * it as "did not end"). */
-static void cv_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
-{
-	struct cv *cv = a->ctx;
-	char buf[32];
-
-	if (f->partial)
+	if (!sel_event(&c->sel, a, t, tsc))
 		return;
-	cv_sep(cv);
-	fputs("{\"name\":", stdout);
-	fputs(cv_json_name(a, f->fn), stdout);
-	fputs(",\"cat\":\"function\",\"ph\":\"B\",\"ts\":", stdout);
-	fwrite(buf, 1, (size_t)(cv_us3(buf, cv_ns(a, f->tsc)) - buf), stdout);
-	printf(",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"args\":{\"ended\":\"never\"}}",
-	       cv_pid(a, t), t->tid);
+	ord_finish(&c->ord, a, t);
+	c->fmt->native(&c->cv, a, t, x, tsc);
 }
 
-static const struct an_ops cv_ops = {
-	.exit = cv_exit,
-	.event = cv_event,
-	.unfinished = cv_unfinished,
-	.native = cv_native,
+/* A call whose exit was lost with a damaged buffer: its end is unknown. */
+static void cvt_dropped(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+{
+	struct cvt *c = a->ctx;
+	struct sel_frame *fr = sel_frame(&c->sel, t, t->depth);
+
+	(void)f;
+	if (fr && fr->user)
+		ord_lose(&c->ord, a, t, fr->user);
+}
+
+/* The first call still open at the end writes out the thread's queue. */
+static void cvt_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+{
+	struct cvt *c = a->ctx;
+
+	(void)f;
+	ord_finish(&c->ord, a, t);
+}
+
+static const struct an_ops cvt_ops = {
+	.enter = cvt_enter,
+	.exit = cvt_exit,
+	.event = cvt_event,
+	.unfinished = cvt_unfinished,
+	.dropped = cvt_dropped,
+	.native = cvt_native,
 };
 
-static const char convert_help[] =
-	"Usage: fdrtrace convert --format chrome [options] FILE [-o OUT]\n"
+static int cvt_option(struct cli *cl, int c, const char *arg)
+{
+	struct cvt *k = cl->ctx;
+
+	if (c != 'f')
+		return 0;
+	if (strcmp(arg, "chrome") == 0)
+		k->fmt = &cv_chrome;
+	else
+		return tool_usage_err("convert", "unknown format '%s' (chrome)", arg);
+	return 0;
+}
+
+static const struct option cvt_longopts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct cli_cmd convert_cli = {
+	.name = "convert",
+	.usage =
+	"Usage: fdrtrace convert [--format chrome] [options] FILE [-o OUT]\n"
 	"\n"
-	"Convert the trace FILE ('-': standard input) to Chrome Trace Event JSON,\n"
-	"which Perfetto UI (ui.perfetto.dev) and chrome://tracing load: a complete\n"
-	"event per call, thread and process names, custom events as instant events\n"
-	"with their payload size. Timestamps are microseconds of the trace's clock.\n"
-	"The output is written while the trace is read: memory stays bounded.\n"
-	"\n"
-	"Options:\n"
-	"  -f, --format FMT      chrome (the only format, and the default)\n"
-	"  -o, --output OUT      write to OUT (default: standard output)\n"
-	"      --no-demangle     print C++ names as recorded\n"
-	"  -q, --quiet           no summary of unmatched records on stderr\n"
-	"  -h, --help            show this help\n"
-	"\n"
-	"Calls still open at the end of the trace (a crash, _exit) become begin\n"
-	"events without an end; the summary on stderr says how many there were.\n";
+	"Convert the trace FILE ('-': standard input) for trace viewers:\n"
+	"  chrome    Chrome Trace Event JSON (Perfetto UI, chrome://tracing,\n"
+	"            speedscope): a complete event per call\n"
+	"Each thread's calls come in start order; application events, native stacks\n"
+	"(a crash) and gaps in the trace are instant events; thread and process\n"
+	"names are included.\n"
+	"Timestamps are the trace's clock. The output is written while the trace is\n"
+	"read: memory stays bounded. The selectors keep the calls replay would show.\n",
+	.options =
+	"  -f, --format FMT      chrome (the default)\n",
+	.epilog =
+	"Calls still open at the end of the trace (a crash, _exit) have a begin and\n"
+	"no end; the summary on stderr says how many there were. A call open over\n"
+	"more than 65536 later calls and events (of all threads) may be written as\n"
+	"a begin/end pair instead of one complete event.\n",
+	.optstring = "f:",
+	.longopts = cvt_longopts,
+	.groups = CLI_QUIET | CLI_SELECT | CLI_OUTPUT,
+	.min_files = 1,
+	.max_files = 1,
+	.option = cvt_option,
+};
 
 int cmd_convert(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "no-demangle", no_argument, NULL, 'D' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const char optstring[] = "f:o:qh";
-	const char *out = NULL;
+	struct cvt c = { .fmt = &cv_chrome };
 	struct tool_output output;
 	struct analysis a;
-	struct cv cv = { .first = true };
-	int rc;
+	struct cli cl;
 	uint32_t i;
-	int c, status = EXIT_OK;
+	int rc, status = EXIT_OK;
 
+	if (!cli_parse(&convert_cli, &c, &cl, argc, argv, &status))
+		return status;
+	if (tool_output_open(&output, cl.output))
+		return EXIT_FAIL;
 	memset(&a, 0, sizeof(a));
-	a.demangle = true;
-	a.ops = &cv_ops;
-	a.ctx = &cv;
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "chrome") && strcmp(optarg, "perfetto"))
-				return tool_usage_err("convert", "unknown format '%s' (chrome)",
-						      optarg);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'D':
-			a.demangle = false;
-			break;
-		case 'q':
-			a.quiet = true;
-			break;
-		case 'h':
-			return tool_print_help(convert_help);
-		default:
-			return tool_bad_option("convert", optstring, argv);
-		}
-	}
-	if (optind != argc - 1)
-		return tool_usage_err("convert", optind == argc ? "missing FILE" : "one FILE only");
-	cv.out = malloc(CV_OUT_SIZE);
-	if (!cv.out) {
+	cli_apply(&cl, &a);
+	a.ops = &cvt_ops;
+	a.ctx = &c;
+	sel_init(&c.sel, &cl.sel);
+	ord_init(&c.ord, c.fmt->wr, &c.cv, c.fmt->split);
+	c.cv.out = malloc(CV_OUT_SIZE);
+	rc = c.cv.out ? c.fmt->start(&c.cv) : -ENOMEM;
+	if (!rc)
+		rc = an_run(&a, cl.files[0]) ? -EIO : 0;
+	else
 		tool_err("out of memory");
-		return EXIT_FAIL;
+	if (!rc) {
+		for (i = 0; i < a.n_threads; i++)
+			ord_finish(&c.ord, &a, a.threads[i]);
+		c.fmt->finish(&c.cv, &a);
+		if (c.sel.oom || c.ord.oom)
+			tool_err("out of memory: some calls are missing from the output");
+		an_summary(&a, "convert");
 	}
-	if (tool_output_open(&output, out)) {
-		free(cv.out);
-		return EXIT_FAIL;
-	}
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", stdout);
-	rc = an_run(&a, argv[optind]);
-	cv_flush(&cv);
-	free(cv.out);
-	if (rc) {
-		an_fini(&a);
-		tool_output_close(&output, false);
-		return EXIT_FAIL;
-	}
-	if (a.program) {
-		cv_sep(&cv);
-		printf("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%" PRId32
-		       ",\"args\":{\"name\":", a.pid);
-		cv_json_str(a.program);
-		fputs("}}", stdout);
-	}
-	for (i = 0; i < a.n_threads; i++) {
-		const struct an_thread *t = a.threads[i];
-		char buf[80];
-
-		cv_sep(&cv);
-		printf("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%" PRId32 ",\"tid\":%" PRId32
-		       ",\"args\":{\"name\":", cv_pid(&a, t), t->tid);
-		cv_json_str(an_thread_label(t, buf, sizeof(buf)));
-		fputs("}}", stdout);
-	}
-	fputs("\n]}\n", stdout);
-	an_summary(&a, "convert");
+	if (c.cv.out)
+		cv_flush(&c.cv);
+	if (c.fmt->fini)
+		c.fmt->fini(&c.cv);
+	free(c.cv.out);
+	ord_fini(&c.ord);
+	sel_fini(&c.sel);
 	an_fini(&a);
-	if (tool_output_close(&output, true))
+	if (tool_output_close(&output, !rc) || rc)
 		status = EXIT_FAIL;
 	return status;
 }

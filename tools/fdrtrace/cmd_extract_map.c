@@ -13,12 +13,12 @@
  * Contract: single-threaded.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "analysis.h"
+#include "cli.h"
 #include "util.h"
 
 static void xm_yaml_str(const char *s)
@@ -32,61 +32,40 @@ static void xm_yaml_str(const char *s)
 	putchar('\'');
 }
 
-static const char extract_map_help[] =
+static const struct cli_cmd extract_map_cli = {
+	.name = "extract-map",
+	.usage =
 	"Usage: fdrtrace extract-map [options] FILE [-o MAP]\n"
 	"\n"
 	"Write an XRay instrumentation map (llvm-xray's YAML form) for the function\n"
 	"ids of the trace FILE ('-': standard input), so that llvm-xray can read the\n"
-	"trace with it: llvm-xray account --instr_map=MAP FILE.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output MAP      write to MAP (default: standard output)\n"
-	"      --no-demangle     write C++ names as recorded (default: demangled)\n"
-	"  -h, --help            show this help\n";
+	"trace with it: llvm-xray account --instr_map=MAP FILE. C++ names are written\n"
+	"demangled unless --no-demangle.\n",
+	.optstring = "",
+	.groups = CLI_OUTPUT,
+	.min_files = 1,
+	.max_files = 1,
+};
 
 int cmd_extract_map(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "no-demangle", no_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const char optstring[] = "o:h";
 	static const char *const kinds[2] = { "function-enter", "function-exit" };
-	const char *out = NULL;
 	struct tool_output output;
 	struct analysis a;
+	struct cli cl;
 	uint32_t i;
-	int c, k, status = EXIT_OK;
+	int k, status = EXIT_OK;
 
+	if (!cli_parse(&extract_map_cli, NULL, &cl, argc, argv, &status))
+		return status;
 	memset(&a, 0, sizeof(a));
-	a.demangle = true;
+	cli_apply(&cl, &a);
 	a.quiet = true;
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'D':
-			a.demangle = false;
-			break;
-		case 'h':
-			return tool_print_help(extract_map_help);
-		default:
-			return tool_bad_option("extract-map", optstring, argv);
-		}
-	}
-	if (optind != argc - 1)
-		return tool_usage_err("extract-map",
-				      optind == argc ? "missing FILE" : "one FILE only");
-	if (an_run(&a, argv[optind])) {
+	if (an_run(&a, cl.files[0])) {
 		an_fini(&a);
 		return EXIT_FAIL;
 	}
-	if (tool_output_open(&output, out)) {
+	if (tool_output_open(&output, cl.output)) {
 		an_fini(&a);
 		return EXIT_FAIL;
 	}

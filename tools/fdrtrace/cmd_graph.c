@@ -10,12 +10,12 @@
  *
  * Contract: single-threaded.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "cli.h"
 #include "util.h"
 
 struct gr_edge {
@@ -32,20 +32,21 @@ static int gr_cmp(const void *x, const void *y)
 	return p->to < q->to ? -1 : p->to > q->to;
 }
 
-static const char graph_help[] =
+static const struct cli_cmd graph_cli = {
+	.name = "graph",
+	.usage =
 	"Usage: fdrtrace graph [options] FILE\n"
 	"\n"
 	"Print the call graph of the trace FILE ('-': standard input) in Graphviz DOT:\n"
 	"a vertex per function (calls, self time), an edge per caller and callee\n"
 	"labelled with the number of calls and their inclusive time. Render with\n"
 	"'dot -Tsvg'. The application's custom and typed events are not in the graph:\n"
-	"a line on stderr counts them (see replay, convert).\n"
-	"\n"
-	"Options:\n"
-	"      --no-demangle     print C++ names as recorded\n"
-	"  -q, --quiet           no summary of unmatched records, nor the count of\n"
-	"                        application events, on stderr\n"
-	"  -h, --help            show this help\n";
+	"a line on stderr counts them (see replay, convert).\n",
+	.optstring = "",
+	.groups = CLI_QUIET,
+	.min_files = 1,
+	.max_files = 1,
+};
 
 /* A name inside a DOT double-quoted string. */
 static void gr_name(const char *s)
@@ -73,40 +74,18 @@ static void gr_time(const struct analysis *a, uint64_t ticks)
 
 int cmd_graph(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-demangle", no_argument, NULL, 'D' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const char optstring[] = "qh";
 	struct gr_edge *e = NULL;
 	struct analysis a;
+	struct cli cl;
 	uint32_t i, n = 0, m = 0;
-	int c, status = EXIT_OK;
+	int status = EXIT_OK;
 
+	if (!cli_parse(&graph_cli, NULL, &cl, argc, argv, &status))
+		return status;
 	memset(&a, 0, sizeof(a));
-	a.demangle = true;
+	cli_apply(&cl, &a);
 	a.want_cct = true;
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (c) {
-		case 'D':
-			a.demangle = false;
-			break;
-		case 'q':
-			a.quiet = true;
-			break;
-		case 'h':
-			return tool_print_help(graph_help);
-		default:
-			return tool_bad_option("graph", optstring, argv);
-		}
-	}
-	if (optind != argc - 1)
-		return tool_usage_err("graph", optind == argc ? "missing FILE" : "one FILE only");
-	if (an_run(&a, argv[optind])) {
+	if (an_run(&a, cl.files[0])) {
 		an_fini(&a);
 		return EXIT_FAIL;
 	}

@@ -18,133 +18,29 @@
  * when they are printable, else in hex. --tid and --time-range apply to
  * them; -F, -N, -D and --threshold do not hide them (they are not calls).
  *
- * Per thread this keeps one small state per open call: shown, opened.
+ * The selectors are select.c's; its state per open call (struct sel_frame)
+ * also holds whether the call's opening line is out (RP_OPENED).
  *
  * Contract: single-threaded.
  */
-#include <fnmatch.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "cli.h"
 #include "util.h"
 
-#define RP_MAX_PATTERNS 32
 #define RP_PREVIEW 32	/* payload bytes shown of an application event */
 
-/* Per open call. */
-struct rp_slot {
-	bool shown;	/* passes the filters (the threshold is decided at exit) */
-	bool opened;	/* its "name() {" line is out */
-	uint32_t level;	/* indentation level among shown calls */
-};
-
-struct rp_thread {
-	struct rp_slot *slots;
-	uint32_t cap;
-	uint32_t filter_depth;	/* depth of the outermost -F match, 0: none open */
-	uint32_t hide_depth;	/* depth of the outermost -N match, 0: none open */
-};
-
-struct rp {
-	const char *only[RP_MAX_PATTERNS];
-	unsigned n_only;
-	const char *hide[RP_MAX_PATTERNS];
-	unsigned n_hide;
-	uint32_t max_depth;	/* 0: unlimited */
-	uint64_t threshold_ns;
-	bool have_tid;
-	int32_t tid;
-	double from_s, to_s;	/* seconds from the first call seen; to 0: no end */
-	bool have_range;
-	uint64_t base_tsc;
-	bool have_base;
-	bool oom;
-};
-
-static bool rp_match(const char *const *pats, unsigned n, const char *name)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		if (fnmatch(pats[i], name, 0) == 0)
-			return true;
-	return false;
-}
-
-static struct rp_thread *rp_thread(struct rp *rp, struct an_thread *t)
-{
-	struct rp_thread *rt = t->uptr;
-
-	if (!rt) {
-		rt = calloc(1, sizeof(*rt));
-		if (!rt)
-			rp->oom = true;
-		t->uptr = rt;
-	}
-	return rt;
-}
-
-static double rp_sec(struct analysis *a, struct rp *rp, uint64_t tsc)
-{
-	return an_seconds(a, tsc >= rp->base_tsc ? tsc - rp->base_tsc : 0);
-}
+/* struct sel_frame.user: the call's "name() {" line is out. */
+#define RP_OPENED 1u
 
 static void rp_enter(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
-	struct rp *rp = a->ctx;
-	struct rp_thread *rt = rp_thread(rp, t);
-	uint32_t d = t->depth;	/* 1 for the outermost */
-	struct rp_slot *s, *parent;
-	const char *name;
-
-	if (!rt)
-		return;
-	if (!rp->have_base) {
-		rp->base_tsc = f->tsc;
-		rp->have_base = true;
-	}
-	if (d > rt->cap) {
-		uint32_t cap = rt->cap ? rt->cap * 2 : 4;
-		struct rp_slot *n;
-
-		while (cap < d)
-			cap *= 2;
-		n = realloc(rt->slots, cap * sizeof(*n));
-		if (!n) {
-			rp->oom = true;
-			return;
-		}
-		rt->slots = n;
-		rt->cap = cap;
-	}
-	/* Frames opened above a finished filter region no longer count. */
-	if (rt->filter_depth >= d)
-		rt->filter_depth = 0;
-	if (rt->hide_depth >= d)
-		rt->hide_depth = 0;
-	name = an_func_name(a, f->fn);
-	if (rp->n_only && !rt->filter_depth && rp_match(rp->only, rp->n_only, name))
-		rt->filter_depth = d;
-	if (rp->n_hide && !rt->hide_depth && rp_match(rp->hide, rp->n_hide, name))
-		rt->hide_depth = d;
-	s = &rt->slots[d - 1];
-	parent = d > 1 ? &rt->slots[d - 2] : NULL;
-	s->opened = false;
-	s->level = parent ? parent->level + (parent->shown ? 1 : 0) : 0;
-	s->shown = !rt->hide_depth && (!rp->n_only || rt->filter_depth) &&
-		   (!rp->have_tid || rp->tid == t->tid);
-	if (s->shown && rp->max_depth && s->level >= rp->max_depth)
-		s->shown = false;
-	if (s->shown && rp->have_range) {
-		double at = rp_sec(a, rp, f->tsc);
-
-		if (at < rp->from_s || (rp->to_s > 0 && at > rp->to_s))
-			s->shown = false;
-	}
+	(void)f;
+	sel_enter(a->ctx, a, t);
 }
 
 /* "()" after a name, unless it has its own (a demangled C++ signature). */
@@ -180,21 +76,20 @@ static void rp_prefix(struct analysis *a, struct an_thread *t, bool with_dur, ui
 }
 
 /* Print the opening lines of the shown open calls around frame index @upto. */
-static void rp_open_ancestors(struct analysis *a, struct an_thread *t, struct rp_thread *rt,
-			      uint32_t upto)
+static void rp_open_ancestors(struct analysis *a, struct an_thread *t, uint32_t upto)
 {
 	uint32_t i;
 
 	for (i = 0; i < upto; i++) {
-		struct rp_slot *s = &rt->slots[i];
+		struct sel_frame *s = sel_frame(a->ctx, t, i + 1);
 
-		if (!s->shown || s->opened)
+		if (!s || !s->shown || (s->user & RP_OPENED))
 			continue;
 		rp_prefix(a, t, false, 0, s->level);
 		printf("%s%s {%s\n", an_func_name(a, t->stack[i].fn),
 		       rp_parens(an_func_name(a, t->stack[i].fn)),
 		       t->stack[i].partial ? " /* entered before the trace */" : "");
-		s->opened = true;
+		s->user |= RP_OPENED;
 	}
 }
 
@@ -236,28 +131,14 @@ static void rp_preview(const uint8_t *p, uint32_t size)
  */
 static bool rp_place(struct analysis *a, struct an_thread *t, uint64_t tsc, uint32_t *level)
 {
-	struct rp *rp = a->ctx;
-	struct rp_thread *rt;
-	uint32_t d = t->depth;
+	struct sel_frame *s = sel_frame(a->ctx, t, t->depth);
 
 	*level = 0;
-	if (rp->have_tid && rp->tid != t->tid)
+	if (!sel_event(a->ctx, a, t, tsc))
 		return false;
-	if (rp->have_range) {
-		/* Before the first call, its time is 0. */
-		double at = rp->have_base ? rp_sec(a, rp, tsc) : 0;
-
-		if (at < rp->from_s || (rp->to_s > 0 && at > rp->to_s))
-			return false;
-	}
-	rt = rp_thread(rp, t);
-	if (!rt)
-		return false;
-	if (d && d <= rt->cap) {
-		const struct rp_slot *s = &rt->slots[d - 1];
-
+	if (s) {
 		*level = s->level + (s->shown ? 1 : 0);
-		rp_open_ancestors(a, t, rt, d);
+		rp_open_ancestors(a, t, t->depth);
 	}
 	return true;
 }
@@ -280,40 +161,6 @@ static void rp_event(struct analysis *a, struct an_thread *t, const struct fdrtr
 		rp_preview(ev->u.event.data, size);
 	}
 	fputs("]\n", stdout);
-}
-
-static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
-		    uint64_t end, uint64_t dur, enum an_end how)
-{
-	struct rp *rp = a->ctx;
-	struct rp_thread *rt = t->uptr;
-	uint32_t d = t->depth;
-	struct rp_slot *s;
-	double ns;
-
-	(void)end;
-	if (!rt || d > rt->cap)
-		return;
-	s = &rt->slots[d - 1];
-	if (f->partial) {
-		/* Its entry was never seen: it was never opened here. */
-		if (s->opened) {
-			rp_prefix(a, t, false, 0, s->level);
-			printf("} /* %s */\n", an_func_name(a, f->fn));
-		}
-		return;
-	}
-	ns = a->freq ? (double)dur * 1e9 / (double)a->freq : (double)dur;
-	/* An opened call stays balanced even under the threshold (an event opened it). */
-	if (!s->shown || (!s->opened && ns < (double)rp->threshold_ns))
-		return;
-	rp_open_ancestors(a, t, rt, d - 1);
-	rp_prefix(a, t, true, dur, s->level);
-	if (s->opened)
-		printf("} /* %s */", an_func_name(a, f->fn));
-	else
-		printf("%s%s;", an_func_name(a, f->fn), rp_parens(an_func_name(a, f->fn)));
-	fputs(how == AN_END_UNWOUND ? " /* ended by an outer exit */\n" : "\n", stdout);
 }
 
 /*
@@ -353,23 +200,50 @@ static void rp_native(struct analysis *a, struct an_thread *t, const struct fdrt
 	}
 }
 
+static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
+		    uint64_t end, uint64_t dur, enum an_end how)
+{
+	struct sel_frame *s = sel_frame(a->ctx, t, t->depth);
+	bool shown = sel_exit(a->ctx, a, t, dur);
+
+	(void)end;
+	if (!s)
+		return;
+	if (f->partial) {
+		/* Its entry was never seen: it was never opened here. */
+		if (s->user & RP_OPENED) {
+			rp_prefix(a, t, false, 0, s->level);
+			printf("} /* %s */\n", an_func_name(a, f->fn));
+		}
+		return;
+	}
+	/* An opened call stays balanced even under the threshold (an event opened it). */
+	if (!shown && !(s->shown && (s->user & RP_OPENED)))
+		return;
+	rp_open_ancestors(a, t, t->depth - 1);
+	rp_prefix(a, t, true, dur, s->level);
+	if (s->user & RP_OPENED)
+		printf("} /* %s */", an_func_name(a, f->fn));
+	else
+		printf("%s%s;", an_func_name(a, f->fn), rp_parens(an_func_name(a, f->fn)));
+	fputs(how == AN_END_UNWOUND ? " /* ended by an outer exit */\n" : "\n", stdout);
+}
+
 /* A call that never ended: close its opening line, if it was printed. */
 static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
-	struct rp_thread *rt = t->uptr;
-	struct rp_slot *s;
+	struct sel_frame *s = sel_frame(a->ctx, t, t->depth);
 
-	if (!rt || t->depth > rt->cap)
+	if (!s)
 		return;
-	s = &rt->slots[t->depth - 1];
 	/*
 	 * Innermost first: a shown call that never returned is opened here if
 	 * nothing under it completed (so were its shown callers, which come
 	 * next), whatever the threshold: its duration is unknown.
 	 */
-	if (!s->opened && s->shown)
-		rp_open_ancestors(a, t, rt, t->depth);
-	if (!s->opened)
+	if (!(s->user & RP_OPENED) && s->shown)
+		rp_open_ancestors(a, t, t->depth);
+	if (!(s->user & RP_OPENED))
 		return;
 	rp_prefix(a, t, false, 0, s->level);
 	printf("} /* %s: did not return */\n", an_func_name(a, f->fn));
@@ -383,29 +257,9 @@ static const struct an_ops rp_ops = {
 	.native = rp_native,
 };
 
-static int rp_parse_time(const char *s, uint64_t *ns)
-{
-	char *end;
-	double v = strtod(s, &end);
-	double mul = 1;
-
-	if (end == s || v < 0)
-		return -1;
-	if (!*end || strcmp(end, "ns") == 0)
-		mul = 1;
-	else if (strcmp(end, "us") == 0)
-		mul = 1e3;
-	else if (strcmp(end, "ms") == 0)
-		mul = 1e6;
-	else if (strcmp(end, "s") == 0)
-		mul = 1e9;
-	else
-		return -1;
-	*ns = (uint64_t)(v * mul);
-	return 0;
-}
-
-static const char replay_help[] =
+static const struct cli_cmd replay_cli = {
+	.name = "replay",
+	.usage =
 	"Usage: fdrtrace replay [options] FILE\n"
 	"\n"
 	"Print the calls of the trace FILE ('-': standard input) as an indented call\n"
@@ -415,122 +269,36 @@ static const char replay_help[] =
 	"and typed events appear where they happened, inside the calls around them:\n"
 	"'[event custom 5 bytes \"hello\"]', '[event typed type=7 2 bytes hex 0102]'\n"
 	"(at most 32 bytes of the payload, as text when printable, else in hex).\n"
-	"--tid and --time-range select events too; -F, -N, -D and -t do not hide them.\n"
-	"\n"
-	"Options:\n"
-	"  -F, --filter GLOB     only calls inside a function matching GLOB (repeatable)\n"
-	"  -N, --notrace GLOB    hide functions matching GLOB and their callees (repeatable)\n"
-	"  -D, --depth N         at most N levels of shown calls\n"
-	"  -t, --threshold TIME  hide calls shorter than TIME (e.g. 10us; units ns, us,\n"
-	"                        ms, s; ns without a unit)\n"
-	"      --tid TID         only the thread TID\n"
-	"  -r, --time-range A~B  only calls that begin between A and B seconds after the\n"
-	"                        first call of the trace (A~ or ~B leave an end open)\n"
-	"      --no-demangle     print C++ names as recorded\n"
-	"  -q, --quiet           no summary of unmatched records on stderr\n"
-	"  -h, --help            show this help\n";
+	"--tid and --time-range select events too; -F, -N, -D and -t do not hide them.\n",
+	.optstring = "",
+	.groups = CLI_QUIET | CLI_SELECT,
+	.min_files = 1,
+	.max_files = 1,
+};
 
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "filter", required_argument, NULL, 'F' },
-		{ "notrace", required_argument, NULL, 'N' },
-		{ "depth", required_argument, NULL, 'D' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "tid", required_argument, NULL, 'T' },
-		{ "time-range", required_argument, NULL, 'r' },
-		{ "no-demangle", no_argument, NULL, 'M' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const char optstring[] = "F:N:D:t:r:qh";
 	struct analysis a;
-	struct rp rp;
-	uint32_t i;
-	int c, status = EXIT_OK;
-	char *end;
-	long v;
+	struct cli cl;
+	struct sel sel;
+	int status = EXIT_OK;
 
+	if (!cli_parse(&replay_cli, NULL, &cl, argc, argv, &status))
+		return status;
 	memset(&a, 0, sizeof(a));
-	memset(&rp, 0, sizeof(rp));
-	a.demangle = true;
+	cli_apply(&cl, &a);
+	sel_init(&sel, &cl.sel);
 	a.ops = &rp_ops;
-	a.ctx = &rp;
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			if (rp.n_only == RP_MAX_PATTERNS)
-				return tool_usage_err("replay", "too many -F patterns");
-			rp.only[rp.n_only++] = optarg;
-			break;
-		case 'N':
-			if (rp.n_hide == RP_MAX_PATTERNS)
-				return tool_usage_err("replay", "too many -N patterns");
-			rp.hide[rp.n_hide++] = optarg;
-			break;
-		case 'D':
-			v = strtol(optarg, &end, 10);
-			if (!*optarg || *end || v <= 0 || v > INT32_MAX)
-				return tool_usage_err("replay", "bad --depth '%s'", optarg);
-			rp.max_depth = (uint32_t)v;
-			break;
-		case 't':
-			if (rp_parse_time(optarg, &rp.threshold_ns))
-				return tool_usage_err("replay", "bad --threshold '%s'", optarg);
-			break;
-		case 'T':
-			v = strtol(optarg, &end, 10);
-			if (!*optarg || *end || v < INT32_MIN || v > INT32_MAX)
-				return tool_usage_err("replay", "bad --tid '%s'", optarg);
-			rp.have_tid = true;
-			rp.tid = (int32_t)v;
-			break;
-		case 'r': {
-			const char *tilde = strchr(optarg, '~');
-
-			if (!tilde)
-				return tool_usage_err("replay", "time range is A~B, not '%s'", optarg);
-			rp.from_s = tilde == optarg ? 0 : strtod(optarg, &end);
-			if (tilde != optarg && end != tilde)
-				return tool_usage_err("replay", "bad time range '%s'", optarg);
-			rp.to_s = tilde[1] ? strtod(tilde + 1, &end) : 0;
-			if (tilde[1] && (*end || rp.to_s <= 0))
-				return tool_usage_err("replay", "bad time range '%s'", optarg);
-			rp.have_range = true;
-			break;
-		}
-		case 'M':
-			a.demangle = false;
-			break;
-		case 'q':
-			a.quiet = true;
-			break;
-		case 'h':
-			return tool_print_help(replay_help);
-		default:
-			return tool_bad_option("replay", optstring, argv);
-		}
-	}
-	if (optind != argc - 1)
-		return tool_usage_err("replay", optind == argc ? "missing FILE" : "one FILE only");
+	a.ctx = &sel;
 	printf("# %11s  %9s   %s\n", "DURATION", "TID", "FUNCTION");
-	if (an_run(&a, argv[optind])) {
+	if (an_run(&a, cl.files[0])) {
 		status = EXIT_FAIL;
 	} else {
-		if (rp.oom)
+		if (sel.oom)
 			tool_err("out of memory: some calls are missing");
 		an_summary(&a, "replay");
 	}
-	for (i = 0; i < a.n_threads; i++) {
-		struct rp_thread *rt = a.threads[i]->uptr;
-
-		if (rt)
-			free(rt->slots);
-		free(rt);
-	}
+	sel_fini(&sel);
 	an_fini(&a);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;

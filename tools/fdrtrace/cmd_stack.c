@@ -2,24 +2,72 @@
 /*
  * cmd_stack.c - "fdrtrace stack FILE": folded stacks for flame graphs.
  *
- * The analysis core builds the calling-context tree (one node per distinct
- * call path); this prints one line per node, "outer;inner;leaf VALUE", with
+ * Builds the calling-context tree of the calls the selectors show (one node
+ * per distinct path of shown calls, in the analysis core's node table) and
+ * prints one line per node, "outer;inner;leaf VALUE", with
  * the node's self time (nanoseconds by default) or its number of calls.
  * Memory grows with the number of distinct paths, not with records.
  *
  * Contract: single-threaded.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "cli.h"
 #include "util.h"
 
 enum stk_unit { STK_NS, STK_US, STK_TICKS, STK_COUNT };
 
-static const char stack_help[] =
+/* The command's own long-only option. */
+#define STK_OPT_INCLUSIVE CLI_OPT_CMD
+
+struct stk {
+	enum stk_unit unit;
+	bool count, inclusive, per_thread;
+	struct sel sel;
+};
+
+static const struct option stk_longopts[] = {
+	{ "count", no_argument, NULL, 'c' },
+	{ "unit", required_argument, NULL, 'u' },
+	{ "per-thread", no_argument, NULL, 'P' },
+	{ "inclusive", no_argument, NULL, STK_OPT_INCLUSIVE },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int stk_option(struct cli *cl, int c, const char *arg)
+{
+	struct stk *k = cl->ctx;
+
+	switch (c) {
+	case 'c':
+		k->count = true;
+		break;
+	case 'u':
+		if (strcmp(arg, "ns") == 0)
+			k->unit = STK_NS;
+		else if (strcmp(arg, "us") == 0)
+			k->unit = STK_US;
+		else if (strcmp(arg, "ticks") == 0)
+			k->unit = STK_TICKS;
+		else
+			return tool_usage_err("stack", "unknown unit '%s'", arg);
+		break;
+	case 'P':
+		k->per_thread = true;
+		break;
+	case STK_OPT_INCLUSIVE:
+		k->inclusive = true;
+		break;
+	}
+	return 0;
+}
+
+static const struct cli_cmd stack_cli = {
+	.name = "stack",
+	.usage =
 	"Usage: fdrtrace stack [options] FILE\n"
 	"\n"
 	"Print the folded call stacks of the trace FILE ('-': standard input), one\n"
@@ -27,19 +75,68 @@ static const char stack_help[] =
 	"self time (time in the leaf, not in its callees) or its number of calls.\n"
 	"Feed it to flamegraph.pl, inferno-flamegraph or speedscope.\n"
 	"\n"
-	"Options:\n"
+	"The selectors keep the calls that replay would show: a path is made of shown\n"
+	"calls only (with -F it begins at the matching function), and the time of a\n"
+	"hidden call (-N, -D, -t, -r) counts in the self time of the innermost shown\n"
+	"call around it, so the flame graph's widths stay the real times.\n",
+	.options =
 	"  -c, --count           values are numbers of calls (default: time)\n"
 	"  -u, --unit UNIT       time unit: ns (default), us or ticks\n"
-	"  -t, --per-thread      start every stack with its thread's name\n"
-	"      --inclusive       values are inclusive times (callees included)\n"
-	"      --no-demangle     print C++ names as recorded\n"
-	"  -q, --quiet           no summary of unmatched records, nor the count of\n"
-	"                        application events, on stderr\n"
-	"  -h, --help            show this help\n"
-	"\n"
+	"  -P, --per-thread      start every stack with its thread's name\n"
+	"      --inclusive       values are inclusive times (callees included)\n",
+	.epilog =
 	"Calls still open at the end of the trace are not counted; the summary on\n"
 	"stderr says how many there were. The application's custom and typed events\n"
-	"are not in the stacks: a line on stderr counts them (see replay, convert).\n";
+	"are not in the stacks: a line on stderr counts them (see replay, convert).\n",
+	.optstring = "cu:P",
+	.longopts = stk_longopts,
+	.groups = CLI_QUIET | CLI_SELECT,
+	.min_files = 1,
+	.max_files = 1,
+	.option = stk_option,
+};
+
+/* A shown call gets its tree node at its entry: its path is the shown calls around it. */
+static void stk_enter(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+{
+	struct stk *k = a->ctx;
+	struct sel_frame *fr = sel_enter(&k->sel, a, t), *up;
+	uint32_t parent = 0;
+
+	if (!fr || !fr->shown)
+		return;
+	if (fr->up) {
+		up = sel_frame(&k->sel, t, fr->up);
+		parent = up ? (uint32_t)up->user : 0;
+	} else if (k->per_thread) {
+		if (!t->uptr)
+			t->uptr = (void *)(uintptr_t)an_node_child(a, 0, NULL, t);
+		parent = (uint32_t)(uintptr_t)t->uptr;
+	}
+	fr->user = an_node_child(a, parent, f->fn, t);
+}
+
+static void stk_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
+		     uint64_t end, uint64_t dur, enum an_end how)
+{
+	struct stk *k = a->ctx;
+	struct sel_frame *fr = sel_frame(&k->sel, t, t->depth);
+	struct an_node *n;
+
+	(void)end;
+	(void)how;
+	if (!sel_exit(&k->sel, a, t, dur) || f->partial || !fr || !fr->user)
+		return;
+	n = &a->nodes[fr->user];
+	n->calls++;
+	n->incl += dur;
+	n->self += dur > fr->shown_children ? dur - fr->shown_children : 0;
+}
+
+static const struct an_ops stk_ops = {
+	.enter = stk_enter,
+	.exit = stk_exit,
+};
 
 /* Print the path from the root down to @node, each name followed by ';'. */
 static int stk_path(struct analysis *a, uint32_t node, uint32_t **path, uint32_t *cap)
@@ -73,79 +170,36 @@ static int stk_path(struct analysis *a, uint32_t node, uint32_t **path, uint32_t
 
 int cmd_stack(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "count", no_argument, NULL, 'c' },
-		{ "unit", required_argument, NULL, 'u' },
-		{ "per-thread", no_argument, NULL, 't' },
-		{ "inclusive", no_argument, NULL, 'I' },
-		{ "no-demangle", no_argument, NULL, 'D' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const char optstring[] = "cu:tqh";
-	enum stk_unit unit = STK_NS;
-	bool count = false, inclusive = false;
+	struct stk k = { .unit = STK_NS };
 	struct analysis a;
+	struct cli cl;
 	uint32_t i, *path = NULL, path_cap = 0;
-	int c, status = EXIT_OK;
+	int status = EXIT_OK;
 
+	if (!cli_parse(&stack_cli, &k, &cl, argc, argv, &status))
+		return status;
 	memset(&a, 0, sizeof(a));
-	a.demangle = true;
-	a.want_cct = true;
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			count = true;
-			break;
-		case 'u':
-			if (strcmp(optarg, "ns") == 0)
-				unit = STK_NS;
-			else if (strcmp(optarg, "us") == 0)
-				unit = STK_US;
-			else if (strcmp(optarg, "ticks") == 0)
-				unit = STK_TICKS;
-			else
-				return tool_usage_err("stack", "unknown unit '%s'", optarg);
-			break;
-		case 't':
-			a.cct_per_thread = true;
-			break;
-		case 'I':
-			inclusive = true;
-			break;
-		case 'D':
-			a.demangle = false;
-			break;
-		case 'q':
-			a.quiet = true;
-			break;
-		case 'h':
-			return tool_print_help(stack_help);
-		default:
-			return tool_bad_option("stack", optstring, argv);
-		}
-	}
-	if (optind != argc - 1)
-		return tool_usage_err("stack", optind == argc ? "missing FILE" : "one FILE only");
-	if (an_run(&a, argv[optind])) {
+	cli_apply(&cl, &a);
+	sel_init(&k.sel, &cl.sel);
+	a.ops = &stk_ops;
+	a.ctx = &k;
+	if (an_run(&a, cl.files[0])) {
+		sel_fini(&k.sel);
 		an_fini(&a);
 		return EXIT_FAIL;
 	}
 	for (i = 1; i < a.n_nodes && !tool_stdout_failed(); i++) {
 		const struct an_node *n = &a.nodes[i];
-		uint64_t v, ticks = inclusive ? n->incl : n->self;
+		uint64_t v, ticks = k.inclusive ? n->incl : n->self;
 
 		if (!n->fn)
 			continue;	/* a thread's root */
-		if (count)
+		if (k.count)
 			v = n->calls;
-		else if (unit == STK_TICKS || !a.freq)
+		else if (k.unit == STK_TICKS || !a.freq)
 			v = ticks;
 		else
-			v = (uint64_t)((double)ticks * (unit == STK_NS ? 1e9 : 1e6) /
+			v = (uint64_t)((double)ticks * (k.unit == STK_NS ? 1e9 : 1e6) /
 				       (double)a.freq + 0.5);
 		if (!v)
 			continue;
@@ -157,8 +211,13 @@ int cmd_stack(int argc, char **argv)
 		printf("%s %" PRIu64 "\n", an_func_name(&a, n->fn), v);
 	}
 	free(path);
+	if (k.sel.oom)
+		tool_err("out of memory: some calls are missing");
 	an_summary(&a, "stack");
 	an_events_note(&a, "stack");
+	for (i = 0; i < a.n_threads; i++)
+		a.threads[i]->uptr = NULL;	/* a node index, not memory */
+	sel_fini(&k.sel);
 	an_fini(&a);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;

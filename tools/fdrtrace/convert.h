@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * convert.h - what cmd_convert.c shares with its output formats
+ * (convert_chrome.c: Chrome Trace Event JSON; convert_perfetto.c:
+ * Perfetto's protobuf trace).
+ *
+ * cmd_convert.c runs the analysis, applies the selectors (select.h) and puts
+ * each thread's calls and events in start order (order.h); a format writes
+ * them through its struct ord_writer, and writes the header and the
+ * process and thread names through struct cv_format. Output goes through
+ * one buffer (cv_room()/cv_put()) flushed to stdout when full.
+ *
+ * Contract: single-threaded tool code.
+ */
+#ifndef FDRTRACE_TOOL_CONVERT_H
+#define FDRTRACE_TOOL_CONVERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "order.h"
+
+#define CV_OUT_SIZE (1u << 20)
+
+/**
+ * struct cv - one conversion
+ * @out, @len: the output buffer and its fill
+ * @events: events written
+ * @fmt_state: the format's own state
+ */
+struct cv {
+	char *out;
+	size_t len;
+	uint64_t events;
+	void *fmt_state;
+};
+
+/**
+ * struct cv_format - one output format
+ * @name: its --format name
+ * @split: it has no complete events (see order.h)
+ * @wr: how it writes calls and instants
+ * @start: before the trace is read; 0 or a negative errno
+ * @native: a native stack (a crash, a start) of @t at @tsc, as an instant
+ *	event; everything queued for @t is written before it
+ * @finish: after it was read (process and thread names, trailer)
+ * @fini: free the format's state (also after a failure)
+ */
+struct cv_format {
+	const char *name;
+	bool split;
+	const struct ord_writer *wr;
+	int (*start)(struct cv *cv);
+	void (*native)(struct cv *cv, struct analysis *a, struct an_thread *t,
+		       const struct fdrtrace_ext *x, uint64_t tsc);
+	void (*finish)(struct cv *cv, struct analysis *a);
+	void (*fini)(struct cv *cv);
+};
+
+extern const struct cv_format cv_chrome;
+
+/**
+ * cv_room - space for @n more bytes of output (flushes the buffer if needed)
+ * @cv: the conversion
+ * @n: at most CV_OUT_SIZE
+ *
+ * Return: where to write; commit with cv->len += bytes written.
+ */
+char *cv_room(struct cv *cv, size_t n);
+
+/**
+ * cv_put - append bytes to the output
+ * @cv: the conversion
+ * @p: the bytes
+ * @n: how many (any size)
+ */
+void cv_put(struct cv *cv, const void *p, size_t n);
+
+/**
+ * cv_flush - write the buffer to stdout
+ * @cv: the conversion
+ */
+void cv_flush(struct cv *cv);
+
+/**
+ * cv_ns - ticks to nanoseconds with the trace's clock (ticks * 1000 when
+ * the frequency is unknown)
+ * @a: the analysis
+ * @ticks: a TSC value or duration
+ *
+ * Return: nanoseconds.
+ */
+uint64_t cv_ns(const struct analysis *a, uint64_t ticks);
+
+/**
+ * cv_pid - the process id of a thread (the trace's when the buffer had none)
+ * @a: the analysis
+ * @t: the thread
+ *
+ * Return: the pid.
+ */
+int32_t cv_pid(const struct analysis *a, const struct an_thread *t);
+
+#endif /* FDRTRACE_TOOL_CONVERT_H */

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * order.c - start order in bounded memory (see order.h).
+ *
+ * Invariants, per thread queue:
+ *   - items head..tail-1 are queued, in start order; an item whose sequence
+ *     number is below head has been written (a call: as a complete event,
+ *     or as a begin event when it was still open);
+ *   - after every public call, the front item is open (or the queue is
+ *     empty): closed and dead items at the front are written at once;
+ *   - when a begun call closes, every item after it is one of its callees
+ *     or an event inside it, all closed, so the queue drains completely
+ *     before its end event;
+ *   - o->queued is the sum of tail - head over all queues, at most
+ *     ORD_WINDOW after every public call.
+ *
+ * Contract: single-threaded tool code.
+ */
+#include "order.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ord_init(struct ord *o, const struct ord_writer *wr, void *w, bool split)
+{
+	memset(o, 0, sizeof(*o));
+	o->wr = wr;
+	o->w = w;
+	o->split = split;
+}
+
+void ord_fini(struct ord *o)
+{
+	uint32_t i;
+
+	for (i = 0; i < o->n_q; i++) {
+		free(o->q[i].ring);
+		free(o->q[i].ends);
+	}
+	free(o->q);
+	o->q = NULL;
+	o->n_q = 0;
+}
+
+static struct ord_queue *ord_queue(struct ord *o, const struct an_thread *t)
+{
+	if (t->index >= o->n_q) {
+		uint32_t n = o->n_q ? o->n_q : 16;
+		struct ord_queue *p;
+
+		while (n <= t->index)
+			n *= 2;
+		p = realloc(o->q, n * sizeof(*p));
+		if (!p) {
+			o->oom = true;
+			return NULL;
+		}
+		memset(p + o->n_q, 0, (n - o->n_q) * sizeof(*p));
+		o->q = p;
+		o->n_q = n;
+	}
+	return &o->q[t->index];
+}
+
+static struct ord_item *ord_at(struct ord_queue *q, uint64_t seq)
+{
+	return &q->ring[seq & (q->cap - 1)];
+}
+
+/* Split writers: the ends owed by calls at @level or deeper come first. */
+static void ord_pop_ends(struct ord *o, struct analysis *a, struct an_thread *t,
+			 struct ord_queue *q, uint32_t level)
+{
+	while (q->n_ends && q->ends[q->n_ends - 1].level >= level) {
+		const struct ord_item *e = &q->ends[--q->n_ends];
+
+		o->wr->end(o->w, a, t, e, e->tsc + e->dur);
+	}
+}
+
+static void ord_push_end(struct ord *o, struct ord_queue *q, const struct ord_item *it)
+{
+	if (q->n_ends == q->ends_cap) {
+		uint32_t cap = q->ends_cap ? q->ends_cap * 2 : 64;
+		struct ord_item *n = realloc(q->ends, cap * sizeof(*n));
+
+		if (!n) {
+			o->oom = true;	/* the end is lost; reported */
+			return;
+		}
+		q->ends = n;
+		q->ends_cap = cap;
+	}
+	q->ends[q->n_ends++] = *it;
+}
+
+/* Write the front item and drop it from the queue. */
+static void ord_emit_front(struct ord *o, struct analysis *a, struct an_thread *t,
+			   struct ord_queue *q)
+{
+	struct ord_item *it = ord_at(q, q->head);
+
+	q->head++;
+	o->queued--;
+	if (it->dead)
+		return;
+	if (o->split)
+		ord_pop_ends(o, a, t, q, it->level);
+	if (it->kind != ORD_CALL) {
+		o->wr->instant(o->w, a, t, it);
+	} else if (!it->closed || it->lost) {
+		o->wr->begin(o->w, a, t, it);
+	} else if (o->split) {
+		o->wr->begin(o->w, a, t, it);
+		ord_push_end(o, q, it);
+	} else {
+		o->wr->complete(o->w, a, t, it);
+	}
+}
+
+static void ord_drain(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q)
+{
+	while (q->head < q->tail && (ord_at(q, q->head)->closed || ord_at(q, q->head)->dead))
+		ord_emit_front(o, a, t, q);
+}
+
+/* Keep the window: flush the thread that just grew when it is exceeded. */
+static void ord_bound(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q)
+{
+	if (o->queued > o->max_queued)
+		o->max_queued = o->queued;
+	if (o->queued <= ORD_WINDOW)
+		return;
+	o->flushes++;
+	while (q->head < q->tail)
+		ord_emit_front(o, a, t, q);
+}
+
+static struct ord_item *ord_push(struct ord *o, struct ord_queue *q)
+{
+	if (q->tail - q->head == q->cap) {
+		uint32_t cap = q->cap ? q->cap * 2 : 64;
+		struct ord_item *n = malloc(cap * sizeof(*n));
+		uint64_t s;
+
+		if (!n) {
+			o->oom = true;
+			return NULL;
+		}
+		/* Keep each item at seq & (cap - 1) in the larger ring. */
+		for (s = q->head; s < q->tail; s++)
+			n[s & (cap - 1)] = *ord_at(q, s);
+		free(q->ring);
+		q->ring = n;
+		q->cap = cap;
+	}
+	o->queued++;
+	return &q->ring[q->tail++ & (q->cap - 1)];
+}
+
+uint64_t ord_open(struct ord *o, struct analysis *a, struct an_thread *t, struct an_func *fn,
+		  uint64_t tsc, uint32_t level)
+{
+	struct ord_queue *q = ord_queue(o, t);
+	struct ord_item *it;
+	uint64_t seq;
+
+	if (!q)
+		return 0;
+	it = ord_push(o, q);
+	if (!it)
+		return 0;
+	seq = q->tail - 1;
+	memset(it, 0, sizeof(*it));
+	it->kind = ORD_CALL;
+	it->fn = fn;
+	it->tsc = tsc;
+	it->level = level;
+	ord_bound(o, a, t, q);
+	return seq + 1;
+}
+
+void ord_close(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
+	       uint64_t tsc, uint64_t dur, bool unwound, bool keep)
+{
+	struct ord_queue *q = ord_queue(o, t);
+	struct ord_item *it;
+
+	if (!q || !seq--)
+		return;
+	if (seq < q->head) {
+		/* Written as a begin event: all after it are inside it, and closed. */
+		struct ord_item done;
+
+		while (q->head < q->tail)
+			ord_emit_front(o, a, t, q);
+		if (o->split)
+			ord_pop_ends(o, a, t, q, 0);
+		memset(&done, 0, sizeof(done));
+		done.kind = ORD_CALL;
+		done.closed = true;
+		done.unwound = unwound;
+		done.tsc = tsc;
+		done.dur = dur;
+		o->wr->end(o->w, a, t, &done, tsc + dur);
+		return;
+	}
+	it = ord_at(q, seq);
+	it->closed = true;
+	it->dead = !keep;
+	it->dur = dur;
+	it->unwound = unwound;
+	ord_drain(o, a, t, q);
+}
+
+void ord_lose(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq)
+{
+	struct ord_queue *q = ord_queue(o, t);
+	struct ord_item *it;
+
+	if (!q || !seq-- || seq < q->head)
+		return;	/* a begin event is out: it stays without an end */
+	it = ord_at(q, seq);
+	it->closed = true;
+	it->lost = true;
+	ord_drain(o, a, t, q);
+}
+
+void ord_instant(struct ord *o, struct analysis *a, struct an_thread *t,
+		 const struct ord_item *src)
+{
+	struct ord_queue *q = ord_queue(o, t);
+	struct ord_item *it;
+
+	if (!q)
+		return;
+	it = ord_push(o, q);
+	if (!it)
+		return;
+	*it = *src;
+	it->closed = true;
+	it->dead = false;
+	ord_drain(o, a, t, q);
+	ord_bound(o, a, t, q);
+}
+
+void ord_finish(struct ord *o, struct analysis *a, struct an_thread *t)
+{
+	struct ord_queue *q;
+
+	if (t->index >= o->n_q)
+		return;
+	q = &o->q[t->index];
+	while (q->head < q->tail)
+		ord_emit_front(o, a, t, q);
+	if (o->split)
+		ord_pop_ends(o, a, t, q, 0);
+}

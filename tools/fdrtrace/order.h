@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * order.h - a thread's calls and events in start order, in bounded memory,
+ * for the writers of convert (Chrome JSON, Perfetto).
+ *
+ * The analysis core reports a call when it ends, so calls come out in end
+ * order (callees before their callers). A viewer wants each thread's events
+ * in start order. This module keeps, per thread, a queue of items in start
+ * order: calls (open until their exit) and instants (application events,
+ * gaps). After each change it emits from the front of the queue every item
+ * whose end is known: a call as a complete event, an instant as itself.
+ *
+ *   queue of thread T (front = earliest start):
+ *     [main open] [parse closed] [lex closed] [event] [eval open] ...
+ *      ^ the front waits for main's exit ...
+ *
+ * An open call at the front holds back everything after it. The window is
+ * bounded: when more than ORD_WINDOW items are queued over all threads, the
+ * queue of the thread that just grew is flushed: its open calls become begin
+ * events (their end event follows at their exit; every item queued after a
+ * begun call is one of its callees or an event inside it, so the order
+ * stays right), its closed ones complete events. Memory is then at most
+ * ORD_WINDOW items plus one per open call, whatever the trace's length;
+ * only long calls with many callees inside the window become begin/end
+ * pairs.
+ *
+ * With @split, a complete event is written as a begin event and an end
+ * event placed after the items it encloses (by nesting level), for writers
+ * that have no complete events (Perfetto's TrackEvent).
+ *
+ * Contract: single-threaded tool code. Item sequence numbers (ord_open()'s
+ * return) stay valid until the item is emitted.
+ */
+#ifndef FDRTRACE_TOOL_ORDER_H
+#define FDRTRACE_TOOL_ORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+#define ORD_WINDOW (1u << 16)	/* queued items over all threads */
+
+enum ord_kind {
+	ORD_CALL,
+	ORD_EVENT,	/* an application custom or typed event */
+	ORD_GAP,	/* records lost here */
+};
+
+/**
+ * struct ord_item - one queued call or instant
+ * @kind: enum ord_kind
+ * @closed: the end is known (always for instants)
+ * @dead: hidden at its exit (under the threshold): not emitted
+ * @unwound: ended by an outer call's exit
+ * @lost: its end was lost with records of the trace (see ord_lose())
+ * @level: nesting level among the emitted calls (0: outermost)
+ * @fn: the function of a call
+ * @tsc, @dur: start and duration (ticks)
+ * @size, @type: payload size and typed-event type of an event (@type
+ *	-1 for a custom event); @size is the count of lost records of a gap
+ */
+struct ord_item {
+	uint8_t kind;
+	bool closed, dead, unwound, lost;
+	uint32_t level;
+	struct an_func *fn;
+	uint64_t tsc, dur;
+	uint64_t size;
+	int32_t type;
+};
+
+/**
+ * struct ord_writer - what a format writes (called in start order per thread)
+ * @complete: a call with its duration (not used with @split)
+ * @begin: a call whose end is not known yet, or never comes: @it->closed
+ *	false at ord_finish() time (the call did not end), or @it->lost (its
+ *	end was lost)
+ * @end: the end of a call written by @begin, at @end_tsc
+ * @instant: an event or a gap
+ */
+struct ord_writer {
+	void (*complete)(void *w, struct analysis *a, struct an_thread *t,
+			 const struct ord_item *it);
+	void (*begin)(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it);
+	void (*end)(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it,
+		    uint64_t end_tsc);
+	void (*instant)(void *w, struct analysis *a, struct an_thread *t,
+			const struct ord_item *it);
+};
+
+/* One thread's queue: a ring of items, and the ends a split writer still owes. */
+struct ord_queue {
+	struct ord_item *ring;
+	uint32_t cap;		/* a power of two */
+	uint64_t head, tail;	/* sequence numbers: items head..tail-1 are queued */
+	struct ord_item *ends;	/* split: emitted calls whose end is not written */
+	uint32_t n_ends, ends_cap;
+};
+
+/**
+ * struct ord - the queues of one conversion
+ * @wr, @w: the writer and its state
+ * @split: write complete events as begin and end
+ * @queued: items queued over all threads
+ * @flushes: how often the window forced a thread's flush
+ * @max_queued: the most items queued at once
+ * @oom: an item could not be queued (it is then lost; reported)
+ */
+struct ord {
+	const struct ord_writer *wr;
+	void *w;
+	bool split;
+	struct ord_queue *q;
+	uint32_t n_q;
+	uint64_t queued, flushes, max_queued;
+	bool oom;
+};
+
+/**
+ * ord_init - start
+ * @o: the state
+ * @wr: the writer
+ * @w: its state, passed to every callback
+ * @split: see the file comment
+ */
+void ord_init(struct ord *o, const struct ord_writer *wr, void *w, bool split);
+
+/**
+ * ord_open - a call began
+ * @o: the state
+ * @a: the analysis
+ * @t: its thread
+ * @fn: its function
+ * @tsc: its start
+ * @level: its nesting level among the emitted calls
+ *
+ * Return: its sequence number + 1 for ord_close(), or 0 when out of memory.
+ */
+uint64_t ord_open(struct ord *o, struct analysis *a, struct an_thread *t, struct an_func *fn,
+		  uint64_t tsc, uint32_t level);
+
+/**
+ * ord_close - a call opened by ord_open() ended
+ * @o: the state
+ * @a: the analysis
+ * @t: its thread
+ * @seq: what ord_open() returned
+ * @tsc: its start
+ * @dur: its duration
+ * @unwound: it was ended by an outer call's exit
+ * @keep: false to drop it (under the threshold); a call already written as a
+ *	begin event gets its end event all the same
+ */
+void ord_close(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
+	       uint64_t tsc, uint64_t dur, bool unwound, bool keep);
+
+/**
+ * ord_lose - a call opened by ord_open() will not end: its exit was lost
+ * @o: the state
+ * @a: the analysis
+ * @t: its thread
+ * @seq: what ord_open() returned
+ *
+ * It is written as a begin event with @lost set, and never an end event.
+ */
+void ord_lose(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq);
+
+/**
+ * ord_instant - an event or a gap at @it->tsc
+ * @o: the state
+ * @a: the analysis
+ * @t: its thread
+ * @it: the item (kind, tsc, level, size, type); copied
+ */
+void ord_instant(struct ord *o, struct analysis *a, struct an_thread *t,
+		 const struct ord_item *it);
+
+/**
+ * ord_finish - write everything still queued for @t now
+ * @o: the state
+ * @a: the analysis
+ * @t: the thread
+ *
+ * At the end of the trace, or before an event written outside the queue.
+ * Calls still open become begin events with @closed false; those that end
+ * later get their end event then.
+ */
+void ord_finish(struct ord *o, struct analysis *a, struct an_thread *t);
+
+/**
+ * ord_fini - free the queues
+ * @o: the state
+ */
+void ord_fini(struct ord *o);
+
+#endif /* FDRTRACE_TOOL_ORDER_H */
