@@ -100,7 +100,7 @@ sys.exit(0 if "caf\u00e9\U0001F600'"'"'q" in [e["function-name"] for e in m] els
 
 	# class 3
 	before=$fails
-	for cmd in account stack "stack -t" graph replay convert extract-map; do
+	for cmd in account stack "stack -P" graph replay convert extract-map; do
 		q=-q; [ "$cmd" = extract-map ] && q=
 		(ulimit -v $((32768 + 200000 / 2)); "$fdr" $cmd $q fns.fdr >/dev/null) ||
 			fail "$path: $cmd on 200000 functions within 32 MiB + 512 B each"
