@@ -162,8 +162,10 @@ static int cvt_option(struct cli *cl, int c, const char *arg)
 		return 0;
 	if (strcmp(arg, "chrome") == 0)
 		k->fmt = &cv_chrome;
+	else if (strcmp(arg, "perfetto") == 0)
+		k->fmt = &cv_perfetto;
 	else
-		return tool_usage_err("convert", "unknown format '%s' (chrome)", arg);
+		return tool_usage_err("convert", "unknown format '%s' (chrome or perfetto)", arg);
 	return 0;
 }
 
@@ -175,18 +177,20 @@ static const struct option cvt_longopts[] = {
 static const struct cli_cmd convert_cli = {
 	.name = "convert",
 	.usage =
-	"Usage: fdrtrace convert [--format chrome] [options] FILE [-o OUT]\n"
+	"Usage: fdrtrace convert [--format chrome|perfetto] [options] FILE [-o OUT]\n"
 	"\n"
 	"Convert the trace FILE ('-': standard input) for trace viewers:\n"
 	"  chrome    Chrome Trace Event JSON (Perfetto UI, chrome://tracing,\n"
 	"            speedscope): a complete event per call\n"
+	"  perfetto  Perfetto's protobuf trace (ui.perfetto.dev, trace_processor):\n"
+	"            a track per thread, interned names, about half the size\n"
 	"Each thread's calls come in start order; application events, native stacks\n"
 	"(a crash) and gaps in the trace are instant events; thread and process\n"
 	"names are included.\n"
 	"Timestamps are the trace's clock. The output is written while the trace is\n"
 	"read: memory stays bounded. The selectors keep the calls replay would show.\n",
 	.options =
-	"  -f, --format FMT      chrome (the default)\n",
+	"  -f, --format FMT      chrome (the default) or perfetto\n",
 	.epilog =
 	"Calls still open at the end of the trace (a crash, _exit) have a begin and\n"
 	"no end; the summary on stderr says how many there were. A call open over\n"

@@ -60,6 +60,7 @@ struct cv_format {
 };
 
 extern const struct cv_format cv_chrome;
+extern const struct cv_format cv_perfetto;
 
 /**
  * cv_room - space for @n more bytes of output (flushes the buffer if needed)

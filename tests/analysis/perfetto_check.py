@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+# perfetto_check.py TRACE.pftrace [COUNTS]
+#
+# Decodes fdrtrace convert --format perfetto output with a wire-format
+# decoder of its own (no protobuf library) and checks its structure: one
+# packet sequence whose first packet clears the incremental state; every
+# track event on a track described before it (thread tracks with a
+# ThreadDescriptor under a process track); every name_iid interned before
+# its use; per track, slices balanced as a stack with non-decreasing
+# timestamps (a begin without an end only with "ended" never / records
+# lost). Prints "NAME COUNT" per slice name, sorted; with COUNTS (a file of
+# such lines) they must be equal.
+import sys
+
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7F) << s
+        s += 7
+        if c < 0x80:
+            return v, i
+
+def fields(b):
+    """(field, wiretype, value) of a message; LEN values are bytes."""
+    i, out = 0, []
+    while i < len(b):
+        k, i = varint(b, i)
+        f, w = k >> 3, k & 7
+        if w == 0:
+            v, i = varint(b, i)
+        elif w == 2:
+            n, i = varint(b, i)
+            v = b[i:i + n]
+            if len(v) != n:
+                sys.exit("truncated field %d" % f)
+            i += n
+        elif w == 1:
+            v, i = b[i:i + 8], i + 8
+        elif w == 5:
+            v, i = b[i:i + 4], i + 4
+        else:
+            sys.exit("bad wire type %d" % w)
+        out.append((f, w, v))
+    return out
+
+def one(fs, f, default=None):
+    for g, _, v in fs:
+        if g == f:
+            return v
+    return default
+
+def fail(msg):
+    sys.exit("perfetto_check: " + msg)
+
+data = open(sys.argv[1], "rb").read()
+packets = fields(data)
+if not packets or any(f != 1 or w != 2 for f, w, _ in packets):
+    fail("not a Trace of packets")
+names, cats, tracks = {}, {}, {}
+stacks, last_ts, count = {}, {}, {}
+seq = None
+for n, (_, _, raw) in enumerate(packets):
+    p = fields(raw)
+    s = one(p, 10)
+    if s is None:
+        fail("packet %d has no sequence id" % n)
+    if seq is None:
+        seq = s
+        if not (one(p, 13, 0) & 1):
+            fail("the first packet does not clear the incremental state")
+    elif s != seq:
+        fail("more than one sequence")
+    for f, _, v in p:
+        if f == 12:
+            for g, _, e in fields(v):
+                ef = fields(e)
+                (cats if g == 1 else names)[one(ef, 1)] = one(ef, 2).decode()
+    td = one(p, 60)
+    if td is not None:
+        tf = fields(td)
+        uuid = one(tf, 1)
+        thread, proc = one(tf, 4), one(tf, 3)
+        if thread is not None:
+            th = fields(thread)
+            if one(tf, 5) not in tracks or tracks[one(tf, 5)][0] != "process":
+                fail("thread track %d without its process track before it" % uuid)
+            tracks[uuid] = ("thread", one(th, 2), one(th, 5, b"").decode())
+        elif proc is not None:
+            tracks[uuid] = ("process", one(fields(proc), 1), one(fields(proc), 6, b"").decode())
+        else:
+            fail("a track descriptor without process or thread")
+    te = one(p, 11)
+    if te is None:
+        continue
+    ts = one(p, 8)
+    if ts is None or not (one(p, 13, 0) & 2):
+        fail("packet %d: track event without timestamp or incremental-state flag" % n)
+    ef = fields(te)
+    typ, uuid = one(ef, 9), one(ef, 11)
+    if tracks.get(uuid, ("",))[0] != "thread":
+        fail("packet %d: event on undescribed track %r" % (n, uuid))
+    if ts < last_ts.get(uuid, 0):
+        fail("packet %d: time goes back on track %d" % (n, uuid))
+    last_ts[uuid] = ts
+    args = {}
+    for f, _, v in ef:
+        if f == 4:
+            af = fields(v)
+            args[one(af, 10).decode()] = one(af, 6, b"").decode() or one(af, 3)
+    st = stacks.setdefault(uuid, [])
+    if typ in (1, 3):
+        iid = one(ef, 10)
+        if iid not in names:
+            fail("packet %d: name iid %r not interned before" % (n, iid))
+        for c in [v for f, _, v in ef if f == 3]:
+            if c not in cats:
+                fail("packet %d: category iid %r not interned" % (n, c))
+        if typ == 1:
+            st.append((names[iid], args.get("ended")))
+            count[names[iid]] = count.get(names[iid], 0) + 1
+    elif typ == 2:
+        if not st:
+            fail("packet %d: slice end without a begin on track %d" % (n, uuid))
+        st.pop()
+    else:
+        fail("packet %d: event type %r" % (n, typ))
+for uuid, st in stacks.items():
+    for name, ended in st:
+        if ended not in ("never", "unknown: records lost"):
+            fail("track %d: %s has no end" % (uuid, name))
+out = sorted("%s %d" % kv for kv in count.items())
+print("\n".join(out))
+threads = sorted("%s %s" % (t[1], t[2]) for t in tracks.values() if t[0] == "thread")
+print("# threads: " + ", ".join(threads), file=sys.stderr)
+if len(sys.argv) > 2:
+    want = sorted(l.strip() for l in open(sys.argv[2]) if l.strip())
+    if want != out:
+        fail("counts differ:\n  want %s\n  got  %s" % (want, out))

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * convert_perfetto.c - convert's Perfetto trace: protobuf TracePackets
+ * (perfetto.protos.Trace, field 1 repeated), which ui.perfetto.dev and
+ * trace_processor read natively.
+ *
+ * Hand-encoded: the few messages needed (TracePacket, TrackEvent,
+ * TrackDescriptor with Process/ThreadDescriptor, InternedData with event
+ * names and categories, DebugAnnotation) are a page of varints and
+ * length-delimited fields. A protobuf library (protobuf-c) would bring a
+ * code generator, the .proto files and a run-time dependency for the same
+ * bytes, and still need a streaming writer around it.
+ *
+ * Layout of the output, one packet sequence (trusted_packet_sequence_id 1):
+ *   - the first packet clears the incremental state and interns the
+ *     categories and the names of instants;
+ *   - a process track (uuid 2^32 + pid) and a thread track (uuid: thread
+ *     index + 1, parent: its process) are described before the thread's
+ *     first event, and again at the end with the final names;
+ *   - a call is a TYPE_SLICE_BEGIN and a TYPE_SLICE_END on its thread's
+ *     track, in time order (order.c with @split); its name is interned
+ *     (InternedData.event_names) in the packet of its first use;
+ *   - application events, gaps and native stacks are TYPE_INSTANT events
+ *     with debug annotations (payload size, type; lost records; signal,
+ *     frames).
+ * Timestamps are nanoseconds of the trace's clock.
+ *
+ * Field numbers (perfetto/protos/perfetto/trace/...):
+ *   Trace.packet 1; TracePacket: timestamp 8, trusted_packet_sequence_id 10,
+ *   track_event 11, interned_data 12, sequence_flags 13, track_descriptor 60;
+ *   TrackEvent: category_iids 3, debug_annotations 4, type 9, name_iid 10,
+ *   track_uuid 11; TrackDescriptor: uuid 1, name 2, process 3, thread 4,
+ *   parent_uuid 5; ProcessDescriptor: pid 1, process_name 6;
+ *   ThreadDescriptor: pid 1, tid 2, thread_name 5; InternedData:
+ *   event_categories 1, event_names 2 (EventCategory/EventName: iid 1,
+ *   name 2); DebugAnnotation: uint_value 3, int_value 4, string_value 6,
+ *   name 10.
+ *
+ * Contract: single-threaded tool code.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+
+/* Wire types. */
+#define PB_VARINT 0
+#define PB_LEN 2
+
+/* TracePacket.sequence_flags */
+#define PF_SEQ_CLEARED 1
+#define PF_SEQ_NEEDS 2
+
+/* TrackEvent.Type */
+#define PF_BEGIN 1
+#define PF_END 2
+#define PF_INSTANT 3
+
+#define PF_SEQ 1		/* our only packet sequence */
+#define PF_NAME_MAX 4096	/* longer names are cut (never in practice) */
+#define PF_MSG_MAX 40000	/* a packet: a name, or a native stack of 64 frames */
+
+/* Interned categories and instant names, in the first packet. */
+enum { PF_CAT_FUNCTION = 1, PF_CAT_EVENT, PF_CAT_GAP, PF_CAT_NATIVE };
+static const char *const pf_cats[] = { NULL, "function", "event", "gap", "native_stack" };
+enum { PF_NAME_CUSTOM = 1, PF_NAME_TYPED, PF_NAME_LOST, PF_NAME_CRASH, PF_NAME_STARTED,
+       PF_NAME_FIRST_FN };
+static const char *const pf_names[] = { NULL, "custom event", "typed event", "records lost",
+					"crash", "recording started" };
+
+struct pf_thread {
+	bool described;
+};
+
+struct pf {
+	uint64_t next_iid;	/* the next function name iid */
+	struct pf_thread *threads;
+	uint32_t n_threads;
+	int32_t *pids;		/* processes described */
+	uint32_t n_pids, pids_cap;
+	bool oom;
+};
+
+/* A message being built, in a fixed buffer. */
+struct pb {
+	uint8_t *p, *end;
+	uint8_t buf[PF_MSG_MAX];
+};
+
+static void pb_init(struct pb *m)
+{
+	m->p = m->buf;
+	m->end = m->buf + sizeof(m->buf);
+}
+
+static size_t pb_len(const struct pb *m)
+{
+	return (size_t)(m->p - m->buf);
+}
+
+static uint8_t *pb_put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* Each writer below checks room for its worst case (a tag and a varint: 20 bytes). */
+static bool pb_room(const struct pb *m, size_t n)
+{
+	return (size_t)(m->end - m->p) >= n + 20;
+}
+
+static void pb_uint(struct pb *m, unsigned field, uint64_t v)
+{
+	if (!pb_room(m, 0))
+		return;
+	m->p = pb_put_varint(m->p, (uint64_t)field << 3 | PB_VARINT);
+	m->p = pb_put_varint(m->p, v);
+}
+
+static void pb_int(struct pb *m, unsigned field, int64_t v)
+{
+	pb_uint(m, field, (uint64_t)v);	/* int32/int64: two's complement varint */
+}
+
+static void pb_bytes(struct pb *m, unsigned field, const void *data, size_t len)
+{
+	if (!pb_room(m, len))
+		return;
+	m->p = pb_put_varint(m->p, (uint64_t)field << 3 | PB_LEN);
+	m->p = pb_put_varint(m->p, len);
+	memcpy(m->p, data, len);
+	m->p += len;
+}
+
+static void pb_str(struct pb *m, unsigned field, const char *s)
+{
+	size_t n = strlen(s);
+
+	pb_bytes(m, field, s, n < PF_NAME_MAX ? n : PF_NAME_MAX);
+}
+
+static void pb_msg(struct pb *m, unsigned field, const struct pb *sub)
+{
+	pb_bytes(m, field, sub->buf, pb_len(sub));
+}
+
+/* Trace.packet: one length-delimited field 1 per packet, straight to the output. */
+static void pf_emit(struct cv *cv, const struct pb *pk)
+{
+	uint8_t hdr[12], *p = hdr;
+
+	*p++ = 1 << 3 | PB_LEN;
+	p = pb_put_varint(p, pb_len(pk));
+	cv_put(cv, hdr, (size_t)(p - hdr));
+	cv_put(cv, pk->buf, pb_len(pk));
+	cv->events++;
+}
+
+static uint64_t pf_thread_uuid(const struct an_thread *t)
+{
+	return (uint64_t)t->index + 1;
+}
+
+static uint64_t pf_process_uuid(int32_t pid)
+{
+	return (1ull << 32) | (uint32_t)pid;
+}
+
+/* A packet with a TrackDescriptor: a process's, or a thread's (@t not NULL). */
+static void pf_describe(struct cv *cv, const struct analysis *a, int32_t pid,
+			const struct an_thread *t)
+{
+	static struct pb pk, td, d;
+	char label[80];
+
+	pb_init(&pk);
+	pb_init(&td);
+	pb_init(&d);
+	pb_int(&d, 1, pid);
+	if (t) {
+		pb_int(&d, 2, t->tid);
+		pb_str(&d, 5, an_thread_label(t, label, sizeof(label)));
+		pb_uint(&td, 1, pf_thread_uuid(t));
+		pb_uint(&td, 5, pf_process_uuid(pid));
+		pb_msg(&td, 4, &d);
+	} else {
+		if (pid == a->pid && a->program)
+			pb_str(&d, 6, a->program);
+		pb_uint(&td, 1, pf_process_uuid(pid));
+		pb_msg(&td, 3, &d);
+	}
+	pb_uint(&pk, 10, PF_SEQ);
+	pb_msg(&pk, 60, &td);
+	pf_emit(cv, &pk);
+}
+
+static void pf_describe_process(struct cv *cv, struct pf *pf, const struct analysis *a,
+				int32_t pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < pf->n_pids; i++)
+		if (pf->pids[i] == pid)
+			return;
+	if (pf->n_pids == pf->pids_cap) {
+		uint32_t cap = pf->pids_cap ? pf->pids_cap * 2 : 8;
+		int32_t *n = realloc(pf->pids, cap * sizeof(*n));
+
+		if (!n) {
+			pf->oom = true;
+			return;
+		}
+		pf->pids = n;
+		pf->pids_cap = cap;
+	}
+	pf->pids[pf->n_pids++] = pid;
+	pf_describe(cv, a, pid, NULL);
+}
+
+/* Before a thread's first event: its process's and its own track. */
+static void pf_track(struct cv *cv, const struct analysis *a, const struct an_thread *t)
+{
+	struct pf *pf = cv->fmt_state;
+
+	if (t->index >= pf->n_threads) {
+		uint32_t n = pf->n_threads ? pf->n_threads : 16;
+		struct pf_thread *p;
+
+		while (n <= t->index)
+			n *= 2;
+		p = realloc(pf->threads, n * sizeof(*p));
+		if (!p) {
+			pf->oom = true;
+			return;
+		}
+		memset(p + pf->n_threads, 0, (n - pf->n_threads) * sizeof(*p));
+		pf->threads = p;
+		pf->n_threads = n;
+	}
+	if (pf->threads[t->index].described)
+		return;
+	pf->threads[t->index].described = true;
+	pf_describe_process(cv, pf, a, cv_pid(a, t));
+	pf_describe(cv, a, cv_pid(a, t), t);
+}
+
+/* A debug annotation with a string name and a uint or string value. */
+static void pf_arg_uint(struct pb *te, const char *name, uint64_t v)
+{
+	struct pb d;
+
+	pb_init(&d);
+	pb_str(&d, 10, name);
+	pb_uint(&d, 3, v);
+	pb_msg(te, 4, &d);
+}
+
+static void pf_arg_str(struct pb *te, const char *name, const char *v)
+{
+	struct pb d;
+
+	pb_init(&d);
+	pb_str(&d, 10, name);
+	pb_str(&d, 6, v);
+	pb_msg(te, 4, &d);
+}
+
+/*
+ * One event packet: @te is the TrackEvent; @interned, when not NULL, the
+ * InternedData that goes with it (a name's first use).
+ */
+static void pf_event(struct cv *cv, const struct analysis *a, uint64_t tsc, const struct pb *te,
+		     const struct pb *interned)
+{
+	static struct pb pk;
+
+	pb_init(&pk);
+	pb_uint(&pk, 8, cv_ns(a, tsc));
+	pb_uint(&pk, 10, PF_SEQ);
+	pb_uint(&pk, 13, PF_SEQ_NEEDS);
+	if (interned)
+		pb_msg(&pk, 12, interned);
+	pb_msg(&pk, 11, te);
+	pf_emit(cv, &pk);
+}
+
+/* The interned name of a function; @interned gets its entry on first use. */
+static uint64_t pf_name_iid(struct cv *cv, struct analysis *a, struct an_func *fn,
+			    struct pb *interned, bool *fresh)
+{
+	struct pf *pf = cv->fmt_state;
+	uint64_t *iid = fn->uptr;
+	struct pb e;
+
+	*fresh = false;
+	if (iid)
+		return *iid;
+	iid = malloc(sizeof(*iid));
+	if (!iid) {
+		pf->oom = true;
+		return 0;
+	}
+	*iid = pf->next_iid++;
+	fn->uptr = iid;	/* freed by an_fini() */
+	pb_init(&e);
+	pb_uint(&e, 1, *iid);
+	pb_str(&e, 2, an_func_name(a, fn));
+	pb_init(interned);
+	pb_msg(interned, 2, &e);
+	*fresh = true;
+	return *iid;
+}
+
+static void pf_begin(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it)
+{
+	struct cv *cv = w;
+	static struct pb te, interned;
+	bool fresh;
+	uint64_t iid;
+
+	pf_track(cv, a, t);
+	iid = pf_name_iid(cv, a, it->fn, &interned, &fresh);
+	pb_init(&te);
+	pb_uint(&te, 9, PF_BEGIN);
+	pb_uint(&te, 11, pf_thread_uuid(t));
+	pb_uint(&te, 10, iid);
+	if (it->lost)
+		pf_arg_str(&te, "ended", "unknown: records lost");
+	else if (!it->closed)
+		pf_arg_str(&te, "ended", "never");
+	pf_event(cv, a, it->tsc, &te, fresh ? &interned : NULL);
+}
+
+static void pf_end(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it,
+		   uint64_t end_tsc)
+{
+	struct cv *cv = w;
+	struct pb te;
+
+	pb_init(&te);
+	pb_uint(&te, 9, PF_END);
+	pb_uint(&te, 11, pf_thread_uuid(t));
+	if (it->unwound)
+		pf_arg_str(&te, "ended", "by an outer exit");
+	pf_event(cv, a, end_tsc, &te, NULL);
+}
+
+static void pf_instant(void *w, struct analysis *a, struct an_thread *t,
+		       const struct ord_item *it)
+{
+	struct cv *cv = w;
+	struct pb te;
+
+	pf_track(cv, a, t);
+	pb_init(&te);
+	pb_uint(&te, 9, PF_INSTANT);
+	pb_uint(&te, 11, pf_thread_uuid(t));
+	if (it->kind == ORD_GAP) {
+		pb_uint(&te, 3, PF_CAT_GAP);
+		pb_uint(&te, 10, PF_NAME_LOST);
+		pf_arg_uint(&te, "records", it->size);
+	} else {
+		pb_uint(&te, 3, PF_CAT_EVENT);
+		pb_uint(&te, 10, it->type >= 0 ? PF_NAME_TYPED : PF_NAME_CUSTOM);
+		pf_arg_uint(&te, "size", it->size);
+		if (it->type >= 0)
+			pf_arg_uint(&te, "type", (uint64_t)it->type);
+	}
+	pf_event(cv, a, it->tsc, &te, NULL);
+}
+
+static const struct ord_writer pf_writer = {
+	.begin = pf_begin,
+	.end = pf_end,
+	.instant = pf_instant,
+};
+
+static void pf_native(struct cv *cv, struct analysis *a, struct an_thread *t,
+		      const struct fdrtrace_ext *x, uint64_t tsc)
+{
+	bool crash = x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL;
+	static struct pb te;
+	struct ns_frame f;
+	uint64_t addr;
+
+	pf_track(cv, a, t);
+	pb_init(&te);
+	pb_uint(&te, 9, PF_INSTANT);
+	pb_uint(&te, 11, pf_thread_uuid(t));
+	pb_uint(&te, 3, PF_CAT_NATIVE);
+	pb_uint(&te, 10, crash ? PF_NAME_CRASH : PF_NAME_STARTED);
+	if (crash) {
+		pf_arg_uint(&te, "signal", x->u.native_stack.signal);
+		pf_arg_uint(&te, "fault_address", x->u.native_stack.fault_address);
+	}
+	for (uint32_t i = 0; ns_resolve(&a->ns, x, i, &addr, &f) == 0 && i < 64; i++) {
+		char name[24], text[512];
+
+		snprintf(name, sizeof(name), "frame %02" PRIu32, i);
+		if (f.module)
+			snprintf(text, sizeof(text), "%s (%s+0x%" PRIx64 ")", f.name ? f.name : "??",
+				 f.module, f.offset);
+		else
+			snprintf(text, sizeof(text), "%s (0x%" PRIx64 ", unknown module)",
+				 f.name ? f.name : "??", addr);
+		pf_arg_str(&te, name, text);
+	}
+	pf_event(cv, a, tsc, &te, NULL);
+}
+
+/* The first packet: a clean incremental state, categories and instant names. */
+static int pf_start(struct cv *cv)
+{
+	static struct pb pk, interned;
+	struct pf *pf = calloc(1, sizeof(*pf));
+	struct pb e;
+	unsigned i;
+
+	if (!pf)
+		return -ENOMEM;
+	pf->next_iid = PF_NAME_FIRST_FN;
+	cv->fmt_state = pf;
+	pb_init(&interned);
+	for (i = 1; i < sizeof(pf_cats) / sizeof(pf_cats[0]); i++) {
+		pb_init(&e);
+		pb_uint(&e, 1, i);
+		pb_str(&e, 2, pf_cats[i]);
+		pb_msg(&interned, 1, &e);
+	}
+	for (i = 1; i < sizeof(pf_names) / sizeof(pf_names[0]); i++) {
+		pb_init(&e);
+		pb_uint(&e, 1, i);
+		pb_str(&e, 2, pf_names[i]);
+		pb_msg(&interned, 2, &e);
+	}
+	pb_init(&pk);
+	pb_uint(&pk, 10, PF_SEQ);
+	pb_uint(&pk, 13, PF_SEQ_CLEARED);
+	pb_msg(&pk, 12, &interned);
+	pf_emit(cv, &pk);
+	return 0;
+}
+
+/* The names known at the end: every process and thread described again. */
+static void pf_finish(struct cv *cv, struct analysis *a)
+{
+	struct pf *pf = cv->fmt_state;
+	uint32_t i;
+
+	for (i = 0; i < pf->n_pids; i++)
+		pf_describe(cv, a, pf->pids[i], NULL);
+	for (i = 0; i < a->n_threads; i++) {
+		const struct an_thread *t = a->threads[i];
+
+		pf_describe_process(cv, pf, a, cv_pid(a, t));
+		pf_describe(cv, a, cv_pid(a, t), t);
+	}
+	if (pf->oom)
+		fprintf(stderr, "fdrtrace convert: out of memory: some names are missing\n");
+}
+
+static void pf_fini(struct cv *cv)
+{
+	struct pf *pf = cv->fmt_state;
+
+	if (!pf)
+		return;
+	free(pf->threads);
+	free(pf->pids);
+	free(pf);
+	cv->fmt_state = NULL;
+}
+
+const struct cv_format cv_perfetto = {
+	.name = "perfetto",
+	.split = true,
+	.wr = &pf_writer,
+	.start = pf_start,
+	.native = pf_native,
+	.finish = pf_finish,
+	.fini = pf_fini,
+};
