@@ -34,7 +34,7 @@ has() {	# has FILE TEXT
 	return 1
 }
 
-for c in account stack convert replay graph extract-map record; do
+for c in account stack convert replay graph extract-map record diff; do
 	check "$c-help" 0 "$fdr" $c --help && has out "Usage: fdrtrace $c"
 	check "$c-unknown-option" 2 "$fdr" $c --frob x && has err "fdrtrace $c: unknown option '--frob'"
 	check "$c-missing-arg" 2 "$fdr" $c && has err "fdrtrace $c: missing"

@@ -355,6 +355,7 @@ int cmd_stack(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_extract_map(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 
