@@ -7,7 +7,9 @@ Builds bench/overhead/workload.c once per configuration (plain; empty hooks,
 the floor; the minimal reference hooks with rdtsc and with rdtscp; fdrtrace
 linked from BUILDDIR; LLVM XRay FDR), then runs the configurations
 interleaved (A B C ... A B C ...) for R rounds and prints, per thread count,
-the median ns per call, the median of the per-round ratios to the floor, to
+the median ns per call (fdrtrace-ring-trigger-*: latency triggers, one on a
+function the workload never calls, one on leaf_c, with the difference to
+fdrtrace-ring per matching hook), the median of the per-round ratios to the floor, to
 the reference and to XRay, trace bytes per call, peak RSS, minor page faults
 of the whole process and records dropped (the most of any round). uftrace
 and LTTng-UST's cyg-profile-fast are measured where installed, each on the
@@ -57,6 +59,13 @@ def build(build_dir, work):
         cfgs[f"fdrtrace-{clock}"] = (f"{work}/fdrtrace", env, "fdrtrace")
     env = {"FDRTRACE_MODE": "fdr", "FDRTRACE_OPTIONS": f"policy=ring logfile_base={base}"}
     cfgs["fdrtrace-ring"] = (f"{work}/fdrtrace", env, "fdrtrace")
+    # latency triggers: one on a function the workload never calls (every
+    # hook keeps the fast path), one on leaf_c (2 of the 36 hooks of an
+    # iteration take the slow path; it never fires: no call lasts 1 s)
+    for name, glob in (("other", "no_such_function"), ("leaf_c", "leaf_c")):
+        env = {"FDRTRACE_MODE": "fdr",
+               "FDRTRACE_OPTIONS": f"policy=ring trigger={glob}>1s logfile_base={base}"}
+        cfgs[f"fdrtrace-ring-trigger-{name}"] = (f"{work}/fdrtrace", env, "fdrtrace")
     # peers that preload their own hooks need a build whose hooks are libc's no-op stubs
     sh(cc + ["-finstrument-functions", wl, "-o", f"{work}/nohooks"])
     if shutil.which("uftrace"):
@@ -144,7 +153,12 @@ def callgrind(cfgs, work):
         res[name] = (counts[1] - counts[0]) / (10000 * 36)
     base = res.get("plain", 0)
     for name, v in res.items():
-        print(f"  {name:22s} {v:8.1f} instr/call   (+{v - base:.1f} over plain)")
+        print(f"  {name:28s} {v:8.1f} instr/call   (+{v - base:.1f} over plain)")
+    if "fdrtrace-ring-trigger-leaf_c" in res and "fdrtrace-ring" in res:
+        for name in ("fdrtrace-ring-trigger-other", "fdrtrace-ring-trigger-leaf_c"):
+            d = (res[name] - res["fdrtrace-ring"]) * 36
+            print(f"  {name}: {d:+.1f} instr per iteration over fdrtrace-ring "
+                  f"({d / 2:+.1f} per leaf_c hook)")
 
 
 def main():
@@ -180,6 +194,14 @@ def main():
                       f"{statistics.median(r[2] for r in rows) / 1024:7.1f} "
                       f"{statistics.median(r[4] for r in rows):7.0f} "
                       f"{(max(drops) if drops else '-')!s:>8s}")
+            if "fdrtrace-ring-trigger-leaf_c" in results:
+                # 2 of an iteration's 36 hooks (leaf_c's entry and exit) take the slow path
+                ring = results["fdrtrace-ring"]
+                for name in ("fdrtrace-ring-trigger-other", "fdrtrace-ring-trigger-leaf_c"):
+                    d = statistics.median((r[0] - o[0]) * 36 for r, o in
+                                          zip(results[name], ring))
+                    print(f"{name}: {d:+.1f} ns per iteration over fdrtrace-ring "
+                          f"(leaf_c only: {d / 2:+.1f} ns per matching hook)")
         if a.callgrind and shutil.which("valgrind"):
             callgrind(cfgs, work)
     finally:

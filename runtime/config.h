@@ -44,6 +44,9 @@ struct fdr_config {
 	char filter[1024];		/* glob patterns, ';' between them; "" records all */
 	char exclude[1024];		/* glob patterns not to record */
 	uint64_t max_depth;		/* 0: every depth */
+	char trigger[1024];		/* ring: GLOB>DURATION triggers, ';' or ',' between */
+	uint64_t trigger_max;		/* snapshots the triggers may write */
+	uint64_t trigger_holdoff_ms;	/* no trigger again this soon after one */
 };
 
 /**

@@ -213,6 +213,7 @@ static notrace void fl_cache_names(void)
 			break;	/* its insert is in progress: next round */
 		if (fdr_symbol_lookup(addr, name, sizeof(name), &module) < 0)
 			name[0] = '\0';
+		fdr_trigger_decide(id, name);	/* latency triggers: is it one of theirs? */
 		copy = strdup(name);
 		if (!copy)
 			break;
@@ -438,6 +439,7 @@ static notrace unsigned fl_drain(struct fdr_rtbuf *rb)
 /* ---- snapshots (ring policy) ---- */
 
 static _Atomic int fl_snap_req;
+static _Atomic uint32_t fl_trig_req;	/* latency triggers fired, snapshots not yet written */
 static _Atomic uint32_t fl_snaps;	/* snapshots written (or failed) */
 static struct fdr_rtbuf fl_snap_rb;
 
@@ -476,8 +478,10 @@ static notrace void fl_copy_partial(struct fdr_thread *t, void *arg)
 /*
  * Write everything in memory to a new file, <trace>.snap<N>.fdr, and go
  * on: the ring's buffers stay for the next dump. Caller holds fl_mutex.
+ * @why: said on stderr with the path (verbosity 1 and up); NULL: only at
+ * verbosity 2 and up.
  */
-static notrace void fl_snapshot(void)
+static notrace void fl_snapshot(const char *why)
 {
 	char path[sizeof(fdr_path) + 32];
 	size_t base = strlen(fdr_path);
@@ -542,7 +546,9 @@ static notrace void fl_snapshot(void)
 	fdr_file_unlock();
 	if (fl_emitted)
 		munmap(fl_emitted, FDRTRACE_FUNC_ID_MAX + 1u);
-	if (fdr_cfg.verbosity >= 2)
+	if (why && fdr_cfg.verbosity >= 1)
+		dprintf(2, "fdrtrace: snapshot %s (%s)\n", path, why);
+	else if (fdr_cfg.verbosity >= 2)
 		dprintf(2, "fdrtrace: snapshot %s\n", path);
 out:
 	fl_emitted = saved_emitted;
@@ -557,6 +563,13 @@ out:
 notrace void fdr_flush_request_snapshot(void)
 {
 	atomic_store_explicit(&fl_snap_req, 1, memory_order_release);
+	fdr_flush_wake();
+}
+
+notrace void fdr_flush_request_trigger(void)
+{
+	/* release: the trigger's description (trigger.c) before the request */
+	atomic_fetch_add_explicit(&fl_trig_req, 1, memory_order_release);
 	fdr_flush_wake();
 }
 
@@ -645,7 +658,15 @@ static notrace void *fl_main(void *arg)
 		else
 			fl_cache_names();
 		if (atomic_exchange_explicit(&fl_snap_req, 0, memory_order_acquire))
-			fl_snapshot();
+			fl_snapshot(NULL);
+		/* acquire: pairs with fdr_flush_request_trigger() */
+		while (atomic_load_explicit(&fl_trig_req, memory_order_acquire)) {
+			char why[1024];
+
+			fdr_trigger_describe(why, sizeof(why));
+			fl_snapshot(why);
+			atomic_fetch_sub_explicit(&fl_trig_req, 1, memory_order_relaxed);
+		}
 		pthread_mutex_unlock(&fl_mutex);
 		if (atomic_load_explicit(&fl_stop, memory_order_acquire))
 			break;
@@ -662,6 +683,7 @@ static notrace void *fl_main(void *arg)
 		atomic_store_explicit(&fl_sleeping, 1, memory_order_seq_cst);
 		if ((fdr_cfg.policy == FDR_POLICY_RING || fdr_queue_empty()) &&
 		    !atomic_load_explicit(&fl_snap_req, memory_order_relaxed) &&
+		    !atomic_load_explicit(&fl_trig_req, memory_order_relaxed) &&
 		    atomic_load_explicit(&fl_seq, memory_order_seq_cst) == seq &&
 		    !atomic_load_explicit(&fl_stop, memory_order_acquire))
 			syscall(SYS_futex, &fl_seq, FUTEX_WAIT_PRIVATE, seq, &to, NULL, 0);

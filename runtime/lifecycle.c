@@ -431,6 +431,7 @@ static notrace void lc_postfork_child(void)
 	fdr_flush_reset_child();
 	fdr_modules_reset();
 	fdr_native_reset();
+	fdr_trigger_reset_child();
 	atomic_store_explicit(&fdr_before_init_drops, 0, memory_order_relaxed);
 	if (lc_open() < 0 || fdr_flush_start_child() < 0) {
 		fdr_file_close();
@@ -465,6 +466,7 @@ static notrace void lc_init(void)
 		fdr_min_ticks = (uint64_t)(ticks * fdr_clock.freq / 1000000u);
 	}
 	fdr_all_slow = fdr_cfg.max_depth != 0;
+	fdr_trigger_init();	/* after the clock: durations become ticks */
 	fdr_filtering = fdr_cfg.filter[0] || fdr_cfg.exclude[0];
 	if (fdr_filtering && fdr_filter_init() < 0)
 		fdr_filtering = false;

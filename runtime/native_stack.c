@@ -26,6 +26,10 @@
  *     A module without .eh_frame_hdr would make libunwind read its
  *     .debug_frame from the file (with malloc): none of Debian's do.
  *   - fdr_native_here() is for ordinary threads (fdrtrace_start()).
+ *   - A stack taken before the flush thread has reported any module (the
+ *     first moments of the run) waits for it a little (100 ms in the
+ *     handler, 200 ms in fdrtrace_start(); nanosleep), so that its frames
+ *     get module ids.
  *   - Module ids: the flush thread tells us each module it reports in a
  *     module_map record (fdr_native_module_mapped()); we keep their spans in
  *     a fixed table (no allocation) that the handler reads lock-free. A
@@ -41,6 +45,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "modules.h"
 #include "native_stack.h"
@@ -124,12 +129,28 @@ static notrace uint32_t ns_walk(unw_cursor_t *cur, uintptr_t from, uint64_t *add
 	return found ? n : 0;
 }
 
+/*
+ * The flush thread reports the modules when it starts: a stack taken before
+ * that (a crash, an fdrtrace_start() in the first moments) waits for it, at
+ * most @ms milliseconds. Async-signal-safe (nanosleep).
+ */
+static notrace void ns_wait_modules(unsigned ms)
+{
+	for (unsigned i = 0; i < ms * 10 && !atomic_load_explicit(&ns_count, memory_order_acquire);
+	     i++) {
+		struct timespec ts = { 0, 100000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 notrace uint32_t fdr_native_from_signal(void *uc, uint64_t *addrs, uint32_t *mods, uint32_t max)
 {
 	unw_cursor_t cur;
 
 	if (!ns_ready || !uc || !max)
 		return 0;
+	ns_wait_modules(100);
 	/* on x86-64 libunwind's unw_context_t is the kernel's ucontext_t */
 	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
 		return 0;
@@ -143,6 +164,8 @@ notrace uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods
 
 	if (!ns_ready || !max)
 		return 0;
+	if (from)
+		ns_wait_modules(200);	/* not at initialisation: we are before the flush thread */
 	if (unw_getcontext(&ctx) < 0 || unw_init_local(&cur, &ctx) < 0)
 		return 0;
 	return ns_walk(&cur, from, addrs, mods, max);

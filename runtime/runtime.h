@@ -233,6 +233,8 @@ int fdr_flush_wait_written(uint64_t target, unsigned timeout_ms) fdr_hidden;
 void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names) fdr_hidden;
 void fdr_flush_reset_child(void) fdr_hidden;
 void fdr_flush_request_snapshot(void) fdr_hidden;
+/* a latency trigger fired: one snapshot more (async-signal-safe, lock-free) */
+void fdr_flush_request_trigger(void) fdr_hidden;
 void fdr_flush_names_wait(unsigned ms) fdr_hidden;
 int fdr_filter_init(void) fdr_hidden;
 bool fdr_filter_skip(uint32_t id) fdr_hidden;
@@ -261,6 +263,26 @@ void fdr_ring_write(bool keep) fdr_hidden;
 uint64_t fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end) fdr_hidden;
 size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint64_t tsc) fdr_hidden;
 void fdr_ring_reset(void) fdr_hidden;
+
+/* ---- trigger.c: latency triggers (ring policy) ---- */
+
+/* trigger set and valid: the slow path asks fdr_trigger_uncached() before caching an id */
+extern bool fdr_triggering fdr_hidden;
+void fdr_trigger_init(void) fdr_hidden;
+void fdr_trigger_reset_child(void) fdr_hidden;
+/* flush thread: decide whether function @id, named @name, matches a trigger */
+void fdr_trigger_decide(uint32_t id, const char *name) fdr_hidden;
+/* slow path: keep @id out of the thread's id cache (undecided, or a trigger's)? */
+bool fdr_trigger_uncached(uint32_t id) fdr_hidden;
+/*
+ * slow path, after the record of a call whose function was not in the id
+ * cache (@written: the record reached the buffer; @candidate: the function
+ * is a trigger's, or not decided yet)
+ */
+void fdr_trigger_call(uint32_t id, unsigned action, uint64_t tsc, bool written,
+		      bool candidate) fdr_hidden;
+/* flush thread: "trigger slow>10ms: a call of slow took 30.1 ms" */
+void fdr_trigger_describe(char *buf, size_t cap) fdr_hidden;
 
 /* ---- lifecycle.c ---- */
 

@@ -350,6 +350,9 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 {
 	int saved_errno = errno;
 	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
+	bool candidate = false;	/* a latency trigger's function, or not decided yet */
+	bool missed = false;	/* not in the id cache (a trigger may have its entry) */
+	uint32_t id;
 	uint8_t *pos;
 	uint64_t rec;
 
@@ -374,9 +377,11 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		goto filtered;	/* filter/exclude said no, once for all */
 	if (fdr_thread_ensure(t) < 0)
 		goto out;
+	id = ce->id;
 	if (ce->addr != addr) {
 		uint32_t before = fdr_funcid_limit();
-		uint32_t id = fdr_funcid_get(addr);
+
+		id = fdr_funcid_get(addr);
 
 		/*
 		 * A new id: in ring policy the flush thread looks its name up in
@@ -397,16 +402,26 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 			ce->id = id;
 			goto filtered;
 		}
-		ce->addr = addr;
-		ce->id = id;
+		/* a trigger's calls (and undecided ones) all come here: never cached */
+		missed = fdr_triggering;
+		candidate = missed && fdr_trigger_uncached(id);
+		if (!candidate) {
+			ce->addr = addr;
+			ce->id = id;
+		}
 	}
 	if (!t->buf && wr_claim(t, tsc, cpu) < 0) {
 		wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
+		if (missed)
+			fdr_trigger_call(id, action, tsc, false, candidate);
 		goto out;
 	}
 	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-	if (action == FDRTRACE_FN_EXIT && fdr_min_ticks && wr_erase_short(t, pos, ce->id, tsc, cpu))
+	if (action == FDRTRACE_FN_EXIT && fdr_min_ticks && wr_erase_short(t, pos, id, tsc, cpu)) {
+		if (missed)
+			fdr_trigger_call(id, action, tsc, false, candidate);
 		goto out;
+	}
 	if (cpu != t->cpu) {
 		struct fdrtrace_md_new_cpu_id m = { .type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_CPU_ID),
 						    .cpu = (uint16_t)cpu, .tsc = tsc };
@@ -425,10 +440,12 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		t->rewind_floor = pos;
 		t->last_tsc = tsc;
 	}
-	rec = fdrtrace_func_word(action, ce->id) | ((tsc - t->last_tsc) << 32);
+	rec = fdrtrace_func_word(action, id) | ((tsc - t->last_tsc) << 32);
 	memcpy(pos, &rec, sizeof(rec));
 	t->last_tsc = tsc;
 	atomic_store_explicit(&t->pos, pos + sizeof(rec), memory_order_release);
+	if (missed)
+		fdr_trigger_call(id, action, tsc, true, candidate);	/* after the record */
 	goto out;
 filtered:
 	wr_count(t, FDRTRACE_DROP_FILTERED, 0);

@@ -439,15 +439,15 @@ Test(config, no_output_with_errfd_minus_one)
 
 struct seen {
 	int n;
-	char names[16][64];
-	char values[16][64];
+	char names[32][64];
+	char values[32][64];
 };
 
 static void collect(const char *name, const char *value, void *arg)
 {
 	struct seen *s = arg;
 
-	cr_assert_lt(s->n, 16);
+	cr_assert_lt(s->n, 32);
 	snprintf(s->names[s->n], sizeof(s->names[0]), "%s", name);
 	snprintf(s->values[s->n], sizeof(s->values[0]), "%s", value);
 	s->n++;
@@ -467,9 +467,12 @@ Test(config, foreach_visits_every_option_as_text)
 
 	parse(&P, "fdr", "buffer_size=1M clock=monotonic logfile_base=/tmp/t. format_version=1");
 	fdr_config_foreach(&P.cfg, collect, &s);
-	cr_assert_eq(s.n, 13);
+	cr_assert_eq(s.n, 16);
 	cr_assert_str_eq(s.names[0], "buffer_size", "table order");
 	cr_assert_str_eq(lookup(&s, "policy"), "stream");
+	cr_assert_str_eq(lookup(&s, "trigger"), "");
+	cr_assert_str_eq(lookup(&s, "trigger_max"), "1");
+	cr_assert_str_eq(lookup(&s, "trigger_holdoff_ms"), "1000");
 	cr_assert_str_eq(lookup(&s, "dump_signal"), "none");
 	cr_assert_str_eq(lookup(&s, "buffer_size"), "1048576");
 	cr_assert_str_eq(lookup(&s, "buffer_max"), "128");

@@ -78,10 +78,11 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 
 	/*
-	 * Let the runtime write its start records (modules, names) before
-	 * anything else: a native stack names modules by their records.
+	 * Crashes: let the runtime write its start records (modules, names)
+	 * before anything else: a native stack names modules by their records.
 	 */
-	fdrtrace_flush();
+	if (!strcmp(mode, "strlen") || !strcmp(mode, "thread"))
+		fdrtrace_flush();
 	if (!strcmp(mode, "strlen")) {
 		outer("fine");
 		outer(bad_string);
