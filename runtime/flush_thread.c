@@ -103,6 +103,16 @@ static notrace void fl_module_mapped(const struct fdr_module *m, void *arg)
 	fdr_native_module_mapped(m->id, m->start, m->size);
 }
 
+/* A module already reported, named again in a new file (a snapshot). */
+static notrace void fl_module_again(const struct fdr_module *m, void *arg)
+{
+	size_t n = fdr_ext_module_map(fl_scratch, sizeof(fl_scratch), m->id, m->load_base, m->size,
+				      m->build_id, m->build_id_len, m->path);
+
+	if (n)
+		fdr_rtbuf_add(arg, fl_scratch, n);
+}
+
 static notrace void fl_module_unmapped(const struct fdr_module *m, void *arg)
 {
 	size_t n = fdr_ext_module_unmap(fl_scratch, sizeof(fl_scratch), m->id, m->load_base,
@@ -519,12 +529,21 @@ static notrace void fl_snapshot(const char *why)
 	if (fl_emitted_init() < 0)
 		fl_emitted = NULL;
 	fdr_file_lock(0);
+	/*
+	 * Modules loaded since the last scan go to the main trace first (its
+	 * runtime buffer, written later to it): a scan reports each module once,
+	 * and the scan in the snapshot's start records would keep them from it.
+	 */
+	fdr_modules_scan(fl_module_mapped, fl_module_unmapped, &fl_rb);
 	saved_fd = fdr_fd;
 	fdr_fd = fd;
 	memset(&fdr_totals, 0, sizeof(fdr_totals));
 	fdr_file_write_header();
 	fdr_rtbuf_init(&fl_snap_rb, fl_rb.tid);
 	fdr_write_start_records(&fl_snap_rb, fdr_fork_parent != 0, (uint32_t)fdr_fork_parent);
+	/* the snapshot names every module again (the start records name only new ones) */
+	fdr_modules_foreach_reported(fl_module_again, &fl_snap_rb);
+	fdr_rtbuf_flush(&fl_snap_rb);
 	fdr_file_unlock();
 	fdr_threads_foreach(fl_copy_partial, &ps, 0);
 	fdr_file_lock(0);

@@ -271,6 +271,18 @@ notrace int fdr_modules_scan(void (*mapped)(const struct fdr_module *m, void *ar
 	return s.err;
 }
 
+notrace void fdr_modules_foreach_reported(void (*fn)(const struct fdr_module *m, void *arg),
+					  void *arg)
+{
+	size_t i;
+
+	pthread_mutex_lock(&mod_lock);
+	for (i = 0; i < mod_count; i++)
+		if (mod_list[i]->live && mod_list[i]->reported)
+			fn(&mod_list[i]->m, arg);
+	pthread_mutex_unlock(&mod_lock);
+}
+
 notrace void fdr_modules_reset(void)
 {
 	size_t i;

@@ -60,6 +60,16 @@ int fdr_modules_scan(void (*mapped)(const struct fdr_module *m, void *arg),
  */
 int fdr_symbol_lookup(uintptr_t addr, char *name, size_t name_len, uint32_t *module_id);
 
+/**
+ * fdr_modules_foreach_reported - visit every module reported and still mapped
+ * @fn: called with each, in id order, under the module list's lock
+ * @arg: passed to @fn
+ *
+ * For a new file of the same run (a snapshot), which must name every
+ * module again.
+ */
+void fdr_modules_foreach_reported(void (*fn)(const struct fdr_module *m, void *arg), void *arg);
+
 /* Free what the module list holds (at the end of the run, and in a fork child). */
 void fdr_modules_reset(void);
 

@@ -72,10 +72,14 @@ static _Atomic uint8_t *trg_state;
 static uint64_t trg_holdoff_ticks;
 static _Atomic uint64_t trg_claimed;
 static _Atomic uint64_t trg_last_tsc;
-/* the last firing, for the flush thread's message */
-static uint32_t trg_fire_id;
-static uint32_t trg_fire_index;
-static uint64_t trg_fire_ticks;
+/*
+ * The last firing, for the flush thread's message. Atomic: with no hold-off
+ * two threads may fire at once (the message may then mix them; each
+ * snapshot is still written).
+ */
+static _Atomic uint32_t trg_fire_id;
+static _Atomic uint32_t trg_fire_index;
+static _Atomic uint64_t trg_fire_ticks;
 
 static fdr_tls struct trg_open trg_stk[TRG_STACK];
 static fdr_tls uint32_t trg_depth;
@@ -224,10 +228,10 @@ static notrace void trg_fire(uint32_t id, unsigned k, uint64_t ticks, uint64_t t
 		return;	/* another thread fired at the same moment */
 	if (atomic_fetch_add_explicit(&trg_claimed, 1, memory_order_relaxed) >= fdr_cfg.trigger_max)
 		return;
-	trg_fire_id = id;
-	trg_fire_index = k;
-	trg_fire_ticks = ticks;
-	fdr_flush_request_trigger();
+	atomic_store_explicit(&trg_fire_id, id, memory_order_relaxed);
+	atomic_store_explicit(&trg_fire_index, k, memory_order_relaxed);
+	atomic_store_explicit(&trg_fire_ticks, ticks, memory_order_relaxed);
+	fdr_flush_request_trigger();	/* release: the three stores above before it */
 }
 
 notrace void fdr_trigger_call(uint32_t id, unsigned action, uint64_t tsc, bool written,
@@ -268,13 +272,16 @@ notrace void fdr_trigger_call(uint32_t id, unsigned action, uint64_t tsc, bool w
 /* Flush thread: the line that says why a snapshot was written. */
 notrace void fdr_trigger_describe(char *buf, size_t cap)
 {
+	uint32_t id = atomic_load_explicit(&trg_fire_id, memory_order_relaxed);
+	uint32_t k = atomic_load_explicit(&trg_fire_index, memory_order_relaxed);
+	uint64_t ticks = atomic_load_explicit(&trg_fire_ticks, memory_order_relaxed);
+	double ms = fdr_clock.freq ? (double)ticks * 1e3 / (double)fdr_clock.freq : 0;
+	uintptr_t addr = fdr_funcid_addr(id);
 	char name[512];
 	uint32_t module;
-	uintptr_t addr = fdr_funcid_addr(trg_fire_id);
-	double ms = fdr_clock.freq ? (double)trg_fire_ticks * 1e3 / (double)fdr_clock.freq : 0;
 
 	if (!addr || fdr_symbol_lookup(addr, name, sizeof(name), &module) < 0 || !name[0])
-		snprintf(name, sizeof(name), "function #%u", trg_fire_id);
-	snprintf(buf, cap, "trigger %s: a call of %s took %.3f ms", trg_list[trg_fire_index].text,
-		 name, ms);
+		snprintf(name, sizeof(name), "function #%u", id);
+	snprintf(buf, cap, "trigger %s: a call of %s took %.3f ms",
+		 trg_list[k < trg_count ? k : 0].text, name, ms);
 }

@@ -57,6 +57,7 @@ Test(trigger, one_slow_call_among_2000_fast_ones_writes_one_snapshot_holding_it)
 	cr_assert_leq(tc_calls(&t, "fast"), 2010, "%llu", (unsigned long long)tc_calls(&t, "fast"));
 	cr_assert_geq(tc_exits(&t, "work"), 1, "the first work() returned before slow()");
 	cr_assert_eq(t.unnamed, 0);
+	cr_assert_gt(t.module_maps, 0, "a snapshot names the modules again");
 	tc_free(&t);
 	tc_done(&r);
 }
