@@ -1,0 +1,692 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""real.py - fdrtrace on real programs nobody here wrote (suite 'real').
+
+Usage: real.py [paths...] PROGRAM CHECK
+
+PROGRAM is lua (the Lua 5.4 interpreter running workload.lua) or zstd
+(compressing and decompressing a few MiB with two worker threads). Their
+sources come from Debian's source packages (fetch.sh, apt-get source); when
+they cannot be had, every check says why and exits 77 (meson's skip).
+
+Builds (cached under --cache, so reruns only run the checks):
+  plain        gcc, no instrumentation: the reference output
+  gcc          gcc -finstrument-functions, linked with libfdrtrace
+  gcc-preload  the same objects, not linked (fdrtrace record preloads)
+  clang        clang -finstrument-functions-after-inlining, linked
+  clang+xray   both clang instrumentations, linked, + xray_shim.c
+  xray         clang -fxray-instrument + xray_shim.c (for bench/)
+  plain-clang  clang, no instrumentation (for bench/)
+
+CHECK:
+  gcc    the gcc build, linked and preloaded: output identical to the plain
+         build's; every trace verifies and is closed (fdrtrace info); with
+         on_full=wait (when the runtime has the option) nothing is lost
+  clang  the same for the clang build
+  xray   one run of a build with both clang instrumentations, recorded by
+         fdrtrace and by LLVM XRay FDR at once: per-function call counts of
+         fdrtrace account equal llvm-xray's (functions matched by name)
+  loss   the loss invariant: from a starved pool, no function's count, sum
+         or self time is greater than in a lossless run of the same workload
+         (enforced once the analysis places gaps, see loss_check())
+"""
+import argparse
+import concurrent.futures
+import contextlib
+import fcntl
+import filecmp
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Skip(Exception):
+    pass
+
+
+class Fail(Exception):
+    pass
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+def run(cmd, **kw):
+    """Run cmd; raise Fail with its output when it fails."""
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
+    p = subprocess.run(cmd, **kw)
+    if p.returncode != 0:
+        out = (p.stdout or b"")[-3000:] + (p.stderr or b"")[-3000:]
+        raise Fail("%s: exit %d\n%s" % (" ".join(map(str, cmd)), p.returncode,
+                                        out.decode(errors="replace")))
+    return p
+
+
+@contextlib.contextmanager
+def locked(path):
+    """An exclusive lock on path: tests that share a build take turns."""
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+# ---------------------------------------------------------------- programs
+
+class Program:
+    """How to build one real program from its Debian source tree."""
+    name = ""
+    package = ""
+
+    def sources(self, src):
+        raise NotImplementedError
+
+    def cflags(self, src, objdir):
+        raise NotImplementedError
+
+    libs = []
+
+    def prepare(self, src, objdir):
+        pass
+
+
+class Lua(Program):
+    name, package = "lua", "lua5.4"
+    libs = ["-lm", "-ldl"]
+
+    def sources(self, src):
+        return sorted(f for f in glob.glob(os.path.join(src, "src", "*.c"))
+                      if os.path.basename(f) != "luac.c")
+
+    def cflags(self, src, objdir):
+        # As upstream's "make linux" (Debian's patch adds a libtool build
+        # and a generated multiarch header, which prepare() writes).
+        return ["-std=gnu99", "-O2", "-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX",
+                "-I" + objdir]
+
+    def prepare(self, src, objdir):
+        with open(os.path.join(objdir, "lua5.4-deb-multiarch.h"), "w") as f:
+            f.write('#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"\n')
+
+
+class Zstd(Program):
+    name, package = "zstd", "zstd"
+    libs = ["-pthread"]
+
+    def sources(self, src):
+        files = sorted(glob.glob(os.path.join(src, "programs", "*.c")))
+        for d in ("common", "compress", "decompress", "dictBuilder"):
+            files += sorted(glob.glob(os.path.join(src, "lib", d, "*.c")))
+        files += glob.glob(os.path.join(src, "lib", "decompress", "*.S"))
+        return files
+
+    def cflags(self, src, objdir):
+        # As upstream's programs/Makefile for the zstd binary, without the
+        # optional zlib/lzma/lz4 formats and the legacy decoders.
+        return ["-O3", "-DXXH_NAMESPACE=ZSTD_", "-DZSTD_MULTITHREAD",
+                "-DZSTD_LEGACY_SUPPORT=0", "-pthread",
+                "-I" + os.path.join(src, "lib"),
+                "-I" + os.path.join(src, "lib", "common"),
+                "-I" + os.path.join(src, "programs")]
+
+
+PROGRAMS = {"lua": Lua(), "zstd": Zstd()}
+
+
+# ---------------------------------------------------------------- builds
+
+class Env:
+    def __init__(self, a):
+        self.a = a
+        self.fdrtrace = os.path.abspath(a.fdrtrace)
+        self.libdir = os.path.dirname(os.path.abspath(a.lib))
+        self.lib = os.path.abspath(a.lib)
+        self.cache = os.path.abspath(a.cache)
+        self.clang = a.clang if a.clang and os.access(a.clang, os.X_OK) else ""
+        self.xray = a.llvm_xray if a.llvm_xray and os.access(a.llvm_xray, os.X_OK) else ""
+        os.makedirs(self.cache, exist_ok=True)
+
+
+def variant_flags(env, v):
+    """(compiler, compile flags, link flags) of build variant v."""
+    fdr_link = ["-L" + env.libdir, "-lfdrtrace", "-Wl,-rpath," + env.libdir]
+    if v == "plain":
+        return "gcc", [], []
+    if v == "plain-clang":
+        return env.clang, [], []
+    if v == "gcc":
+        return "gcc", ["-finstrument-functions"], fdr_link
+    if v == "gcc-preload":
+        return "gcc", ["-finstrument-functions"], []
+    if v == "clang":
+        return env.clang, ["-finstrument-functions-after-inlining"], fdr_link
+    x = ["-fxray-instrument", "-fxray-instruction-threshold=1"]
+    if v == "xray":
+        return env.clang, x, x
+    if v == "clang+xray":
+        # Both at once: one run, recorded by fdrtrace and by XRay.
+        return env.clang, ["-finstrument-functions-after-inlining"] + x, x + fdr_link
+    raise ValueError(v)
+
+
+def build(env, prog, src, v):
+    """Build variant v of prog (cached); return the binary's path."""
+    if v in ("plain-clang", "clang", "xray", "clang+xray") and not env.clang:
+        raise Skip("clang is not installed")
+    cc, cflags, ldflags = variant_flags(env, v)
+    objkey = "gcc" if v == "gcc-preload" else v
+    objdir = os.path.join(env.cache, "build", prog.name, objkey)
+    os.makedirs(objdir, exist_ok=True)
+    binary = os.path.join(env.cache, "build", prog.name, v, prog.name)
+    os.makedirs(os.path.dirname(binary), exist_ok=True)
+    flags = prog.cflags(src, objdir) + cflags
+    with locked(objdir + ".lock"):
+        prog.prepare(src, objdir)
+        objs = []
+        jobs = []
+        for f in prog.sources(src):
+            o = os.path.join(objdir, os.path.basename(f).rsplit(".", 1)[0] + ".o")
+            cmd = [cc] + flags + ["-c", f, "-o", o]
+            objs.append(o)
+            stamp = o + ".cmd"
+            key = " ".join(cmd)
+            if os.path.exists(o) and os.path.exists(stamp) and open(stamp).read() == key:
+                continue
+            jobs.append((cmd, stamp, key))
+        if jobs:
+            log("building %s/%s: %d files with %s" % (prog.name, v, len(jobs), " ".join(cflags) or "no instrumentation"))
+
+        def compile_one(job):
+            cmd, stamp, key = job
+            run(cmd)
+            with open(stamp, "w") as s:
+                s.write(key)
+        with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
+            for fut in [ex.submit(compile_one, j) for j in jobs]:
+                fut.result()
+        extra = []
+        if "xray" in v:
+            shim = os.path.join(objdir, "xray_shim.o")
+            run([cc, "-O2", "-c", os.path.join(HERE, "xray_shim.c"), "-o", shim])
+            extra = [shim]
+        # libfdrtrace after the objects: before them, the linker binds the
+        # hooks to glibc's no-op __cyg_profile_func_* instead.
+        link = [cc] + objs + extra + ldflags + prog.libs + ["-o", binary + ".tmp"]
+        key = " ".join(link)
+        if extra:
+            key += " shim:" + hashlib.sha256(open(os.path.join(HERE, "xray_shim.c"), "rb").read()).hexdigest()
+        stamp = binary + ".cmd"
+        if not (jobs or not os.path.exists(binary) or not os.path.exists(stamp)
+                or open(stamp).read() != key):
+            return binary
+        run(link)
+        os.replace(binary + ".tmp", binary)
+        with open(stamp, "w") as s:
+            s.write(key)
+    return binary
+
+
+def fetch(env, prog):
+    p = subprocess.run(["bash", os.path.join(HERE, "fetch.sh"), env.cache, prog.package],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sys.stderr.write(p.stderr)
+    if p.returncode == SKIP:
+        raise Skip(p.stdout.strip())
+    if p.returncode != 0:
+        raise Fail("fetch.sh %s failed (%d): %s" % (prog.package, p.returncode, p.stdout))
+    return p.stdout.strip().splitlines()[-1]
+
+
+# ---------------------------------------------------------------- workloads
+
+def zstd_input(env, mib):
+    """A deterministic, compressible input of mib MiB (cached)."""
+    path = os.path.join(env.cache, "zstd-input-%d.bin" % mib)
+    if os.path.exists(path):
+        return path
+    # Text-like data: words drawn from a fixed vocabulary by a fixed LCG,
+    # with runs of binary noise, so every zstd stage has work.
+    vocab = [("%x" % (i * 2654435761 % 99991)).encode() * (1 + i % 3) for i in range(4000)]
+    out = bytearray()
+    x = 1
+    while len(out) < mib << 20:
+        x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        r = x >> 33
+        if r % 17 == 0:
+            out += hashlib.sha256(out[-64:]).digest()
+        else:
+            out += vocab[r % len(vocab)] + (b"\n" if r % 11 == 0 else b" ")
+    with open(path + ".tmp", "wb") as f:
+        f.write(out[:mib << 20])
+    os.replace(path + ".tmp", path)
+    return path
+
+
+class Workload:
+    """One run of a real program: commands to run in a fresh directory and
+    the files whose contents are its output."""
+
+    def __init__(self, env, prog, scale):
+        self.env, self.prog, self.scale = env, prog, scale
+
+    def commands(self, binary):
+        if self.prog.name == "lua":
+            return [[binary, os.path.join(HERE, "workload.lua"), str(self.scale)]]
+        data = zstd_input(self.env, int(self.scale))
+        # -B: 512 KiB jobs (the least), so both workers of -T2 get several.
+        return [[binary, "-q", "-f", "-3", "-T2", "-B512KiB", data, "-o", "out.zst"],
+                [binary, "-q", "-f", "-d", "-T2", "out.zst", "-o", "out.dec"]]
+
+    def output(self, wd, stdouts):
+        """What must not change: stdout, and zstd's files (as digests)."""
+        res = list(stdouts)
+        if self.prog.name == "zstd":
+            if not filecmp.cmp(os.path.join(wd, "out.dec"), zstd_input(self.env, int(self.scale)),
+                               shallow=False):
+                raise Fail("zstd's decompressed output is not its input")
+            for f in ("out.zst", "out.dec"):
+                with open(os.path.join(wd, f), "rb") as fh:
+                    res.append(f + " " + hashlib.sha256(fh.read()).hexdigest())
+        return res
+
+
+EXIT_LINE = re.compile(r"^fdrtrace: (.*?): (\d+) records, (\d+) (?:dropped|lost)")
+
+
+def run_workload(wl, binary, wd, tracing=None, options="", record=False, env_extra=None):
+    """Run wl's commands with binary in a new directory wd. tracing: None
+    (no FDRTRACE_MODE), or a trace directory. Returns (output, exit lines,
+    stderr text)."""
+    shutil.rmtree(wd, ignore_errors=True)
+    os.makedirs(wd)
+    env = dict(os.environ)
+    for k in ("FDRTRACE_MODE", "FDRTRACE_OPTIONS", "LD_PRELOAD", "XRAY_OPTIONS"):
+        env.pop(k, None)
+    if env_extra:
+        env.update(env_extra)
+    stdouts, exits, errs = [], [], ""
+    for cmd in wl.commands(binary):
+        if tracing is not None:
+            os.makedirs(tracing, exist_ok=True)
+            if record:
+                cmd = [wl.env.fdrtrace, "record", "--lib", wl.env.lib, "-d", tracing] + \
+                      sum((["-O", o] for o in options.split()), []) + ["--"] + cmd
+            else:
+                env["FDRTRACE_MODE"] = "fdr"
+                env["FDRTRACE_OPTIONS"] = ("logfile_base=%s/ %s" % (tracing, options)).strip()
+        p = subprocess.run(cmd, cwd=wd, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            raise Fail("%s exited %d:\n%s" % (" ".join(cmd), p.returncode, p.stderr[-3000:]))
+        stdouts.append(p.stdout)
+        errs += p.stderr
+        for line in p.stderr.splitlines():
+            m = EXIT_LINE.match(line)
+            if m:
+                exits.append((m.group(1), int(m.group(2)), int(m.group(3)), line))
+    return wl.output(wd, stdouts), exits, errs
+
+
+# ---------------------------------------------------------------- trace checks
+
+def on_full_supported(env):
+    """Does the runtime know on_full? (It warns about unknown options.)"""
+    cfg = os.path.join(env.a.srcroot, "runtime", "config.def")
+    try:
+        return re.search(r"\bon_full\b", open(cfg).read()) is not None
+    except OSError:
+        return False
+
+
+def check_traces(env, tracedir, exits, want_lossless=False, what=""):
+    """Every trace in tracedir verifies and is closed; each process printed
+    an exit line naming it. Returns (records, dropped) totals."""
+    traces = sorted(glob.glob(os.path.join(tracedir, "*.fdr")))
+    if not traces:
+        raise Fail("%s: no trace written in %s" % (what, tracedir))
+    if len(exits) != len(traces):
+        raise Fail("%s: %d traces but %d exit lines" % (what, len(traces), len(exits)))
+    records = dropped = 0
+    for t in traces:
+        run([env.fdrtrace, "verify", t])
+        info = run([env.fdrtrace, "info", t], text=True).stdout
+        closed = re.search(r"^closed:\s+(.*)$", info, re.M)
+        if not closed or not closed.group(1).startswith("yes"):
+            raise Fail("%s: %s is not closed cleanly:\n%s" % (what, t, info))
+        drops = re.search(r"^drops:\s+(.*)$", info, re.M)
+        if want_lossless and (not drops or not drops.group(1).startswith("none")):
+            raise Fail("%s: %s lost records with on_full=wait:\n%s" % (what, t, info))
+    for path, recs, drop, line in exits:
+        if os.path.abspath(path) not in map(os.path.abspath, traces):
+            raise Fail("%s: exit line names %s, not a trace of this run: %s" % (what, path, line))
+        records += recs
+        dropped += drop
+    if want_lossless and dropped:
+        raise Fail("%s: %d records lost with on_full=wait" % (what, dropped))
+    return records, dropped, traces
+
+
+def trace_bytes(traces):
+    return sum(os.path.getsize(t) for t in traces)
+
+
+def check_build(env, prog, src, variant, scale):
+    """CHECK gcc or clang: output unchanged, traces valid and closed, and
+    nothing lost with on_full=wait."""
+    wl = Workload(env, prog, scale)
+    work = os.path.join(env.cache, "work", prog.name + "-" + variant)
+    ref_bin = build(env, prog, src, "plain")
+    binary = build(env, prog, src, variant)
+    ref, _, _ = run_workload(wl, ref_bin, work + "/ref")
+    log("reference output (plain gcc build): %s" % " | ".join(x.strip().replace("\n", "; ") for x in ref))
+
+    def traced(label, b, options="", record=False, lossless=False):
+        slug = re.sub(r"[^a-z0-9]+", "-", label)
+        td = work + "/traces-" + slug
+        shutil.rmtree(td, ignore_errors=True)
+        out, exits, errs = run_workload(wl, b, work + "/run-" + slug, tracing=td,
+                                        options=options, record=record)
+        if out != ref:
+            raise Fail("%s: output differs from the untraced build's:\n%r\n%r" % (label, out, ref))
+        recs, drops, traces = check_traces(env, td, exits, lossless, label)
+        log("%-28s output identical; %d trace(s), verified and closed: %d records, %d lost, %.1f MB"
+            % (label, len(traces), recs, drops, trace_bytes(traces) / 1e6))
+        shutil.rmtree(td, ignore_errors=True)
+        return recs, drops
+
+    traced(variant + " linked, defaults", binary)
+    if variant == "gcc":
+        pre = build(env, prog, src, "gcc-preload")
+        out, _, _ = run_workload(wl, pre, work + "/run-untraced")
+        if out != ref:
+            raise Fail("the instrumented, unlinked build differs untraced")
+        traced("gcc fdrtrace record (preload)", pre, record=True)
+    if on_full_supported(env):
+        traced(variant + " linked, on_full=wait", binary, options="on_full=wait", lossless=True)
+        log("on_full=wait: checked, nothing lost")
+    else:
+        log("on_full=wait: NOT CHECKED, the runtime has no on_full option yet")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- account
+
+def fdr_account(env, trace):
+    """{name: (count, sum, self)} of a trace: fdrtrace account's text table
+    (its CSV, llvm-xray's columns, has no self time)."""
+    out = run([env.fdrtrace, "account", "-q", trace], text=True).stdout
+    return parse_account_text(out)
+
+
+ACCOUNT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+\[[^]]*\]\s+(\S+)\s+(\S+)\s+(.*)$")
+
+
+def parse_account_text(out):
+    """fdrtrace account's rows: funcid count [min, med, 90p, 99p, max] sum
+    self function. Functions with the same name add up."""
+    res = {}
+    for line in out.splitlines():
+        m = ACCOUNT_ROW.match(line)
+        if not m:
+            continue
+        name = m.group(5).strip()
+        a = res.get(name, (0, 0.0, 0.0))
+        res[name] = (a[0] + int(m.group(2)), a[1] + float(m.group(3)), a[2] + float(m.group(4)))
+    if not res and "function" not in out:
+        raise Fail("fdrtrace account printed no table:\n" + out[:2000])
+    return res
+
+
+def counts_from_csv(text, name_col="function", count_col="count"):
+    """{name: count} from llvm-xray account's (or fdrtrace's) CSV; functions
+    with the same name (static functions of different files) add up."""
+    import csv
+    res = {}
+    rows = csv.DictReader(text.splitlines())
+    for r in rows:
+        n = r[name_col]
+        res[n] = res.get(n, 0) + int(r[count_col])
+    return res
+
+
+def xray_counts(env, binary, trace, how):
+    """{name: calls} of an XRay FDR trace, as llvm-xray reads it.
+
+    A one-thread trace: llvm-xray account's count column (-d: as fdrtrace
+    account, an exit deeper in the stack, longjmp, ends the calls above it).
+    llvm-xray 14's account cannot read a multi-thread FDR trace (its loader
+    orders the records thread by thread, and account stops at the first
+    record older than one it has seen), so there: the function-enter
+    records of llvm-xray convert, per function (in these programs every
+    call returns before the process exits, so entries = calls)."""
+    info = run([env.fdrtrace, "info", trace], text=True).stdout
+    m = re.search(r"^threads:\s+(\d+)", info, re.M)
+    if m and int(m.group(1)) == 1:
+        how.add("account")
+        out = run([env.xray, "account", "-instr_map=" + binary, "-format=csv",
+                   "-deduce-sibling-calls", trace], text=True).stdout
+        return counts_from_csv(out)
+    how.add("convert (entries)")
+    p = subprocess.Popen([env.xray, "convert", "-instr_map=" + binary, "-symbolize",
+                          "-output-format=yaml", trace], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    res = {}
+    pat = re.compile(r"function: ([^,]+), .* kind: function-enter")
+    for line in p.stdout:
+        m = pat.search(line)
+        if m:
+            n = m.group(1).strip("'\"")
+            res[n] = res.get(n, 0) + 1
+    err = p.stderr.read()
+    if p.wait() != 0:
+        raise Fail("llvm-xray convert %s failed: %s" % (trace, err[-2000:]))
+    return res
+
+
+def check_xray(env, prog, src, scale):
+    """CHECK xray: fdrtrace's per-function counts equal LLVM XRay FDR's.
+
+    One binary carries both instrumentations (clang
+    -finstrument-functions-after-inlining for fdrtrace, -fxray-instrument
+    for XRay, at the same post-inlining points) and one run is recorded by
+    both tracers at once: two runs of Lua or of zstd -T2 do not make the
+    same calls (Lua's string hashes and cache depend on addresses, zstd's
+    threads on timing), one run does. Both must be lossless."""
+    if not env.xray:
+        raise Skip("llvm-xray is not installed")
+    wl = Workload(env, prog, scale)
+    work = os.path.join(env.cache, "work", prog.name + "-xray")
+    shutil.rmtree(work, ignore_errors=True)
+    binary = build(env, prog, src, "clang+xray")
+    ref, _, _ = run_workload(wl, build(env, prog, src, "plain"), work + "/ref")
+
+    # fdrtrace lossless: on_full=wait when there is one, else a pool far
+    # larger than the trace (and the run is rejected if anything was lost).
+    opts = "on_full=wait" if on_full_supported(env) else "buffer_size=1M buffer_max=2048"
+    # XRay FDR keeps every buffer in memory until the flush at exit and
+    # drops what does not fit: 8 MiB buffers, 16 of them per process (the
+    # workloads here write well under that; llvm-xray 14 misreads a thread
+    # with more than 16 buffers).
+    xd = work + "/xray"
+    os.makedirs(xd)
+    xenv = {"XRAY_OPTIONS": "patch_premain=false xray_mode=xray-fdr verbosity=0 "
+                            "xray_logfile_base=%s/xray-" % xd,
+            "REAL_XRAY_FDR_OPTIONS": "buffer_size=8388608:buffer_max=16:func_duration_threshold_us=0"}
+    td = work + "/fdrtrace"
+    out, exits, errs = run_workload(wl, binary, work + "/run", tracing=td, options=opts,
+                                    env_extra=xenv)
+    if out != ref:
+        raise Fail("clang+xray build: output differs from the untraced build's")
+    if "xray_shim" in errs:
+        raise Fail("XRay: " + errs)
+    recs, drops, traces = check_traces(env, td, exits, False, "clang+xray")
+    if drops:
+        raise Fail("fdrtrace lost %d records in the comparison run (%s)" % (drops, opts))
+    xtraces = sorted(glob.glob(os.path.join(xd, "xray-*")))
+    if len(xtraces) != len(traces):
+        raise Fail("XRay wrote %d traces, fdrtrace %d" % (len(xtraces), len(traces)))
+    xbytes = trace_bytes(xtraces)
+    if xbytes > 0.9 * (128 << 20) * len(xtraces):
+        raise Fail("XRay's trace filled its pool (%d bytes): it may have dropped calls" % xbytes)
+
+    ours, theirs = {}, {}
+    for t in traces:
+        csv_ = run([env.fdrtrace, "account", "-q", "-f", "csv", t], text=True).stdout
+        for k, v in counts_from_csv(csv_).items():
+            ours[k] = ours.get(k, 0) + v
+    how = set()
+    for t in xtraces:
+        for k, v in xray_counts(env, binary, t, how).items():
+            theirs[k] = theirs.get(k, 0) + v
+    same = [n for n in ours if theirs.get(n) == ours[n]]
+    diff = sorted(set(ours) | set(theirs), key=lambda n: -max(ours.get(n, 0), theirs.get(n, 0)))
+    diff = [n for n in diff if ours.get(n) != theirs.get(n)]
+    log("one run, %d fdrtrace records (%.1f MB), %.1f MB of XRay trace" % (recs, trace_bytes(traces) / 1e6, xbytes / 1e6))
+    log("llvm-xray read XRay's traces with: %s" % ", ".join(sorted(how)))
+    log("xray: %d functions in fdrtrace's account, %d in llvm-xray's; %d identical counts "
+        "(%d calls), %d differ" % (len(ours), len(theirs), len(same),
+                                  sum(ours[n] for n in same), len(diff)))
+    for n in diff[:40]:
+        log("  %-40s fdrtrace %s  llvm-xray %s" % (n, ours.get(n, "-"), theirs.get(n, "-")))
+    shutil.rmtree(work, ignore_errors=True)
+    if diff:
+        raise Fail("%d functions' counts differ from LLVM XRay FDR's" % len(diff))
+    if len(same) < 20:
+        raise Fail("only %d functions compared: the comparison proves nothing" % len(same))
+
+
+# ---------------------------------------------------------------- loss
+
+def gaps_placed(env, trace):
+    """Does the analysis treat a loss as a gap? Issue #10 asks replay to
+    print a line containing 'lost' at each gap; look for one in the first
+    lines of the replay of a trace that lost records early."""
+    p = subprocess.Popen([env.fdrtrace, "replay", trace], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    found = False
+    for i, line in enumerate(p.stdout):
+        if re.search(r"\blost\b", line):
+            found = True
+            break
+        if i > 500000:
+            break
+    p.kill()
+    p.wait()
+    return found
+
+
+def check_loss(env, prog, src, scale):
+    """CHECK loss: the same workload recorded losslessly and from a starved
+    pool (stream policy, 2 buffers; ring policy, 4 buffers). For every
+    function, count, sum and self read from the starved trace must not be
+    greater than from the lossless one (sum and self: allowing 25% + 2 ms of
+    timing noise between two runs). Enforced once the analysis places gaps
+    (gaps_placed()); before, the violations are printed and the test skips."""
+    wl = Workload(env, prog, scale)
+    work = os.path.join(env.cache, "work", prog.name + "-loss")
+    shutil.rmtree(work, ignore_errors=True)
+    binary = build(env, prog, src, "gcc")
+    lossless = "on_full=wait" if on_full_supported(env) else "buffer_size=1M buffer_max=4096"
+
+    def account_of(label, options):
+        td = work + "/traces-" + label
+        _, exits, _ = run_workload(wl, binary, work + "/run-" + label, tracing=td,
+                                   options=options)
+        recs, drops, traces = check_traces(env, td, exits, False, label)
+        log("%-9s %-40s %d records, %d lost (%.2f%%)"
+            % (label, options, recs, drops, 100.0 * drops / max(1, recs + drops)))
+        acc = {}
+        for t in traces:
+            for k, v in fdr_account(env, t).items():
+                a = acc.get(k, (0, 0.0, 0.0))
+                acc[k] = (a[0] + v[0], a[1] + v[1], a[2] + v[2])
+        return acc, drops, traces
+
+    full, drops, _ = account_of("lossless", lossless)
+    if drops:
+        raise Fail("the lossless run lost %d records (%s)" % (drops, lossless))
+    shutil.rmtree(work + "/traces-lossless", ignore_errors=True)
+    violations = []
+    enforce = None
+    for label, options in (("stream", "buffer_max=2"),
+                           ("ring", "policy=ring buffer_max=4")):
+        starved, drops, traces = account_of(label, options)
+        if not drops:
+            raise Fail("%s: the starved pool (%s) lost nothing: it tests nothing" % (label, options))
+        if enforce is None:
+            enforce = gaps_placed(env, traces[0])
+        shutil.rmtree(work + "/traces-" + label, ignore_errors=True)
+        for name, (c, sm, sf) in starved.items():
+            fc, fs, ff = full.get(name, (0, 0.0, 0.0))
+            bad = []
+            if c > fc:
+                bad.append("count %d > %d" % (c, fc))
+            if sm > fs * 1.25 + 0.002:
+                bad.append("sum %.6f > %.6f" % (sm, fs))
+            if sf > ff * 1.25 + 0.002:
+                bad.append("self %.6f > %.6f" % (sf, ff))
+            if bad:
+                violations.append("%s: %s: %s" % (label, name, ", ".join(bad)))
+    log("%d function(s) read from a starved pool exceed the lossless run" % len(violations))
+    for v in violations[:30]:
+        log("  " + v)
+    shutil.rmtree(work, ignore_errors=True)
+    if not enforce:
+        raise Skip("the analysis does not place losses as gaps yet (no 'lost' line in "
+                   "replay; issue #10 section 1): the invariant is measured above, not enforced")
+    if violations:
+        raise Fail("%d function(s) inflated by losses" % len(violations))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fdrtrace", required=True)
+    ap.add_argument("--lib", required=True, help="libfdrtrace.so")
+    ap.add_argument("--cache", required=True)
+    ap.add_argument("--srcroot", required=True)
+    ap.add_argument("--clang", default="")
+    ap.add_argument("--llvm-xray", default="")
+    ap.add_argument("--scale", type=float, default=0)
+    ap.add_argument("program", choices=sorted(PROGRAMS))
+    ap.add_argument("check", choices=["gcc", "clang", "xray", "loss"])
+    a = ap.parse_args()
+    env = Env(a)
+    prog = PROGRAMS[a.program]
+    try:
+        src = fetch(env, prog)
+        if a.check in ("gcc", "clang"):
+            check_build(env, prog, src, a.check, a.scale or SCALE[prog.name, a.check])
+        elif a.check == "xray":
+            check_xray(env, prog, src, a.scale or SCALE[prog.name, "xray"])
+        else:
+            check_loss(env, prog, src, a.scale or SCALE[prog.name, "loss"])
+    except Skip as e:
+        log("SKIP: %s" % e)
+        return SKIP
+    except Fail as e:
+        log("FAIL: %s" % e)
+        return 1
+    log("ok")
+    return 0
+
+
+# Workload sizes (Lua: workload.lua's SCALE; zstd: MiB of input), chosen
+# for runs of a second or two and traces of at most a few hundred MB: gcc's
+# instrumentation of inlined functions writes far more than clang's, and
+# llvm-xray account reads a whole trace into memory.
+SCALE = {
+    ("lua", "gcc"): 1, ("lua", "clang"): 2, ("lua", "xray"): 0.2, ("lua", "loss"): 0.5,
+    ("zstd", "gcc"): 1, ("zstd", "clang"): 4, ("zstd", "xray"): 1, ("zstd", "loss"): 1,
+}
+
+if __name__ == "__main__":
+    sys.exit(main())
