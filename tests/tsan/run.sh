@@ -9,8 +9,11 @@ shift
 work=$(mktemp -d /tmp/fdrtrace-tsan.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$TSAN_SUPP"
+# the last: latency triggers firing from several threads at once (every
+# call of rec lasts more than 1 ns), snapshots written meanwhile
 for opts in "buffer_size=4096 buffer_max=8" "buffer_size=4096 buffer_max=8 policy=ring" \
-	"buffer_size=65536 flush_interval_ms=1"; do
+	"buffer_size=65536 flush_interval_ms=1" \
+	"buffer_size=4096 buffer_max=8 policy=ring trigger=rec>1ns trigger_max=3 trigger_holdoff_ms=0"; do
 	rm -f "$work"/*.fdr
 	rc=0
 	(cd "$work" && FDRTRACE_MODE=fdr FDRTRACE_OPTIONS="$opts" "$prog" "$@" >out.txt 2>err.txt) || rc=$?
