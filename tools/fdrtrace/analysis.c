@@ -137,63 +137,258 @@ static struct an_module *an_module_find(struct analysis *a, uint32_t id)
 	return NULL;
 }
 
-/* The ELF symbol at the function's address, or NULL. */
-static const char *an_elf_name(struct analysis *a, const struct an_func *f)
+/*
+ * The ELF file of a module record, opened on first use through the shared
+ * symbolizer (so 200 records of one library open it once); NULL when it
+ * cannot be used: no file, not a regular ELF file, or another build than
+ * the one the trace recorded.
+ */
+static struct sym_file *an_module_file(struct analysis *a, struct an_module *m)
+{
+	if (!m->loaded) {
+		m->loaded = -1;
+		if (a->sym && m->path && m->path[0] && !sym_file_get(a->sym, m->path, &m->file) &&
+		    sym_file_build_id_is(m->file, m->build_id, m->build_id_len))
+			m->loaded = 1;
+	}
+	return m->loaded > 0 ? m->file : NULL;
+}
+
+/*
+ * Where a function's code is: its ELF file and link-time address (the
+ * instrumentation map's binary, else the recorded module's file).
+ * Return: the file, or NULL when unknown.
+ */
+static struct sym_file *an_func_origin(struct analysis *a, const struct an_func *f,
+				       uint64_t *addr)
 {
 	struct an_module *m;
+	struct sym_file *file;
 
+	if (a->xmap.n) {
+		const struct xmap_fn *x = xmap_find(&a->xmap, f->id);
+
+		if (x && a->xmap.bin && x->addr) {
+			*addr = x->addr;
+			return a->xmap.bin;
+		}
+		return NULL;
+	}
 	if (a->no_elf || !f->address || f->module_id == 0xffffffffu)
 		return NULL;
 	m = an_module_find(a, f->module_id);
-	if (!m || !m->path || f->address < m->load_base)
+	if (!m || f->address < m->load_base || !(file = an_module_file(a, m)))
 		return NULL;
-	if (!m->loaded)
-		m->loaded = elf_syms_load(m->path, m->build_id, m->build_id_len, &m->syms) ? -1 : 1;
-	if (m->loaded < 0)
-		return NULL;
-	return elf_syms_find(&m->syms, m->syms.is_dyn ? f->address - m->load_base : f->address);
+	*addr = sym_file_is_dyn(file) ? f->address - m->load_base : f->address;
+	return file;
+}
+
+/*
+ * The symbol name of a function as in its file or record (mangled), or
+ * NULL: the map's, the recorded one, the ELF symbol.
+ */
+static const char *an_func_raw(struct analysis *a, const struct an_func *f)
+{
+	struct sym_file *file;
+	uint64_t addr;
+
+	if (a->xmap.n) {
+		const struct xmap_fn *x = xmap_find(&a->xmap, f->id);
+
+		if (x && x->name)
+			return x->name;
+	} else if (f->name && f->name[0]) {
+		return f->name;
+	}
+	file = an_func_origin(a, f, &addr);
+	return file ? sym_name(file, addr) : NULL;
+}
+
+static uint64_t an_str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* A deleted slot of the name hash: lookups go on past it. */
+#define AN_NAME_GONE ((struct an_func *)1)
+
+static int an_name_hash_grow(struct analysis *a)
+{
+	uint32_t cap = a->name_hash_cap ? a->name_hash_cap * 2 : 256, i;
+	struct an_func **h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < a->name_hash_cap; i++) {
+		struct an_func *f = a->name_hash[i];
+		uint32_t j;
+
+		if (!f || f == AN_NAME_GONE)
+			continue;
+		j = (uint32_t)an_str_hash(f->base) & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = f;
+	}
+	free(a->name_hash);
+	a->name_hash = h;
+	a->name_hash_cap = cap;
+	return 0;
+}
+
+/* Enter @f (its base just made) in the name hash; mark it and its namesakes. */
+static void an_name_enter(struct analysis *a, struct an_func *f)
+{
+	struct an_func *g;
+	uint32_t j;
+
+	if ((a->n_named + 1) * 2 > a->name_hash_cap && an_name_hash_grow(a))
+		return;
+	j = (uint32_t)an_str_hash(f->base) & (a->name_hash_cap - 1);
+	while ((g = a->name_hash[j])) {
+		if (g != AN_NAME_GONE && strcmp(g->base, f->base) == 0)
+			g->collides = f->collides = true;
+		j = (j + 1) & (a->name_hash_cap - 1);
+	}
+	a->name_hash[j] = f;
+	a->n_named++;
+}
+
+/* Take @f out of the name hash (its name is about to change). */
+static void an_name_leave(struct analysis *a, struct an_func *f)
+{
+	uint32_t j;
+
+	if (!f->base || !a->name_hash_cap)
+		return;
+	j = (uint32_t)an_str_hash(f->base) & (a->name_hash_cap - 1);
+	while (a->name_hash[j]) {
+		if (a->name_hash[j] == f) {
+			a->name_hash[j] = AN_NAME_GONE;
+			return;
+		}
+		j = (j + 1) & (a->name_hash_cap - 1);
+	}
+}
+
+/* The printable name without location, made once. */
+static const char *an_func_base(struct analysis *a, struct an_func *f)
+{
+	const char *raw;
+	char buf[64];
+
+	if (f->base)
+		return f->base;
+	raw = an_func_raw(a, f);
+	if (raw && raw[0]) {
+		an_demangle_fn dm = a->demangle && strncmp(raw, "_Z", 2) == 0 ? an_demangler() : NULL;
+		int status = -1;
+		char *d = dm ? dm(raw, NULL, NULL, &status) : NULL;
+
+		if (d && status == 0 && printable_valid(d)) {
+			f->base = d;
+		} else if (d && status == 0) {
+			/* The demangler may cut a multibyte character of a name. */
+			f->base = printable_dup(d, strlen(d));
+			free(d);
+		} else {
+			free(d);
+			f->base = an_strdup_str((struct fdrtrace_str){ raw,
+								       (uint16_t)strnlen(raw, 4096) });
+		}
+	} else {
+		const struct xmap_fn *x = a->xmap.n ? xmap_find(&a->xmap, f->id) : NULL;
+		uint64_t addr = x ? x->addr : f->address;
+
+		if (addr)
+			snprintf(buf, sizeof(buf), "#%" PRIu32 "@0x%" PRIx64, f->id, addr);
+		else
+			snprintf(buf, sizeof(buf), "#%" PRIu32, f->id);
+		f->base = strdup(buf);
+	}
+	if (!f->base)
+		return "#?";
+	f->base_len = (uint32_t)strlen(f->base);
+	an_name_enter(a, f);
+	return f->base;
+}
+
+static const char *an_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
 }
 
 const char *an_func_name(struct analysis *a, struct an_func *f)
 {
-	char buf[64];
+	struct sym_file *file;
+	const char *base, *raw, *src;
+	uint64_t addr = 0;
+	unsigned line;
+	bool collide;
+	char *d;
+	int n;
 
 	if (f->display)
 		return f->display;
-	if (!f->name || !f->name[0]) {
-		const char *e = an_elf_name(a, f);
-
-		if (e) {
-			free(f->name);
-			f->name = an_strdup_str((struct fdrtrace_str){ e, (uint16_t)strnlen(e, 4096) });
-		}
+	base = an_func_base(a, f);
+	if (!f->base)
+		return base;
+	file = an_func_origin(a, f, &addr);
+	collide = f->collides;
+	if (!collide && file && (raw = an_func_raw(a, f)))
+		collide = sym_name_count(file, raw) > 1;
+	if (!collide && !a->locations) {
+		f->display = f->base;
+		return f->display;
 	}
-	if (f->name && f->name[0]) {
-		an_demangle_fn dm = a->demangle && strncmp(f->name, "_Z", 2) == 0 ?
-				    an_demangler() : NULL;
-		int status = -1;
-		char *d = dm ? dm(f->name, NULL, NULL, &status) : NULL;
-
-		if (d && status == 0 && printable_valid(d)) {
-			f->display = d;
-			return d;
-		}
-		if (d && status == 0) {
-			/* The demangler may cut a multibyte character of a name. */
-			f->display = printable_dup(d, strlen(d));
-			free(d);
-			return f->display ? f->display : "#?";
-		}
+	if (file && !sym_location(file, addr, &src, &line))
+		n = asprintf(&d, "%s (%s:%u)", base, an_basename(src), line);
+	else if (!collide)
+		n = asprintf(&d, "%s", base);	/* --locations, and nothing is known */
+	else if (file)
+		n = asprintf(&d, "%s (%s+0x%" PRIx64 ")", base, an_basename(sym_file_path(file)),
+			     addr);
+	else
+		n = asprintf(&d, "%s (#%" PRIu32 ")", base, f->id);
+	if (n < 0) {
+		f->display = f->base;
+	} else if (!printable_valid(d)) {
+		/* a DWARF file name is any bytes, as symbol names are */
+		f->display = printable_dup(d, strlen(d));
 		free(d);
-		f->display = strdup(f->name);
+		if (!f->display)
+			f->display = f->base;
 	} else {
-		if (f->address)
-			snprintf(buf, sizeof(buf), "#%" PRIu32 "@0x%" PRIx64, f->id, f->address);
-		else
-			snprintf(buf, sizeof(buf), "#%" PRIu32, f->id);
-		f->display = strdup(buf);
+		f->display = d;
 	}
-	return f->display ? f->display : "#?";
+	return f->display;
+}
+
+/* Every function's base name, before the commands that print after the run. */
+static void an_names_settle(struct analysis *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->n_fns; i++)
+		an_func_base(a, a->fns[i]);
+}
+
+/* Forget a function's name (a record named it after it was first named). */
+static void an_func_rename(struct analysis *a, struct an_func *f)
+{
+	an_name_leave(a, f);
+	if (f->display != f->base)
+		free(f->display);
+	free(f->base);
+	f->display = f->base = NULL;
+	f->base_len = 0;
+	f->collides = false;
 }
 
 double an_seconds(const struct analysis *a, uint64_t ticks)
@@ -581,12 +776,12 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 		fn->module_id = x.u.func.module_id;
 		if (x.u.func.name.len && !fn->name) {
 			fn->name = an_strdup_str(x.u.func.name);
-			free(fn->display);
-			fn->display = NULL;
+			an_func_rename(a, fn);
 		}
 		break;
 	case FDRTRACE_EXT_MODULE_MAP:
 		a->ns.no_elf = a->no_elf;
+		a->ns.sym = a->sym;	/* one symbolizer: each file opened once */
 		ns_add_module(&a->ns, &x);
 		if (a->n_mods == a->mods_cap) {
 			uint32_t cap = a->mods_cap ? a->mods_cap * 2 : 16;
@@ -1189,6 +1384,19 @@ int an_run(struct analysis *a, const char *path)
 	long order = 0;
 
 	a->path = path;
+	a->sym = sym_ctx_new(a->debug_dirs, a->n_debug_dirs);
+	if (!a->sym) {
+		tool_err("out of memory");
+		return -1;
+	}
+	if (a->instr_map) {
+		char err[512];
+
+		if (xmap_load(a->sym, a->instr_map, &a->xmap, err, sizeof(err))) {
+			tool_err("%s", err);
+			return -1;
+		}
+	}
 	fd = tool_open_input(path);
 	if (fd < 0)
 		return -1;
@@ -1237,6 +1445,7 @@ int an_run(struct analysis *a, const char *path)
 		rc = an_stream(a, rd, true);
 	}
 	an_finish_threads(a);
+	an_names_settle(a);
 	fdrtrace_reader_close(rd);
 	tool_close_input(fd);
 	return rc;
@@ -1285,7 +1494,9 @@ void an_fini(struct analysis *a)
 
 	for (i = 0; i < a->n_fns; i++) {
 		free(a->fns[i]->name);
-		free(a->fns[i]->display);
+		if (a->fns[i]->display != a->fns[i]->base)
+			free(a->fns[i]->display);
+		free(a->fns[i]->base);
 		hist_free(&a->fns[i]->hist);
 		free(a->fns[i]->uptr);
 		free(a->fns[i]);
@@ -1299,12 +1510,13 @@ void an_fini(struct analysis *a)
 	}
 	free(a->threads);
 	free(a->thread_hash);
-	for (i = 0; i < a->n_mods; i++) {
+	for (i = 0; i < a->n_mods; i++)
 		free(a->mods[i].path);
-		elf_syms_free(&a->mods[i].syms);
-	}
 	free(a->mods);
+	free(a->name_hash);
 	ns_fini(&a->ns);
+	xmap_free(&a->xmap);
+	sym_ctx_free(a->sym);
 	free(a->nodes);
 	free(a->node_hash);
 	free(a->node_hash_val);

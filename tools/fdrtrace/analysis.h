@@ -7,9 +7,13 @@
  * from the entries and exits. Each completed call is reported to the
  * command through struct an_ops, with its inclusive duration (and the frame
  * still on the stack, so the command sees the whole path). Names come from
- * the trace's FDRTRACE_EXT_FUNC records, else from the ELF symbols of the
- * recorded module (build-id checked), demangled on request, with
- * "#ID@0xADDRESS" (or "#ID") as the last resort: never empty. The
+ * the instrumentation map when one is given (--instr-map, for traces
+ * written by LLVM's XRay runtime), else the trace's FDRTRACE_EXT_FUNC
+ * records, else the ELF symbols of the recorded module (build-id checked),
+ * through one shared symbolizer (symbolizer.h: each ELF file opened once,
+ * never blocking), demangled on request, with "#ID@0xADDRESS" (or "#ID")
+ * as the last resort: never empty. Same-named functions are told apart by
+ * their source file and line (see an_func_name()). The
  * application's custom events (payloads without the FDRx magic) and typed
  * events go to an_ops.event where they happen, and are counted
  * (an_events_note() tells the commands that do not show them).
@@ -55,9 +59,10 @@
 
 #include <fdrtrace/reader.h>
 
-#include "elfsym.h"
 #include "histogram.h"
 #include "nstack.h"
+#include "symbolizer.h"
+#include "xray_map.h"
 
 /**
  * struct an_func - one function id of the trace
@@ -65,7 +70,12 @@
  * @module_id: from FDRTRACE_EXT_FUNC, 0xffffffff when unknown
  * @address: from FDRTRACE_EXT_FUNC, 0 when unknown
  * @name: the symbol as recorded (mangled), NULL when unknown
- * @display: the printable name (see an_func_name()), built on first use
+ * @base: the printable name without location (see an_func_name()), built
+ *	on first use
+ * @display: @base and, when it must be told apart, its location; built on
+ *	first use (the same pointer as @base when there is nothing to add)
+ * @base_len: strlen(@base): @display starts with it
+ * @collides: another function of the trace has the same @base
  * @calls, @sum, @self, @min, @max: completed calls and their durations (ticks)
  * @hist: the durations, for percentiles (when struct analysis.want_hist)
  * @uptr: for the command (freed with free() by an_fini() when not NULL)
@@ -75,7 +85,10 @@ struct an_func {
 	uint32_t module_id;
 	uint64_t address;
 	char *name;
+	char *base;
 	char *display;
+	uint32_t base_len;
+	bool collides;
 	uint64_t calls, sum, self, min, max;
 	struct hist hist;
 	void *uptr;
@@ -138,8 +151,8 @@ struct an_module {
 	uint8_t build_id[64];
 	uint8_t build_id_len;
 	char *path;
-	int loaded;		/* 0 not tried, 1 loaded, -1 failed */
-	struct elf_syms syms;
+	int loaded;		/* 0 not tried, 1 usable, -1 failed */
+	struct sym_file *file;	/* shared by every module record of the file */
 };
 
 /* How a call ended. */
@@ -200,7 +213,9 @@ struct an_stats {
 /**
  * struct analysis - one run over one trace
  * Set by the caller before an_run(): @ops, @ctx, @demangle, @want_hist,
- * @want_cct, @cct_per_thread, @quiet, @no_elf. The rest is the core's.
+ * @want_cct, @cct_per_thread, @quiet, @no_elf, and the naming options
+ * @debug_dirs/@n_debug_dirs (--debug-dir), @instr_map (--instr-map) and
+ * @locations (--locations). The rest is the core's.
  */
 struct analysis {
 	const struct an_ops *ops;
@@ -211,6 +226,10 @@ struct analysis {
 	bool cct_per_thread;
 	bool quiet;
 	bool no_elf;
+	bool locations;
+	const char *const *debug_dirs;
+	size_t n_debug_dirs;
+	const char *instr_map;
 
 	const char *path;
 	uint16_t version;
@@ -231,6 +250,12 @@ struct analysis {
 	struct an_module *mods;
 	uint32_t n_mods, mods_cap;
 	struct nstack ns;	/* the modules again, for native stacks' frames */
+
+	/* names: the ELF files, the map, and base name -> function (collisions) */
+	struct sym_ctx *sym;
+	struct xmap xmap;
+	struct an_func **name_hash;
+	uint32_t name_hash_cap, n_named;
 
 	/* threads: in order of first appearance, and a hash of tid -> thread */
 	struct an_thread **threads;
@@ -260,9 +285,12 @@ struct analysis {
  * @path: the trace
  *
  * Prints damaged-buffer messages ("FILE:OFFSET: message") on stderr.
+ * At the end, the name of every function is settled, so that same-named
+ * functions are known before the commands that print after the run do.
  *
  * Return: 0 when the trace was read (perhaps with skipped damage), -1 when
- * it could not be opened or its header is unreadable (already reported).
+ * it could not be opened, its header is unreadable, or the instrumentation
+ * map cannot be read (already reported).
  */
 int an_run(struct analysis *a, const char *path);
 
@@ -277,11 +305,22 @@ void an_fini(struct analysis *a);
  * @a: the analysis (for the demangle setting)
  * @f: the function
  *
- * Return: the recorded name; else the ELF symbol (.symtab, else .dynsym)
- * of the recorded module file at the recorded address, when the file's
- * build-id matches the recorded one (unless @no_elf); demangled if asked
- * and possible. Else "#ID@0xADDRESS" when the address is known, else
- * "#ID". Never empty.
+ * The base name: with @instr_map, the map's (a YAML map's function-name,
+ * else the binary's symbol at the map's address); else the recorded name;
+ * else the ELF symbol (symbolizer.h) of the recorded module file at the
+ * recorded address, when the file's build-id matches the recorded one
+ * (unless @no_elf); demangled if asked and possible. Else "#ID@0xADDRESS"
+ * when the address is known, else "#ID".
+ *
+ * Then " (FILE:LINE)" (the basename of the declaration's file) is added
+ * with @locations, or when the name collides: another function of the
+ * trace has the same base name (known for all of them once an_run()
+ * returned; during the run, among those named so far), or the module
+ * defines two functions of that symbol name. Without DWARF for the
+ * address, a collision adds " (MODULE+0xOFFSET)", or " (#ID)" when not
+ * even the module is known. A name, once returned, never changes.
+ *
+ * Return: the name. Never empty.
  */
 const char *an_func_name(struct analysis *a, struct an_func *f);
 

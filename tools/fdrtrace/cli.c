@@ -51,6 +51,18 @@ static const struct cli_opt cli_table[] = {
 	  "  -o, --output OUT      write to OUT (default: standard output)\n" },
 	{ "no-demangle", no_argument, CLI_OPT_NO_DEMANGLE, CLI_BASE,
 	  "      --no-demangle     print C++ names as recorded\n" },
+	{ "locations", no_argument, CLI_OPT_LOCATIONS, CLI_BASE,
+	  "      --locations       add every function's source file and line (from DWARF);\n"
+	  "                        same-named functions always get theirs\n" },
+	{ "debug-dir", required_argument, CLI_OPT_DEBUG_DIR, CLI_BASE,
+	  "      --debug-dir DIR   look for separate debug files in DIR/.build-id/ and\n"
+	  "                        DIR/<program's directory>/ (repeatable; default:\n"
+	  "                        /usr/lib/debug)\n" },
+	{ "instr-map", required_argument, CLI_OPT_INSTR_MAP, CLI_BASE,
+	  "      --instr-map BIN   name function ids as llvm-xray -m does, from the\n"
+	  "                        xray_instr_map of BIN (a trace written by LLVM's XRay\n"
+	  "                        runtime), or from a YAML map (llvm-xray extract,\n"
+	  "                        fdrtrace extract-map)\n" },
 	{ "quiet", no_argument, 'q', CLI_QUIET,
 	  "  -q, --quiet           nothing on stderr about imperfect traces (unmatched\n"
 	  "                        records, drops) nor counts of application events\n" },
@@ -181,6 +193,20 @@ static int cli_common(struct cli *cl, int c, const char *arg)
 	case CLI_OPT_NO_DEMANGLE:
 		cl->demangle = false;
 		return 0;
+	case CLI_OPT_LOCATIONS:
+		cl->locations = true;
+		return 0;
+	case CLI_OPT_DEBUG_DIR:
+		if (cl->n_debug_dirs == CLI_MAX_DEBUG_DIRS)
+			return tool_usage_err(name, "too many --debug-dir (at most %d)",
+					      CLI_MAX_DEBUG_DIRS);
+		if (!*arg)
+			return tool_usage_err(name, "empty --debug-dir");
+		cl->debug_dirs[cl->n_debug_dirs++] = arg;
+		return 0;
+	case CLI_OPT_INSTR_MAP:
+		cl->instr_map = arg;
+		return 0;
 	case 'q':
 		cl->quiet = true;
 		return 0;
@@ -299,4 +325,8 @@ void cli_apply(const struct cli *cl, struct analysis *a)
 {
 	a->demangle = cl->demangle;
 	a->quiet = cl->quiet;
+	a->locations = cl->locations;
+	a->debug_dirs = cl->debug_dirs;
+	a->n_debug_dirs = (size_t)cl->n_debug_dirs;
+	a->instr_map = cl->instr_map;
 }

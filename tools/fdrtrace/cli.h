@@ -35,7 +35,7 @@
 
 /* Groups of common options; every command has CLI_BASE. */
 enum cli_group {
-	CLI_BASE = 1u << 0,	/* --no-demangle, -h/--help */
+	CLI_BASE = 1u << 0,	/* --no-demangle, the naming options, -h/--help */
 	CLI_QUIET = 1u << 1,	/* -q/--quiet */
 	CLI_SELECT = 1u << 2,	/* -F, -N, -D, -t, --tid, -r (select.h) */
 	CLI_OUTPUT = 1u << 3,	/* -o/--output FILE */
@@ -45,8 +45,14 @@ enum cli_group {
 enum {
 	CLI_OPT_NO_DEMANGLE = 256,
 	CLI_OPT_TID,
+	CLI_OPT_LOCATIONS,
+	CLI_OPT_DEBUG_DIR,
+	CLI_OPT_INSTR_MAP,
 	CLI_OPT_CMD = 512,	/* a command's own long-only options start here */
 };
+
+/* --debug-dir may be given this many times. */
+#define CLI_MAX_DEBUG_DIRS 16
 
 struct cli;
 
@@ -82,6 +88,9 @@ struct cli_cmd {
  * @cmd: the command
  * @ctx: the command's, for its @option callback
  * @demangle: false with --no-demangle
+ * @locations: --locations
+ * @debug_dirs, @n_debug_dirs: each --debug-dir, in order
+ * @instr_map: --instr-map, NULL when not given
  * @quiet: -q
  * @output: -o, NULL when not given ("-" is standard output)
  * @sel: the selectors (CLI_SELECT)
@@ -91,6 +100,10 @@ struct cli {
 	const struct cli_cmd *cmd;
 	void *ctx;
 	bool demangle;
+	bool locations;
+	const char *debug_dirs[CLI_MAX_DEBUG_DIRS];
+	int n_debug_dirs;
+	const char *instr_map;
 	bool quiet;
 	const char *output;
 	struct sel_opts sel;
@@ -118,8 +131,9 @@ bool cli_parse(const struct cli_cmd *cmd, void *ctx, struct cli *cl, int argc, c
 /**
  * cli_apply - set up an analysis from the common options
  * @cl: the parsed command line
- * @a: the analysis, zeroed; demangling, quietness (and what later common
- *	options need) are set from @cl
+ * @a: the analysis, zeroed; demangling, quietness, the naming options
+ *	(and what later common options need) are set from @cl; @a points
+ *	into @cl, which must outlive it
  */
 void cli_apply(const struct cli *cl, struct analysis *a);
 

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "elfsym.h"
+#include "symbolizer.h"
 #include "util.h"
 
 #ifndef FDRTRACE_LIBDIR
@@ -96,16 +96,7 @@ static char *rec_which(const char *prog)
 /* Does the program define the hooks itself (libfdrtrace linked statically)? */
 static bool rec_defines_hooks(const char *path)
 {
-	struct elf_syms syms;
-	bool found = false;
-	size_t i;
-
-	if (elf_syms_load(path, NULL, 0, &syms))
-		return false;
-	for (i = 0; i < syms.n && !found; i++)
-		found = strcmp(syms.v[i].name, "__cyg_profile_func_enter") == 0;
-	elf_syms_free(&syms);
-	return found;
+	return sym_defines(path, "__cyg_profile_func_enter") == 1;
 }
 
 /* libfdrtrace: next to this build of fdrtrace, else where it is installed. */
@@ -307,7 +298,7 @@ int cmd_record(int argc, char **argv)
 		return 127;
 	}
 	if (preload < 0)
-		preload = elf_needs(prog_path, "libfdrtrace.so") == 1 || rec_defines_hooks(prog_path) ?
+		preload = sym_needs(prog_path, "libfdrtrace.so") == 1 || rec_defines_hooks(prog_path) ?
 			  0 : 1;
 	free(prog_path);
 	if (preload && !lib) {

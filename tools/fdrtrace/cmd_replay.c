@@ -43,12 +43,19 @@ static void rp_enter(struct analysis *a, struct an_thread *t, const struct an_fr
 	sel_enter(a->ctx, a, t);
 }
 
-/* "()" after a name, unless it has its own (a demangled C++ signature). */
-static const char *rp_parens(const char *name)
+/*
+ * A call's name: "()" after the function's name, unless it has its own (a
+ * demangled C++ signature), then its location when it has one:
+ * "helper() (a.c:2)".
+ */
+static void rp_call(struct analysis *a, struct an_func *fn)
 {
-	size_t n = strlen(name);
+	const char *name = an_func_name(a, fn);
+	int n = (int)fn->base_len;
 
-	return n && name[n - 1] == ')' ? "" : "()";
+	if (!fn->base)
+		n = (int)strlen(name);
+	printf("%.*s%s%s", n, name, memchr(name, '(', (size_t)n) ? "" : "()", name + n);
 }
 
 static void rp_prefix(struct analysis *a, struct an_thread *t, bool with_dur, uint64_t dur,
@@ -86,9 +93,8 @@ static void rp_open_ancestors(struct analysis *a, struct an_thread *t, uint32_t 
 		if (!s || !s->shown || (s->user & RP_OPENED))
 			continue;
 		rp_prefix(a, t, false, 0, s->level);
-		printf("%s%s {%s\n", an_func_name(a, t->stack[i].fn),
-		       rp_parens(an_func_name(a, t->stack[i].fn)),
-		       t->stack[i].partial ? " /* entered before the trace */" : "");
+		rp_call(a, t->stack[i].fn);
+		printf(" {%s\n", t->stack[i].partial ? " /* entered before the trace */" : "");
 		s->user |= RP_OPENED;
 	}
 }
@@ -222,10 +228,12 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 		return;
 	rp_open_ancestors(a, t, t->depth - 1);
 	rp_prefix(a, t, true, dur, s->level);
-	if (s->user & RP_OPENED)
+	if (s->user & RP_OPENED) {
 		printf("} /* %s */", an_func_name(a, f->fn));
-	else
-		printf("%s%s;", an_func_name(a, f->fn), rp_parens(an_func_name(a, f->fn)));
+	} else {
+		rp_call(a, f->fn);
+		putchar(';');
+	}
 	fputs(how == AN_END_UNWOUND ? " /* ended by an outer exit */\n" : "\n", stdout);
 }
 

@@ -2,16 +2,17 @@
 /*
  * nstack.c - naming the frames of native stacks (see nstack.h).
  *
- * Contract: single-threaded tool code; files are read through elfsym.c,
- * which checks every offset against the file's size.
+ * Contract: single-threaded tool code; files are read through the shared
+ * symbolizer (symbolizer.h: each file opened once, never blocking, regular
+ * files only; .symtab, else the build-id debug file's, else .dynsym).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfsym.h"
 #include "nstack.h"
+#include "symbolizer.h"
 
 struct ns_module {
 	uint32_t id;
@@ -19,11 +20,8 @@ struct ns_module {
 	uint8_t build_id[64];
 	uint8_t build_id_len;
 	char *path;
-	int loaded;		/* 0 not tried, 1 loaded, -1 failed */
-	struct elf_syms syms;
-	bool debug_tried;
-	int debug_loaded;	/* the separate debug file: 1 loaded, -1 failed */
-	struct elf_syms debug;
+	int loaded;		/* 0 not tried, 1 usable, -1 failed */
+	struct sym_file *file;	/* shared by the records of one file */
 };
 
 void ns_add_module(struct nstack *ns, const struct fdrtrace_ext *x)
@@ -73,36 +71,24 @@ static const char *ns_base(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-/* The symbol at a run-time address of @m (already made link-time by the caller). */
+/* The symbol at a run-time address of @m. */
 static const char *ns_lookup(struct nstack *ns, struct ns_module *m, uint64_t run)
 {
-	const char *name = NULL;
-	char dpath[512];
-	size_t i, n;
-
 	if (ns->no_elf)
 		return NULL;
-	if (!m->loaded)
-		m->loaded = elf_syms_load(m->path, m->build_id_len ? m->build_id : NULL,
-					  m->build_id_len, &m->syms) == 0 ? 1 : -1;
-	if (m->loaded == 1)
-		name = elf_syms_find(&m->syms, m->syms.is_dyn ? run - m->load_base : run);
-	if (name || m->build_id_len < 2)
-		return name;
-	/* stripped (libc): the separate debug file, by build-id */
-	if (!m->debug_tried) {
-		m->debug_tried = true;
-		n = (size_t)snprintf(dpath, sizeof(dpath), "/usr/lib/debug/.build-id/%02x/",
-				     m->build_id[0]);
-		for (i = 1; i < m->build_id_len && n + 3 < sizeof(dpath); i++)
-			n += (size_t)snprintf(dpath + n, sizeof(dpath) - n, "%02x", m->build_id[i]);
-		snprintf(dpath + n, sizeof(dpath) - n, ".debug");
-		m->debug_loaded = elf_syms_load(dpath, m->build_id, m->build_id_len,
-						&m->debug) == 0 ? 1 : -1;
+	if (!m->loaded) {
+		m->loaded = -1;
+		if (!ns->sym) {
+			ns->sym = sym_ctx_new(NULL, 0);
+			ns->own_sym = true;
+		}
+		if (ns->sym && !sym_file_get(ns->sym, m->path, &m->file) &&
+		    sym_file_build_id_is(m->file, m->build_id, m->build_id_len))
+			m->loaded = 1;
 	}
-	if (m->debug_loaded == 1)
-		name = elf_syms_find(&m->debug, m->debug.is_dyn ? run - m->load_base : run);
-	return name;
+	if (m->loaded != 1)
+		return NULL;
+	return sym_name(m->file, sym_file_is_dyn(m->file) ? run - m->load_base : run);
 }
 
 int ns_resolve(struct nstack *ns, const struct fdrtrace_ext *x, uint32_t i, uint64_t *addr,
@@ -144,13 +130,10 @@ void ns_print(struct nstack *ns, const struct fdrtrace_ext *x, FILE *out, const 
 
 void ns_fini(struct nstack *ns)
 {
-	for (uint32_t i = 0; i < ns->n; i++) {
-		if (ns->mods[i].loaded == 1)
-			elf_syms_free(&ns->mods[i].syms);
-		if (ns->mods[i].debug_loaded == 1)
-			elf_syms_free(&ns->mods[i].debug);
+	for (uint32_t i = 0; i < ns->n; i++)
 		free(ns->mods[i].path);
-	}
 	free(ns->mods);
+	if (ns->own_sym)
+		sym_ctx_free(ns->sym);
 	memset(ns, 0, sizeof(*ns));
 }

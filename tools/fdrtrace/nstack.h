@@ -4,15 +4,16 @@
  *
  * A native stack holds addresses and module ids. The modules come from the
  * trace's module_map records (ns_add_module()); a frame is named from the
- * ELF symbols of its module's file (.symtab, else .dynsym, else the
- * separate debug file /usr/lib/debug/.build-id/xx/rest.debug), used only
- * when the file's build-id is the recorded one. A return address is looked
+ * ELF symbols of its module's file, through the shared symbolizer
+ * (symbolizer.h: .symtab, else the separate debug file's found by build-id
+ * under /usr/lib/debug, else .dynsym), used only when the file's build-id
+ * is the recorded one. A return address is looked
  * up one byte back, so that a call at the very end of a function names that
  * function. Nothing is named from a guess: an address without a module, or
  * without a symbol, prints as such.
  *
  * Memory: one entry per module record, and the symbol tables of the
- * modules that frames fall in (loaded on first use).
+ * files that frames fall in (each file once, loaded on first use).
  *
  * Contract: single-threaded tool code.
  */
@@ -26,6 +27,7 @@
 #include <fdrtrace/reader.h>
 
 struct ns_module;
+struct sym_ctx;
 
 /**
  * struct nstack - the modules of one trace
@@ -35,6 +37,8 @@ struct nstack {
 	struct ns_module *mods;
 	uint32_t n, cap;
 	bool no_elf;
+	struct sym_ctx *sym;	/* the caller's (then not freed), else opened on first use */
+	bool own_sym;
 };
 
 /**
