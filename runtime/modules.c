@@ -20,7 +20,17 @@
  * read-only once per module and indexing its FUNC symbols in a sorted
  * array. When the file has no .symtab, the separate debug file
  * /usr/lib/debug/.build-id/xx/rest.debug is tried. A file whose build-id
- * differs from the mapped module's (replaced on disk) is not used.
+ * differs from the mapped module's (replaced on disk) is not used. Files
+ * are opened with O_NONBLOCK and used only when regular.
+ *
+ * This is the runtime's own small reader, not elfutils (which the fdrtrace
+ * command uses): it runs inside the traced program, which must not gain
+ * libelf, libdw and their compression libraries as dependencies, nor
+ * their allocations and locks; it needs names only (files and lines are
+ * the command's job, from the module records and build-ids of the trace).
+ * The build-id note parser and the debug path are shared with the command
+ * (common/build_id.h). The fatal-signal path reads no ELF at all: it
+ * writes names the flush thread looked up before (docs/design.md).
  * Every offset read from a file is bounds-checked against the file size.
  */
 #include <dlfcn.h>
@@ -38,6 +48,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build_id.h"
 #include "compiler.h"
 #include "modules.h"
 
@@ -76,48 +87,6 @@ static size_t mod_count, mod_cap;
 /* ------------------------------------------------------------------ */
 /* ELF notes                                                           */
 /* ------------------------------------------------------------------ */
-
-static notrace size_t mod_align_up(size_t v, size_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
-/*
- * Find NT_GNU_BUILD_ID in a note area of @len bytes.
- * Return: the id's length (copied into @out, at most FDR_BUILD_ID_MAX), 0 if none.
- */
-static notrace uint8_t mod_find_build_id(const uint8_t *p, size_t len, size_t align,
-					 uint8_t *out)
-{
-	size_t off = 0;
-
-	if (align != 8)
-		align = 4;
-	while (len - off >= sizeof(Elf64_Nhdr)) {
-		Elf64_Nhdr nh;
-		size_t name_off, desc_off, next;
-
-		memcpy(&nh, p + off, sizeof(nh));
-		name_off = off + sizeof(nh);
-		if (nh.n_namesz > len - name_off)
-			return 0;
-		desc_off = mod_align_up(name_off + nh.n_namesz, align);
-		if (desc_off > len || nh.n_descsz > len - desc_off)
-			return 0;
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp(p + name_off, "GNU", 4) == 0 && nh.n_descsz > 0) {
-			size_t n = nh.n_descsz > FDR_BUILD_ID_MAX ? FDR_BUILD_ID_MAX : nh.n_descsz;
-
-			memcpy(out, p + desc_off, n);
-			return (uint8_t)n;
-		}
-		next = mod_align_up(desc_off + nh.n_descsz, align);
-		if (next <= off || next > len)
-			return 0;
-		off = next;
-	}
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* Scanning                                                            */
@@ -203,7 +172,7 @@ static notrace int mod_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
 		if (ph->p_type == PT_NOTE && ph->p_filesz >= sizeof(Elf64_Nhdr))
-			m.build_id_len = mod_find_build_id(
+			m.build_id_len = fdr_build_id_in_notes(
 				(const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_filesz,
 				ph->p_align, m.build_id);
 	}
@@ -325,7 +294,8 @@ static notrace int mod_map_file(const char *path, void **map, size_t *len)
 	void *p;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO put where a module file was must not block. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr) ||
@@ -368,7 +338,7 @@ static notrace int mod_index_symtab(struct mod_entry *e, const uint8_t *f, size_
 		memcpy(&sh, f + eh.e_shoff + i * sizeof(sh), sizeof(sh));
 		if (sh.sh_type == SHT_NOTE && e->m.build_id_len && sh.sh_size >= sizeof(Elf64_Nhdr) &&
 		    mod_range_ok(sh.sh_offset, sh.sh_size, len)) {
-			uint8_t bl = mod_find_build_id(f + sh.sh_offset, sh.sh_size,
+			uint8_t bl = fdr_build_id_in_notes(f + sh.sh_offset, sh.sh_size,
 						       sh.sh_addralign, bid);
 
 			if (bl && (bl != e->m.build_id_len || memcmp(bid, e->m.build_id, bl)))
@@ -421,28 +391,6 @@ static notrace int mod_index_symtab(struct mod_entry *e, const uint8_t *f, size_
 	return 0;
 }
 
-static notrace void mod_debug_path(const struct fdr_module *m, char *out, size_t cap)
-{
-	static const char hex[] = "0123456789abcdef";
-	static const char pre[] = "/usr/lib/debug/.build-id/";
-	size_t o = sizeof(pre) - 1, i;
-
-	/* pre + "xx/" + 2*(len-1) hex + ".debug" fits easily in 4096 */
-	if (cap < sizeof(pre) + 4 + 2 * FDR_BUILD_ID_MAX + 7 || m->build_id_len < 2) {
-		out[0] = '\0';
-		return;
-	}
-	memcpy(out, pre, o);
-	out[o++] = hex[m->build_id[0] >> 4];
-	out[o++] = hex[m->build_id[0] & 15];
-	out[o++] = '/';
-	for (i = 1; i < m->build_id_len; i++) {
-		out[o++] = hex[m->build_id[i] >> 4];
-		out[o++] = hex[m->build_id[i] & 15];
-	}
-	memcpy(out + o, ".debug", 7);
-}
-
 static notrace void mod_load_syms(struct mod_entry *e)
 {
 	char dbg[512];
@@ -450,7 +398,8 @@ static notrace void mod_load_syms(struct mod_entry *e)
 	int i;
 
 	e->sym_state = MOD_SYMS_NONE;
-	mod_debug_path(&e->m, dbg, sizeof(dbg));
+	fdr_build_id_debug_path("/usr/lib/debug", e->m.build_id, e->m.build_id_len, dbg,
+				sizeof(dbg));
 	for (i = 0; i < 2; i++) {
 		void *map = NULL;
 		size_t len = 0;

@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build_id.h"
 #include "compiler.h"
 
-#define FDR_BUILD_ID_MAX 64
 #define FDR_MODULE_UNKNOWN 0xffffffffu
 
 /**
