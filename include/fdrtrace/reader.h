@@ -256,6 +256,22 @@ int fdrtrace_reader_read(struct fdrtrace_reader *r, struct fdrtrace_event *ev);
 int fdrtrace_reader_skip_buffer(struct fdrtrace_reader *r);
 
 /**
+ * fdrtrace_reader_set_offset - say where the next bytes sit in the file
+ * @r: a reader between buffers, with nothing of the next item read yet
+ *	(after the header event, or after a buffer ended)
+ * @offset: the stream offset of the next byte the reader will get
+ *
+ * For a caller that reads one buffer of a file by itself: it feeds the
+ * file header, then the buffer's bytes from @offset. Event offsets, error
+ * offsets and the offsets inside error messages are then those of the
+ * file, as if the bytes in between had been read.
+ *
+ * Return: 0, or -EBUSY when the reader is not between buffers or holds
+ * unread bytes.
+ */
+int fdrtrace_reader_set_offset(struct fdrtrace_reader *r, uint64_t offset);
+
+/**
  * fdrtrace_reader_error - the reason for the last FDRTRACE_ERROR
  * @r: the reader
  * @offset: if not NULL, set to the byte offset the error refers to

@@ -12,6 +12,12 @@
 #            both, closed with "did not return"
 #   class 8  unfinished.txt: graph with no completed call exits 0 (under
 #            UBSan a qsort on NULL would stop it)
+#   class 6  offsets.txt, offsets-order.txt: damaged buffers after the
+#            first, read in file order and in time order: the
+#            "FILE:OFFSET: message" lines of account, stack, graph, replay
+#            and convert equal verify's (offsets in the message too)
+#   class 3  one valid buffer of 16 MiB (1M calls): every command within
+#            16 MiB of address space (the fast path copied the whole buffer)
 #   class 3  200,000 distinct functions and 40,000 threads (generated here):
 #            every command within 32 MiB of address space plus 512 bytes a
 #            function, or 1 KiB a thread (ulimit -v; they took 340 MB and
@@ -38,8 +44,15 @@ awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buff
 		print "fun ent id=1 delta=1"; print "fun ent id=2 delta=1"; print "fun exi id=2 delta=1" } }' >threads.txt
 "$fdr" assemble fns.txt -o fns.fdr && "$fdr" assemble threads.txt -o threads.fdr || fail "assemble generated"
 rm -f fns.txt threads.txt
+# One v5 buffer: a 64-byte preamble, then 2^20 (entry, exit) pairs of id 1.
+printf 'hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096\nbuf ext size=%d\nbuf new tid=1\nbuf wal sec=1 usec=0\nbuf pid pid=1\ncpu new cpu=0 tsc=1000\n' \
+	$((64 + (16 << 20))) >big.txt
+"$fdr" assemble big.txt -o big.fdr || fail "assemble big"
+printf '\x10\x00\x00\x00\x01\x00\x00\x00\x12\x00\x00\x00\x03\x00\x00\x00' >pairs
+for i in $(seq 20); do cat pairs pairs >pairs2 && mv pairs2 pairs; done
+cat pairs >>big.fdr && rm -f pairs
 
-for t in unfinished names; do
+for t in unfinished names offsets offsets-order; do
 	"$fdr" assemble "$dir/$t.txt" -o "$t.fdr" || { fail "assemble $t"; continue; }
 done
 
@@ -98,7 +111,31 @@ sys.exit(0 if "caf\u00e9\U0001F600'"'"'q" in [e["function-name"] for e in m] els
 		echo "skip YAML parse (no python3-yaml)"
 	fi
 
+	# class 6
+	for t in offsets offsets-order; do
+		"$fdr" verify $t.fdr >verify.out 2>&1
+		for cmd in account stack graph replay convert; do
+			"$fdr" $cmd $t.fdr 2>&1 >/dev/null | grep "^$t.fdr:" >cmd.out
+			if [ -s verify.out ] && cmp -s verify.out cmd.out; then
+				ok "$path: $cmd reports $t's damage at verify's offsets"
+			else
+				fail "$path: $cmd reports $t's damage at verify's offsets"
+				diff verify.out cmd.out
+			fi
+		done
+	done
+
 	# class 3
+	before=$fails
+	for cmd in account stack graph replay convert extract-map; do
+		q=-q; [ "$cmd" = extract-map ] && q=
+		(ulimit -v 16384; "$fdr" $cmd $q big.fdr >out) ||
+			fail "$path: $cmd on one 16 MiB buffer within 16 MiB"
+	done
+	"$fdr" account -q -f csv big.fdr >out
+	grep -q "^1,1048576," out || fail "$path: 1048576 calls in the 16 MiB buffer"
+	[ $fails = $before ] && ok "$path: one 16 MiB buffer streamed in bounded memory"
+
 	before=$fails
 	for cmd in account stack "stack -P" graph replay convert extract-map; do
 		q=-q; [ "$cmd" = extract-map ] && q=

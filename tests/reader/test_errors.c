@@ -3,7 +3,8 @@
  * test_errors.c - what the reader rejects, and how it says so: one test per
  * grammar violation, bad kind, bad size and overrun, bad and unsupported
  * headers, truncation at several points, resuming with
- * fdrtrace_reader_skip_buffer(), and misuse of the API. Every error is
+ * fdrtrace_reader_skip_buffer(), misuse of the API, and a lone buffer read
+ * with fdrtrace_reader_set_offset() reporting file offsets. Every error is
  * checked for its enum, its byte offset and a piece of its message, through
  * both the fd path and the memory path.
  */
@@ -787,4 +788,47 @@ Test(api, read_errors_are_reported_with_errno)
 	cr_expect(strstr(fdrtrace_reader_errmsg(rd), "read error") != NULL);
 	fdrtrace_reader_close(rd);
 	close(fd);
+}
+
+/* ---------------- fdrtrace_reader_set_offset ---------------- */
+
+/*
+ * A buffer read by itself after the header, told where it sits in its file
+ * (at 1000): event offsets, the error offset and the offsets in the message
+ * are the file's. Misuse (inside a buffer) is refused.
+ */
+Test(api, set_offset_makes_a_lone_buffer_report_file_offsets)
+{
+	struct tb b = { 0 };
+	struct fdrtrace_reader *r = fdrtrace_reader_open(FDRTRACE_FD_NONE);
+	struct fdrtrace_event ev;
+	uint64_t off = 0;
+	char want[80];
+	size_t at;
+
+	preamble(&b, 5, 1);
+	at = tb_func(&b, FDRTRACE_FN_ENTRY, 1, 1);
+	tb_close_extents(&b, 32);
+	memcpy(b.data + 33, &(uint64_t){ at - 48 + 4 }, 8);	/* the record crosses the end */
+	cr_assert_eq(fdrtrace_reader_feed(r, b.data, 32), 0);
+	cr_assert_eq(fdrtrace_reader_read(r, &ev), 0);
+	cr_assert_eq(ev.type, FDRTRACE_EV_HEADER);
+	cr_assert_eq(fdrtrace_reader_set_offset(r, 1000), 0);
+	cr_assert_eq(fdrtrace_reader_read(r, &ev), -1);
+	cr_assert_eq(ev.state, FDRTRACE_REQUIRE_DATA);
+	cr_assert_eq(fdrtrace_reader_feed(r, b.data + 32, b.len - 32), 0);
+	cr_assert_eq(fdrtrace_reader_read(r, &ev), 0);
+	cr_assert_eq(ev.type, FDRTRACE_EV_BUFFER_EXTENTS);
+	cr_assert_eq(ev.offset, 1000);
+	cr_assert_eq(fdrtrace_reader_set_offset(r, 5), -EBUSY, "inside a buffer");
+	while (fdrtrace_reader_read(r, &ev) == 0)
+		;
+	cr_assert_eq(ev.state, FDRTRACE_ERROR);
+	cr_assert_eq(fdrtrace_reader_error(r, &off), FDRTRACE_E_OVERRUN);
+	cr_assert_eq(off, at - 32 + 1000);
+	/* the buffer ends 16 + (at - 48 + 4) bytes after 1000 */
+	snprintf(want, sizeof(want), "crosses the end of the buffer at offset %zu", 1000 + at - 28);
+	cr_assert(strstr(fdrtrace_reader_errmsg(r), want) != NULL, "%s", fdrtrace_reader_errmsg(r));
+	fdrtrace_reader_close(r);
+	tb_free(&b);
 }

@@ -938,44 +938,129 @@ static int an_stream(struct analysis *a, struct fdrtrace_reader *rd, bool report
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* The window onto a regular file                                      */
+/* ------------------------------------------------------------------ */
+
 /*
- * Parse one buffer with a memory reader: @mem holds the file header (32
- * bytes) and then the @len bytes of the buffer that starts at @offset in
- * the file. Errors are reported with file offsets. Return: 0, -1 on ENOMEM.
+ * Every byte the fast path, the preamble scan and the per-buffer readers
+ * take from a regular file comes through one window of AN_WIN_SIZE bytes
+ * (read ahead with pread, whatever the buffer size), which grows only for
+ * a custom event's payload, up to AN_PAYLOAD_MAX: memory does not depend
+ * on the buffer size the trace claims.
  */
-static int an_mem_buffer(struct analysis *a, const uint8_t *mem, uint64_t len, uint64_t offset)
+#define AN_WIN_SIZE (256u << 10)
+#define AN_PAYLOAD_MAX (1u << 20)	/* larger payloads: the reader stages them */
+
+/*
+ * The @n bytes at file offset @off, contiguous; valid until the next call.
+ * Return: a pointer into the window, or NULL on a read error or when the
+ * file ends first (errno 0).
+ */
+static const uint8_t *an_win_get(struct analysis *a, uint64_t off, size_t n)
+{
+	size_t keep = 0;
+
+	if (off >= a->win_pos && off - a->win_pos <= a->win_len &&
+	    n <= a->win_len - (off - a->win_pos))
+		return a->win + (off - a->win_pos);
+	if (n > a->win_cap || !a->win) {
+		size_t cap = n > AN_WIN_SIZE ? n : AN_WIN_SIZE;
+		uint8_t *w = realloc(a->win, cap);
+
+		if (!w) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		a->win = w;
+		a->win_cap = cap;
+	}
+	if (off >= a->win_pos && off - a->win_pos < a->win_len) {
+		keep = a->win_len - (size_t)(off - a->win_pos);
+		memmove(a->win, a->win + (off - a->win_pos), keep);
+	}
+	a->win_pos = off;
+	a->win_len = keep;
+	while (a->win_len < n) {
+		ssize_t got = pread(a->fd, a->win + a->win_len, a->win_cap - a->win_len,
+				    (off_t)(off + a->win_len));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			if (got == 0)
+				errno = 0;
+			return NULL;
+		}
+		a->win_len += (size_t)got;
+	}
+	return a->win;
+}
+
+static void an_io_error(struct analysis *a, uint64_t pos)
+{
+	if (errno == ENOMEM)
+		tool_err("out of memory");
+	else
+		tool_err("%s: cannot read the buffer at offset %" PRIu64 ": %s", a->path, pos,
+			 errno ? strerror(errno) : "short read");
+}
+
+/*
+ * The buffer of @len bytes at file offset @pos through a memory reader fed
+ * from the window: the file header, then the buffer with the reader told
+ * where it sits, so that every offset it reports (in the message too) is
+ * the file's. Events before file offset @from were already applied by the
+ * fast path and are skipped. Errors are reported as the reader path does.
+ * Return: 0, -1 on a read error or ENOMEM (reported).
+ */
+static int an_reader_buffer(struct analysis *a, uint64_t pos, uint64_t len, uint64_t from)
 {
 	struct fdrtrace_reader *rd = fdrtrace_reader_open(FDRTRACE_FD_NONE);
+	struct fdrtrace_event ev;
+	uint64_t fed = pos, end = pos + len;
+	int rc = 0;
 
-	if (!rd)
+	if (!rd) {
+		tool_err("out of memory");
 		return -1;
-	fdrtrace_reader_feed(rd, mem, 32 + len);
-	a->cur = NULL;
+	}
+	fdrtrace_reader_feed(rd, &a->hdr, sizeof(a->hdr));
+	if (fdrtrace_reader_read(rd, &ev) != 0 || fdrtrace_reader_set_offset(rd, pos)) {
+		fdrtrace_reader_close(rd);	/* the header was read once already */
+		return 0;
+	}
+	if (from == pos)
+		a->cur = NULL;
 	for (;;) {
-		struct fdrtrace_event ev;
-
 		if (fdrtrace_reader_read(rd, &ev) == 0) {
-			if (ev.type != FDRTRACE_EV_HEADER)
+			if (ev.offset >= from)
 				an_event(a, &ev);
 			continue;
 		}
 		if (ev.state == FDRTRACE_REQUIRE_DATA) {
-			fdrtrace_reader_feed(rd, NULL, 0);
+			size_t n = end - fed < AN_WIN_SIZE ? (size_t)(end - fed) : AN_WIN_SIZE;
+			const uint8_t *p = n ? an_win_get(a, fed, n) : NULL;
+
+			if (n && !p) {
+				an_io_error(a, fed);
+				rc = -1;
+				break;
+			}
+			/* The reader is done with the previous piece: the window may move. */
+			fdrtrace_reader_feed(rd, p, n);
+			fed += n;
 			continue;
 		}
 		if (ev.state == FDRTRACE_ERROR && a->pass_mode != 1) {
-			uint64_t off = 0;
-
-			fdrtrace_reader_error(rd, &off);
-			fprintf(stderr, "%s:%" PRIu64 ": %s\n", a->path, off - 32 + offset,
-				fdrtrace_reader_errmsg(rd));
+			an_report(a, rd);
 			a->st.bad_buffers++;
 			an_drop_buffer_calls(a);
 		}
 		break;
 	}
 	fdrtrace_reader_close(rd);
-	return 0;
+	return rc;
 }
 
 static uint32_t an_le32(const uint8_t *p)
@@ -994,97 +1079,64 @@ static uint64_t an_le64(const uint8_t *p)
 	return v;
 }
 
+/* ------------------------------------------------------------------ */
+/* The fast path                                                       */
+/* ------------------------------------------------------------------ */
+
 /*
- * The fast path: one buffer of @len bytes at @b (from its BufferExtents in
- * v2+, its NewBuffer in v1), checked against the reader's grammar first
- * (every rule the reader enforces inside a buffer), then applied without
- * building events for function records. Return: 0 when applied, 1 when
- * the buffer breaks a rule (nothing was applied: the caller gives it to
- * the reader, which reports the error exactly).
+ * One buffer of @len bytes at file offset @pos (from its BufferExtents in
+ * v2+, its NewBuffer in v1), streamed through the window in one pass: each
+ * record is checked against every rule the reader enforces inside a buffer
+ * before it is applied, without building events for function records. At
+ * the first record that breaks a rule (or a payload above AN_PAYLOAD_MAX),
+ * the buffer goes to a memory reader that skips what was applied and
+ * reports the error exactly as the reader path would: the reader applies
+ * the events before the damage too.
+ * Return: 0, -1 on a read error or ENOMEM (reported).
  */
-static int an_fast_buffer(struct analysis *a, const uint8_t *b, uint64_t len)
+static int an_fast_buffer(struct analysis *a, uint64_t pos, uint64_t len)
 {
 	const unsigned v = a->version;
+	const uint64_t end = pos + len;
+	uint64_t p = pos, tsc, lim;
+	const uint8_t *b, *r;
 	struct an_thread *t;
-	uint64_t p = 0, body, tsc;
 	int32_t tid, pid = 0;
-	bool args = false, eob = false;
+	bool args = false, apply = a->pass_mode != 1;
 
 	/* The preamble: [BufferExtents] NewBuffer WallTime [Pid (v3+)] NewCPUId. */
+	b = an_win_get(a, pos, len < 96 ? (size_t)len : 96);
+	if (!b)
+		goto io;
 	if (v >= 2) {
 		if (len < 16 || b[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS) ||
 		    an_le64(b + 1) != len - 16)
-			return 1;
+			return an_reader_buffer(a, pos, len, pos);
 		if (len == 16)
 			return 0;	/* an empty buffer */
-		p = 16;
-	}
-	if (len - p < 48 || b[p] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_BUFFER) ||
-	    b[p + 16] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_WALLTIME))
-		return 1;
-	tid = (int32_t)an_le32(b + p + 1);
-	p += 32;
-	if (b[p] == FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_PID)) {
-		if (v < 3 || len - p < 32)
-			return 1;
-		pid = (int32_t)an_le32(b + p + 1);
+		b += 16;
 		p += 16;
 	}
-	if (b[p] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_CPU_ID))
-		return 1;
-	p += 16;
-	body = p;
-
-	/* Check the body. */
-	while (p < len && !eob) {
-		uint8_t c = b[p];
-		int32_t size;
-
-		if (!(c & 1)) {
-			if (len - p < 8 || ((c >> 1) & 7) > FDRTRACE_FN_ENTRY_ARGS)
-				return 1;
-			args = ((c >> 1) & 7) == FDRTRACE_FN_ENTRY_ARGS;
-			p += 8;
-			continue;
-		}
-		if (len - p < 16)
-			return 1;
-		switch (c >> 1) {
-		case FDRTRACE_MD_NEW_CPU_ID:
-		case FDRTRACE_MD_TSC_WRAP:
-			args = false;
-			p += 16;
-			break;
-		case FDRTRACE_MD_TYPED_EVENT:
-			if (v < 5)
-				return 1;
-			/* fall through */
-		case FDRTRACE_MD_CUSTOM_EVENT:
-			size = (int32_t)an_le32(b + p + 1);
-			if (size < 0 || (uint64_t)size > len - p - 16 ||
-			    (uint32_t)size > FDRTRACE_READER_MAX_PAYLOAD)
-				return 1;
-			args = false;
-			p += 16 + (uint64_t)size;
-			break;
-		case FDRTRACE_MD_CALL_ARGUMENT:
-			if (!args)
-				return 1;
-			p += 16;
-			break;
-		case FDRTRACE_MD_END_OF_BUFFER:
-			if (v != 1)
-				return 1;
-			eob = true;
-			p += 16;
-			break;
-		default:
-			return 1;
-		}
+	if (end - p < 48 || b[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_BUFFER) ||
+	    b[16] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_WALLTIME))
+		return an_reader_buffer(a, pos, len, pos);
+	tid = (int32_t)an_le32(b + 1);
+	b += 32;
+	p += 32;
+	if (b[0] == FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_PID)) {
+		if (v < 3 || end - p < 32)
+			return an_reader_buffer(a, pos, len, pos);
+		pid = (int32_t)an_le32(b + 1);
+		b += 16;
+		p += 16;
 	}
+	if (b[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_CPU_ID))
+		return an_reader_buffer(a, pos, len, pos);
+	tsc = an_le64(b + 3);
+	p += 16;
 
-	/* Apply it: what an_event() does for each of the reader's events. */
-	if (a->pass_mode != 1)
+	/* Apply it: what an_event() does for the reader's preamble events. */
+	if (apply)
 		a->st.buffers++;
 	t = a->cur = an_thread_get(a, tid);
 	if (!t)
@@ -1092,42 +1144,75 @@ static int an_fast_buffer(struct analysis *a, const uint8_t *b, uint64_t len)
 	a->buf_low = t->depth;
 	if (pid)
 		t->pid = pid;
-	tsc = an_le64(b + body - 16 + 3);
-	if (a->pass_mode != 1 && t->last_tsc && tsc < t->last_tsc)
+	if (apply && t->last_tsc && tsc < t->last_tsc)
 		a->st.out_of_order++;
 	a->buf_fresh = false;
-	for (p = body; p < len;) {
-		const uint8_t *r = b + p;
-		struct fdrtrace_event ev;
 
-		if (!(r[0] & 1)) {
+	/* The body, record by record. */
+	while (p < end) {
+		r = an_win_get(a, p, end - p < 16 ? (size_t)(end - p) : 16);
+		if (!r)
+			goto io;
+		/* Function records, as many as the window holds. */
+		lim = a->win_pos + a->win_len < end ? a->win_pos + a->win_len : end;
+		while (p + 8 <= lim && !(r[0] & 1)) {
 			uint32_t word = an_le32(r);
+			unsigned action = fdrtrace_func_word_action(word);
 
+			if (action > FDRTRACE_FN_ENTRY_ARGS)
+				return an_reader_buffer(a, pos, len, p);
+			args = action == FDRTRACE_FN_ENTRY_ARGS;
 			tsc += an_le32(r + 4);
-			if (a->pass_mode != 1)
-				an_function(a, t, fdrtrace_func_word_action(word),
-					    fdrtrace_func_word_id(word), tsc);
+			if (apply)
+				an_function(a, t, action, fdrtrace_func_word_id(word), tsc);
 			p += 8;
-			continue;
+			r += 8;
 		}
+		if (p >= end)
+			break;
+		if (!(r[0] & 1)) {
+			if (end - p < 8)
+				return an_reader_buffer(a, pos, len, p);
+			continue;	/* at the window's edge: move it */
+		}
+		if (end - p < 16)
+			return an_reader_buffer(a, pos, len, p);
+		r = an_win_get(a, p, 16);
+		if (!r)
+			goto io;
 		switch (r[0] >> 1) {
 		case FDRTRACE_MD_NEW_CPU_ID:
 			tsc = an_le64(r + 3);
+			args = false;
 			p += 16;
 			break;
 		case FDRTRACE_MD_TSC_WRAP:
 			tsc = an_le64(r + 1);
+			args = false;
 			p += 16;
 			break;
-		case FDRTRACE_MD_CUSTOM_EVENT:
 		case FDRTRACE_MD_TYPED_EVENT:
+			if (v < 5)
+				return an_reader_buffer(a, pos, len, p);
+			/* fall through */
+		case FDRTRACE_MD_CUSTOM_EVENT: {
+			int32_t size = (int32_t)an_le32(r + 1);
+			struct fdrtrace_event ev;
+
+			if (size < 0 || (uint64_t)size > end - p - 16 ||
+			    (uint32_t)size > FDRTRACE_READER_MAX_PAYLOAD || (uint32_t)size > AN_PAYLOAD_MAX)
+				return an_reader_buffer(a, pos, len, p);
+			r = an_win_get(a, p, 16 + (size_t)size);
+			if (!r)
+				goto io;
 			memset(&ev, 0, sizeof(ev));
 			ev.type = (r[0] >> 1) == FDRTRACE_MD_TYPED_EVENT ? FDRTRACE_EV_TYPED_EVENT :
 									   FDRTRACE_EV_CUSTOM_EVENT;
 			ev.version = (uint16_t)v;
+			ev.offset = p;
 			ev.tid = tid;
 			ev.pid = pid;
-			ev.u.event.size = an_le32(r + 1);
+			ev.u.event.size = (uint32_t)size;
 			ev.u.event.data = r + 16;
 			if (v >= 5) {
 				ev.u.event.delta = (int32_t)an_le32(r + 5);
@@ -1142,16 +1227,27 @@ static int an_fast_buffer(struct analysis *a, const uint8_t *b, uint64_t len)
 			ev.raw_len = 16 + ev.u.event.size;
 			ev.size = ev.raw_len;
 			an_event(a, &ev);
-			p += 16 + ev.u.event.size;
+			args = false;
+			p += 16 + (uint64_t)size;
 			break;
-		case FDRTRACE_MD_END_OF_BUFFER:
-			return 0;
-		default:	/* CallArgument */
+		}
+		case FDRTRACE_MD_CALL_ARGUMENT:
+			if (!args)
+				return an_reader_buffer(a, pos, len, p);
 			p += 16;
 			break;
+		case FDRTRACE_MD_END_OF_BUFFER:
+			if (v != 1)
+				return an_reader_buffer(a, pos, len, p);
+			return 0;	/* the rest is padding */
+		default:
+			return an_reader_buffer(a, pos, len, p);
 		}
 	}
 	return 0;
+io:
+	an_io_error(a, p);
+	return -1;
 }
 
 /*
@@ -1159,50 +1255,32 @@ static int an_fast_buffer(struct analysis *a, const uint8_t *b, uint64_t len)
  * (the scan found every preamble clean). Return: 0, -1 on I/O or memory
  * failure (reported).
  */
-static int an_fast_stream(struct analysis *a, int fd, uint64_t fsize)
+static int an_fast_stream(struct analysis *a, uint64_t fsize)
 {
-	uint64_t pos = 32, len, cap = 0;
-	uint8_t *mem = NULL, ext[16];
-	int rc = 0;
+	uint64_t pos = 32, len;
+	const uint8_t *b;
 
 	while (pos < fsize) {
 		if (a->version >= 2) {
-			if (pread(fd, ext, 16, (off_t)pos) != 16)
-				goto io;
-			len = 16 + an_le64(ext + 1);
+			b = an_win_get(a, pos, 16);
+			if (!b) {
+				an_io_error(a, pos);
+				return -1;
+			}
+			len = 16 + an_le64(b + 1);
 		} else {
 			len = a->hdr.buffer_size;
 		}
-		if (len > fsize - pos)
-			goto io;
-		if (32 + len > cap) {
-			uint8_t *m = realloc(mem, 32 + len);
-
-			if (!m) {
-				tool_err("out of memory");
-				rc = -1;
-				break;
-			}
-			mem = m;
-			cap = 32 + len;
-			memcpy(mem, &a->hdr, 32);
+		if (len > fsize - pos || len < 16) {
+			errno = 0;
+			an_io_error(a, pos);
+			return -1;
 		}
-		if (pread(fd, mem + 32, len, (off_t)pos) != (ssize_t)len)
-			goto io;
-		if (an_fast_buffer(a, mem + 32, len) && an_mem_buffer(a, mem, len, pos)) {
-			tool_err("out of memory");
-			rc = -1;
-			break;
-		}
+		if (an_fast_buffer(a, pos, len))
+			return -1;
 		pos += len;
 	}
-	free(mem);
-	return rc;
-io:
-	tool_err("%s: cannot read the buffer at offset %" PRIu64 ": %s", a->path, pos,
-		 errno ? strerror(errno) : "short read");
-	free(mem);
-	return -1;
+	return 0;
 }
 
 /* One buffer found by the preamble scan. */
@@ -1225,16 +1303,16 @@ static int an_buf_cmp(const void *x, const void *y)
  * *@tsc. Return: 0, or -1 when it is not a clean preamble (the scan gives
  * up and the trace is streamed in file order).
  */
-static int an_scan_one(struct analysis *a, int fd, uint64_t pos, uint64_t fsize, uint64_t *len,
+static int an_scan_one(struct analysis *a, uint64_t pos, uint64_t fsize, uint64_t *len,
 		       int32_t *tid, uint64_t *tsc)
 {
-	uint8_t b[96], *p = b;
-	ssize_t got;
+	size_t got = fsize - pos < 96 ? (size_t)(fsize - pos) : 96;
+	const uint8_t *b, *p;
 	uint64_t size;
 
-	got = pread(fd, b, sizeof(b), (off_t)pos);
-	if (got < 32)
+	if (got < 32 || !(b = an_win_get(a, pos, got)))
 		return -1;
+	p = b;
 	if (a->version >= 2) {
 		if (b[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS))
 			return -1;
@@ -1270,7 +1348,7 @@ static int an_scan_one(struct analysis *a, int fd, uint64_t pos, uint64_t fsize,
  * (Return: 1 out of order, 0 in order, -1 scan failed). Otherwise fill
  * *@out with every non-empty buffer (Return: the count, or -1).
  */
-static long an_scan(struct analysis *a, int fd, uint64_t fsize, struct an_buf **out)
+static long an_scan(struct analysis *a, uint64_t fsize, struct an_buf **out)
 {
 	uint64_t pos = 32, len, tsc;
 	struct an_buf *v = NULL;
@@ -1282,7 +1360,7 @@ static long an_scan(struct analysis *a, int fd, uint64_t fsize, struct an_buf **
 	for (i = 0; i < a->n_threads; i++)
 		a->threads[i]->scan_tsc = 0;
 	while (pos < fsize) {
-		if (an_scan_one(a, fd, pos, fsize, &len, &tid, &tsc))
+		if (an_scan_one(a, pos, fsize, &len, &tid, &tsc))
 			goto fail;
 		if (len > 16) {
 			if (out) {
@@ -1320,13 +1398,11 @@ fail:
 	return -1;
 }
 
-/* Visit the buffers sorted by first TSC, each through a memory reader. */
-static int an_reordered(struct analysis *a, int fd, uint64_t fsize)
+/* Visit the buffers sorted by first TSC, each streamed through the window. */
+static int an_reordered(struct analysis *a, uint64_t fsize)
 {
 	struct an_buf *bufs = NULL;
-	long n = an_scan(a, fd, fsize, &bufs), i;
-	uint8_t *mem = NULL;
-	uint64_t mem_cap = 0;
+	long n = an_scan(a, fsize, &bufs), i;
 	int rc = 0;
 
 	if (n < 0)
@@ -1335,29 +1411,9 @@ static int an_reordered(struct analysis *a, int fd, uint64_t fsize)
 		qsort(bufs, (size_t)n, sizeof(*bufs), an_buf_cmp);
 	a->pass_mode = 2;
 	a->st.reordered = true;
-	for (i = 0; i < n; i++) {
-		if (32 + bufs[i].len > mem_cap) {
-			uint8_t *m = realloc(mem, 32 + bufs[i].len);
-
-			if (!m) {
-				rc = -1;
-				break;
-			}
-			mem = m;
-			mem_cap = 32 + bufs[i].len;
-		}
-		memcpy(mem, &a->hdr, 32);
-		if (pread(fd, mem + 32, bufs[i].len, (off_t)bufs[i].offset) != (ssize_t)bufs[i].len) {
-			rc = -1;
-			break;
-		}
-		if ((!a->fast || an_fast_buffer(a, mem + 32, bufs[i].len)) &&
-		    an_mem_buffer(a, mem, bufs[i].len, bufs[i].offset)) {
-			rc = -1;
-			break;
-		}
-	}
-	free(mem);
+	for (i = 0; i < n && !rc; i++)
+		rc = a->fast ? an_fast_buffer(a, bufs[i].offset, bufs[i].len) :
+			       an_reader_buffer(a, bufs[i].offset, bufs[i].len, bufs[i].offset);
 	free(bufs);
 	return rc;
 }
@@ -1423,24 +1479,25 @@ int an_run(struct analysis *a, const char *path)
 	}
 	/* FDRTRACE_ANALYSIS_READER=1: the reader for every buffer (for tests). */
 	a->fast = !getenv("FDRTRACE_ANALYSIS_READER");
+	a->fd = fd;
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0)
-		order = an_scan(a, fd, (uint64_t)sb.st_size, NULL);
+		order = an_scan(a, (uint64_t)sb.st_size, NULL);
 	else
 		order = -1;
 	if (order == 1) {
 		/* Out of order: names and the like first, then the buffers sorted. */
 		a->pass_mode = 1;
 		if (a->fast)
-			an_fast_stream(a, fd, (uint64_t)sb.st_size);
+			an_fast_stream(a, (uint64_t)sb.st_size);
 		else
 			an_stream(a, rd, false);
 		a->cur = NULL;
-		if (an_reordered(a, fd, (uint64_t)sb.st_size)) {
+		if (an_reordered(a, (uint64_t)sb.st_size)) {
 			tool_err("%s: cannot read the buffers in time order", path);
 			rc = -1;
 		}
 	} else if (order == 0 && a->fast) {
-		rc = an_fast_stream(a, fd, (uint64_t)sb.st_size);
+		rc = an_fast_stream(a, (uint64_t)sb.st_size);
 	} else {
 		rc = an_stream(a, rd, true);
 	}
@@ -1521,5 +1578,6 @@ void an_fini(struct analysis *a)
 	free(a->node_hash);
 	free(a->node_hash_val);
 	free(a->program);
+	free(a->win);
 	memset(a, 0, sizeof(*a));
 }

@@ -20,11 +20,13 @@
  *
  * Two ways to read: the streaming reader (pipes, traces whose buffer
  * preambles are not clean, and FDRTRACE_ANALYSIS_READER=1), or, on a
- * regular file, the core's fast path: each buffer is pread, checked against
- * every rule the reader enforces inside a buffer, and walked without an
- * event per function record; a buffer that breaks a rule goes whole to a
- * memory reader, which reports the error as the reader path would. Both
- * give the same results (the tests compare them).
+ * regular file, the core's fast path: each buffer is streamed through one
+ * 256 KiB window (whatever the buffer size), each record checked against
+ * every rule the reader enforces inside a buffer before it is applied,
+ * without an event per function record; at a record that breaks a rule the
+ * buffer goes to a memory reader placed at the buffer's file offset, which
+ * skips what was applied and reports the error (with file offsets) as the
+ * reader path would. Both give the same results (the tests compare them).
  *
  * Imperfect traces: an exit without a matching entry is counted and ignored;
  * an exit that matches a frame deeper in the stack closes the frames above
@@ -269,6 +271,12 @@ struct analysis {
 	uint64_t *node_hash;	/* (parent << 32 | fn id) + 1, 0 empty */
 	uint32_t *node_hash_val;
 	uint32_t node_hash_cap;
+
+	/* the regular file's window (fast path, scan, per-buffer readers) */
+	int fd;
+	uint8_t *win;
+	size_t win_cap, win_len;
+	uint64_t win_pos;
 
 	/* 1: collect extensions only; 2: skip extensions (reordered pass) */
 	int pass_mode;

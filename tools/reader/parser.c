@@ -907,6 +907,14 @@ rd_export int fdrtrace_reader_skip_buffer(struct fdrtrace_reader *r)
 	return 0;
 }
 
+rd_export int fdrtrace_reader_set_offset(struct fdrtrace_reader *r, uint64_t offset)
+{
+	if (r->state != S_BETWEEN || r->stage_len || r->src_pos != r->src_len)
+		return -EBUSY;
+	r->pos = offset;
+	return 0;
+}
+
 rd_export enum fdrtrace_error fdrtrace_reader_error(const struct fdrtrace_reader *r,
 						     uint64_t *offset)
 {
