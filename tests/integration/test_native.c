@@ -253,3 +253,30 @@ Test(native, convert_puts_the_crash_on_the_timeline)
 	cr_assert_eq(rc, 0, "convert: %s", cmd);
 	tc_done(&r);
 }
+
+/*
+ * A trace whose module record names a FIFO (a hostile or stale trace): info
+ * names the frames it can and never blocks opening the FIFO.
+ */
+Test(native, a_module_path_that_is_a_fifo_never_blocks_info)
+{
+	struct tc_run r;
+	char path[512], cmd[4096];
+	int rc;
+
+	if (IT_SANITIZED)
+		cr_skip_test("ASan owns SIGSEGV");
+	run_crash(&r, "strlen", path);
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; cd %s; mkfifo fifo; %s dump %s > t.txt; "
+		 "sed -E 's|^evt cus size=[0-9]+ delta=0 data=[0-9a-f]+ # .* FDRx module_map "
+		 "(module_id=0 .*) path=\"[^\"]*\"$|ext module_map delta=0 \\1 path=\"%s/fifo\"|' "
+		 "t.txt | sed -E 's/^buf ext size=[0-9]+/buf ext size=auto/' > t2.txt; grep -q 'path=\"%s/fifo\"' t2.txt; %s assemble t2.txt -o t2.bin; "
+		 "timeout 20 %s info t2.bin > info.txt; "
+		 "grep -q '  #0  0x[0-9a-f]*  [_a-z]*strlen[_a-z0-9]* (libc.so.6+0x' info.txt; "
+		 "grep -q '  #1  0x[0-9a-f]*  ?? (fifo+0x' info.txt",
+		 r.dir, FDRTRACE_TOOL, path, r.dir, r.dir, FDRTRACE_TOOL, FDRTRACE_TOOL);
+	rc = system(cmd);
+	cr_assert_eq(rc, 0, "%s", cmd);
+	tc_done(&r);
+}
