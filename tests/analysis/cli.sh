@@ -5,7 +5,8 @@
 # arguments, bad values (exit 2); an unreadable input (exit 1). Then
 # 'fdrtrace record': a program linked with libfdrtrace (calc) and one that
 # is not (NOLINK, preloaded), each traced into a directory, the trace path
-# printed and the calls counted exactly; a missing program exits 127.
+# printed and the calls counted exactly; a missing program exits 127; an
+# uninstrumented one leaves no trace and record names the compile flag.
 set -u
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
@@ -107,6 +108,24 @@ mkdir -p based
 check record-logfile-base 0 "$fdr" record -O logfile_base=based/my. -- "$calc" &&
 	has err "fdrtrace record: $work/based/my.calc."
 check record-missing-program 127 "$fdr" record -- ./no-such-program && has err "no-such-program"
+# a program built without -finstrument-functions: no trace (the runtime
+# creates none for a process that runs nothing instrumented), and record
+# says why, naming the flag; exit 1 for a program that exited 0
+if [ "${FDRTRACE_TEST_SANITIZED:-0}" = 1 ]; then
+	echo "skip record-uninstrumented: a sanitized libfdrtrace cannot be preloaded"
+else
+	mkdir -p uninstr
+	check record-uninstrumented 1 "$fdr" record -d uninstr -- /bin/true &&
+		has err "no function of /bin/true is instrumented" &&
+		has err "build it with -finstrument-functions"
+	check record-uninstrumented-failing 3 "$fdr" record -d uninstr -- /bin/sh -c 'exit 3' &&
+		has err "no function of /bin/sh is instrumented"
+	if [ -n "$(ls uninstr)" ]; then
+		echo "FAIL record-uninstrumented-no-file: $(ls uninstr)"; fails=$((fails + 1))
+	else
+		echo "ok   record-uninstrumented-no-file"
+	fi
+fi
 check record-not-a-dir 1 "$fdr" record -d garbage.fdr -- "$calc" && has err "not a directory"
 
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }

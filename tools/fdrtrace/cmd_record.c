@@ -8,9 +8,10 @@
  * program does not link libfdrtrace itself (no DT_NEEDED entry for it and
  * no __cyg_profile_func_enter of its own: a program built with
  * -finstrument-functions alone, or a script), the
- * library is preloaded with LD_PRELOAD. After the program ends, the trace
- * of its process, "BASE<name>.<pid>.fdr", is looked up by its pid and its
- * path printed on stderr.
+ * library is preloaded with LD_PRELOAD. After the program ends, the traces
+ * of its process, "BASE<name>.<pid>.fdr" (one per image when it execs), are
+ * looked up by its pid and their paths printed on stderr; when there is
+ * none, it says whether the program was built with -finstrument-functions.
  *
  * Contract: single-threaded; forks once.
  */
@@ -125,12 +126,16 @@ static const char *rec_find_lib(char *buf, size_t cap)
 	return access(buf, R_OK) == 0 ? buf : NULL;
 }
 
-/* Find BASE*.PID.fdr; Return: its path (malloc'd) or NULL. */
-static char *rec_find_trace(const char *base, pid_t pid)
+/*
+ * Print every BASE*.PID.fdr (one process may leave several: each image an
+ * exec started has its own). Return: how many.
+ */
+static int rec_print_traces(const char *base, pid_t pid)
 {
 	const char *slash = strrchr(base, '/');
-	char dir[PATH_MAX], suffix[32], *found = NULL;
+	char dir[PATH_MAX], suffix[32];
 	const char *prefix = slash ? slash + 1 : base;
+	int found = 0;
 	size_t plen = strlen(prefix), slen;
 	struct dirent *de;
 	DIR *d;
@@ -142,15 +147,14 @@ static char *rec_find_trace(const char *base, pid_t pid)
 	slen = (size_t)snprintf(suffix, sizeof(suffix), ".%d.fdr", (int)pid);
 	d = opendir(dir);
 	if (!d)
-		return NULL;
-	while (!found && (de = readdir(d))) {
+		return 0;
+	while ((de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 
 		if (n > plen + slen && strncmp(de->d_name, prefix, plen) == 0 &&
-		    strcmp(de->d_name + n - slen, suffix) == 0) {
-			found = malloc(strlen(dir) + n + 2);
-			if (found)
-				sprintf(found, "%s/%s", dir, de->d_name);
+		    strcmp(de->d_name + n - slen, suffix) == 0 && !strstr(de->d_name, ".snap")) {
+			fprintf(stderr, "fdrtrace record: %s/%s\n", dir, de->d_name);
+			found++;
 		}
 	}
 	closedir(d);
@@ -179,6 +183,10 @@ static const char record_help[] =
 	"      --no-preload          never preload\n"
 	"  -h, --help                show this help\n"
 	"\n"
+	"A process that runs no instrumented function leaves no trace: when PROGRAM\n"
+	"left none, record says whether PROGRAM was built with -finstrument-functions\n"
+	"at all. A program that execs gets one trace per image, all printed.\n"
+	"\n"
 	"Exit status: PROGRAM's (128+N when signal N killed it); 127 when it could\n"
 	"not be run; 1 when it exited 0 but left no trace; 2 on usage errors.\n";
 
@@ -200,7 +208,7 @@ int cmd_record(int argc, char **argv)
 	static const char optstring[] = "+d:b:m:t:V:O:h";
 	struct rec_opts o = { 0 };
 	const char *dir = NULL, *lib = NULL, *old, *user_base = NULL;
-	char base[PATH_MAX], libbuf[PATH_MAX], absdir[PATH_MAX], *prog_path, *trace, *eq;
+	char base[PATH_MAX], libbuf[PATH_MAX], absdir[PATH_MAX], *prog_path, *eq;
 	int c, preload = -1, rc = 0, st, status;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	pid_t pid;
@@ -300,13 +308,13 @@ int cmd_record(int argc, char **argv)
 	if (preload < 0)
 		preload = sym_needs(prog_path, "libfdrtrace.so") == 1 || rec_defines_hooks(prog_path) ?
 			  0 : 1;
-	free(prog_path);
 	if (preload && !lib) {
 		lib = rec_find_lib(libbuf, sizeof(libbuf));
 		if (!lib) {
 			tool_err("%s does not link libfdrtrace, and %s was not found to preload "
 				 "(use --lib PATH)", argv[optind], REC_LIB_NAME);
 			free(o.buf);
+			free(prog_path);
 			return EXIT_FAIL;
 		}
 	}
@@ -318,6 +326,7 @@ int cmd_record(int argc, char **argv)
 	if (pid < 0) {
 		tool_err("fork: %s", strerror(errno));
 		free(o.buf);
+		free(prog_path);
 		return EXIT_FAIL;
 	}
 	if (pid == 0) {
@@ -346,23 +355,31 @@ int cmd_record(int argc, char **argv)
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
 			tool_err("waitpid: %s", strerror(errno));
+			free(prog_path);
 			return EXIT_FAIL;
 		}
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+		free(prog_path);
 		return 127;
-	trace = rec_find_trace(base, pid);
-	if (trace) {
-		fprintf(stderr, "fdrtrace record: %s\n", trace);
-		free(trace);
-	} else {
-		tool_err("record: no trace %s*.%d.fdr: was %s built with "
-			 "-finstrument-functions?", base, (int)pid, argv[optind]);
+	}
+	if (!rec_print_traces(base, pid)) {
+		/* the runtime writes no file for a process that ran no instrumented function */
+		if (sym_references(prog_path, "__cyg_profile_func_enter") == 0)
+			tool_err("record: no trace: no function of %s is instrumented (it has no "
+				 "__cyg_profile_func_enter reference); build it with "
+				 "-finstrument-functions", argv[optind]);
+		else
+			tool_err("record: no trace %s*.%d.fdr: %s ran no instrumented function "
+				 "(was it built with -finstrument-functions?), or the trace could "
+				 "not be written (see the messages above)", base, (int)pid,
+				 argv[optind]);
 		if (status == 0)
 			status = EXIT_FAIL;
 	}
+	free(prog_path);
 	return status;
 }

@@ -946,6 +946,34 @@ int sym_needs(const char *path, const char *prefix)
 	return found;
 }
 
+int sym_references(const char *path, const char *name)
+{
+	static const Elf64_Word types[] = { SHT_SYMTAB, SHT_DYNSYM };
+	struct sym_img im;
+	int rc = sym_img_open(path, &im), found = 0;
+
+	if (rc)
+		return rc;
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]) && !found; t++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = sym_img_scn(&im, types[t], &sh);
+		Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+		size_t n = d && sh.sh_entsize ? d->d_size / sh.sh_entsize : 0;
+
+		for (size_t i = 0; i < n && !found; i++) {
+			GElf_Sym sym;
+			const char *s;
+
+			if (!gelf_getsym(d, (int)i, &sym) || !sym.st_name)
+				continue;
+			s = elf_strptr(im.elf, sh.sh_link, sym.st_name);
+			found = s && strcmp(s, name) == 0;
+		}
+	}
+	sym_img_close(&im);
+	return found;
+}
+
 int sym_defines(const char *path, const char *name)
 {
 	struct sym_ctx *c = sym_ctx_new(NULL, 0);

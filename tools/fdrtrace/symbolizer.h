@@ -157,6 +157,15 @@ int sym_section(struct sym_file *f, const char *name, const uint8_t **data, uint
 int sym_needs(const char *path, const char *prefix);
 
 /**
+ * sym_references - does @path's symbol table (.symtab or .dynsym) hold @name?
+ *
+ * Defined or undefined: a program built with -finstrument-functions
+ * references __cyg_profile_func_enter either way.
+ * Return: 1 yes, 0 no, a negative errno when @path is not a readable ELF file.
+ */
+int sym_references(const char *path, const char *name);
+
+/**
  * sym_defines - does the file define a function symbol of this name?
  * @path: an ELF file
  * @name: the symbol
