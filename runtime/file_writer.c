@@ -5,7 +5,7 @@
  * Contract: one writer at a time, the holder of the file lock (an atomic
  * flag: the flush thread, the finisher through the flush thread, or the
  * fatal-signal handler). Everything here is async-signal-safe except
- * fdr_file_open() (initialisation and fork child only): writev, pwrite and
+ * fdr_file_prepare() (initialisation and fork child only): writev, pwrite and
  * clock_gettime, no allocation, no stdio.
  *
  * What a buffer looks like on disk:
@@ -18,6 +18,15 @@
  *
  * A write error (disk full, EFBIG past ulimit -f, EIO) is reported once on
  * stderr and stops recording; the program goes on.
+ *
+ * The file is created lazily. fdr_file_prepare() (initialisation, fork
+ * child) only chooses the path; what is written before the file exists
+ * (the header and the start records) is kept in memory, in order, and
+ * fdr_file_create() creates the file and writes it first. Whoever has
+ * real data to write creates the file (the flush thread, the finisher,
+ * the fatal-signal handler), so a process that never runs an
+ * instrumented function leaves no file at all, and nothing is ever
+ * unlinked. fdr_file_create() is async-signal-safe (open, write).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +47,11 @@ struct fdr_totals fdr_totals;
 
 static _Atomic int fw_lock;
 static _Atomic bool fw_failed;
+/* the path is chosen, the file not created yet: writes go to fw_early */
+static bool fw_pending;
+static uint8_t *fw_early;
+static size_t fw_early_len;
+#define FW_EARLY_CAP (4u << 20)	/* reserved, touched only as far as written */
 static const uint8_t *fw_zeros;	/* buffer_size zero bytes, for v1 padding */
 static struct fdrtrace_md_custom_event_v1 fw_pad_md = {
 	.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_CUSTOM_EVENT),
@@ -75,13 +89,11 @@ notrace bool fdr_file_failed(void)
 	return atomic_load_explicit(&fw_failed, memory_order_relaxed);
 }
 
-notrace int fdr_file_open(const char *path)
+notrace int fdr_file_prepare(void)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-
-	if (fd < 0)
-		return -errno;
-	fdr_fd = fd;
+	fdr_fd = -1;
+	fw_pending = true;
+	fw_early_len = 0;
 	atomic_store_explicit(&fw_failed, false, memory_order_relaxed);
 	atomic_store_explicit(&fw_lock, 0, memory_order_relaxed);
 	memset(&fdr_totals, 0, sizeof(fdr_totals));
@@ -89,13 +101,67 @@ notrace int fdr_file_open(const char *path)
 		void *z = mmap(NULL, fdr_cfg.buffer_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
 			       -1, 0);
 
-		if (z == MAP_FAILED) {
-			close(fd);
-			fdr_fd = -1;
+		if (z == MAP_FAILED)
 			return -ENOMEM;
-		}
 		fw_zeros = z;
 	}
+	if (!fw_early) {
+		void *m = mmap(NULL, FW_EARLY_CAP, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (m == MAP_FAILED)
+			return -ENOMEM;
+		fw_early = m;
+	}
+	return 0;
+}
+
+notrace bool fdr_file_created(void)
+{
+	return !fw_pending;
+}
+
+static notrace int fw_fail(const char *what, int err);
+static notrace void fw_report(const char *what, int err);
+
+/* write(2) all of @len bytes; Return: 0 or an errno. */
+static notrace int fw_write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+notrace int fdr_file_create(void)
+{
+	int fd, err;
+
+	if (!fw_pending)
+		return fdr_fd >= 0 ? 0 : -EBADF;
+	if (atomic_load_explicit(&fw_failed, memory_order_relaxed))
+		return -EIO;
+	fw_pending = false;
+	fd = open(fdr_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = errno;
+		if (!atomic_exchange_explicit(&fw_failed, true, memory_order_relaxed)) {
+			fw_report(NULL, err);
+			fdr_stop_on_error();
+		}
+		return -err;
+	}
+	fdr_fd = fd;
+	err = fw_write_all(fd, fw_early, fw_early_len);
+	if (err)
+		return fw_fail("write failed", err);
 	return 0;
 }
 
@@ -121,6 +187,13 @@ static notrace void fw_report(const char *what, int err)
 
 	if (!es)
 		parts[5] = "unknown error";
+	if (!what) {
+		/* the file could not be created (@what NULL) */
+		parts[0] = "fdrtrace: cannot create trace file ";
+		parts[2] = "";
+		parts[3] = "";
+		parts[6] = "; recording off\n";
+	}
 	for (size_t i = 0; i < FDR_ARRAY_SIZE(parts); i++) {
 		size_t l = strlen(parts[i]);
 
@@ -153,10 +226,29 @@ static notrace int fw_writev(struct iovec *iov, int n)
 	size_t done = 0;
 	int err;
 
-	if (fdr_fd < 0)
-		return -EBADF;
 	if (atomic_load_explicit(&fw_failed, memory_order_relaxed))
 		return -EIO;
+	if (fdr_fd < 0 && fw_pending) {
+		/* before the file exists: keep the bytes, in order */
+		size_t len = 0;
+
+		for (int i = 0; i < n; i++)
+			len += iov[i].iov_len;
+		if (len > FW_EARLY_CAP - fw_early_len) {
+			/* more start records than we keep: the file is needed now */
+			err = fdr_file_create();
+			if (err)
+				return err;
+		} else {
+			for (int i = 0; i < n; i++) {
+				memcpy(fw_early + fw_early_len, iov[i].iov_base, iov[i].iov_len);
+				fw_early_len += iov[i].iov_len;
+			}
+			return 0;
+		}
+	}
+	if (fdr_fd < 0)
+		return -EBADF;
 	while (n > 0) {
 		ssize_t w = writev(fdr_fd, iov, n);
 

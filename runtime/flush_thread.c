@@ -50,6 +50,8 @@ static _Atomic uint32_t fl_seq;
 static _Atomic int fl_sleeping;
 static _Atomic int fl_stop;
 static uint8_t fl_how = FDRTRACE_CLOSE_EXIT;
+static _Atomic int fl_started;	/* the start records are written (or kept for the file) */
+static const char *fl_exec_path;	/* the finish is for an exec of this file */
 static struct fdr_rtbuf fl_rb;
 static uint8_t *fl_emitted;	/* per id: FDRTRACE_EXT_FUNC written */
 static uint32_t fl_scan_from = 1;
@@ -384,6 +386,9 @@ notrace void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names)
 			if (fdr_symbol_lookup(addr, name, sizeof(name), &module) < 0)
 				name[0] = '\0';
 		}
+		if (module == FDR_MODULE_UNKNOWN)
+			/* no lookup here (fatal signal): the module from its span, for offline names */
+			module = fdr_native_module_of(addr);
 		n = fdr_ext_func(fl_scratch, sizeof(fl_scratch), id, addr, module, name);
 		if (n)
 			fdr_rtbuf_add(rb, fl_scratch, n);
@@ -420,6 +425,7 @@ static notrace unsigned fl_drain(struct fdr_rtbuf *rb)
 	if (fdr_queue_empty())
 		return 0;
 	fdr_file_lock(0);
+	fdr_file_create();	/* records to write: the file is needed now */
 	/* collect first: the ids they use were all handed out before they were queued */
 	while ((b = fdr_queue_pop(true))) {
 		*tail = b;
@@ -621,6 +627,11 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	uint64_t freq;
 	size_t n;
 
+	if (!fdr_file_created() && !fdr_has_records() && fdr_queue_empty())
+		goto names;	/* no instrumented function ran: no file at all */
+	fdr_file_lock(0);
+	fdr_file_create();
+	fdr_file_unlock();
 	if (fdr_cfg.policy == FDR_POLICY_RING) {
 		/* the ring, oldest first, then the partial buffers the finisher queued */
 		fdr_file_lock(0);
@@ -635,6 +646,13 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	fdr_take_orphan_drops(rec, bufs);
 	fl_add_drops(rb, 0, rec, bufs);
 	fdr_rtbuf_flush(rb);	/* counts the drops above into the totals */
+	if (fl_exec_path) {
+		/* the image is replaced: say by what, just before the close marker */
+		n = fdr_ext_exec(fl_scratch, sizeof(fl_scratch), (uint32_t)fdr_pid, fl_exec_path);
+		if (n)
+			fdr_rtbuf_add(rb, fl_scratch, n);
+		fl_exec_path = NULL;
+	}
 	freq = fdr_clock_refine();
 	n = fdr_ext_close(fl_scratch, sizeof(fl_scratch), fl_how, fdr_totals.records,
 			  fdr_totals.records_dropped, fdr_totals.buffers, fdr_totals.buffers_dropped,
@@ -644,6 +662,7 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	fdr_rtbuf_flush(rb);
 	fdr_file_patch_freq(freq);
 	fdr_file_unlock();
+names:
 	/* no dump can follow the final one (the phase is no longer RECORDING) */
 	for (uint32_t id = 1; fl_cache && id < atomic_load_explicit(&fl_cache_upto,
 								    memory_order_relaxed); id++)
@@ -662,6 +681,8 @@ static notrace void *fl_main(void *arg)
 	fdr_file_lock(0);
 	fdr_write_start_records(&fl_rb, (bool)(uintptr_t)arg, (uint32_t)fdr_fork_parent);
 	fdr_file_unlock();
+	/* release: the records above before the starter opens the gate (fl_wait_started()) */
+	atomic_store_explicit(&fl_started, 1, memory_order_release);
 	pthread_mutex_unlock(&fl_mutex);
 	for (;;) {
 		uint32_t seq = atomic_load_explicit(&fl_seq, memory_order_seq_cst);
@@ -670,6 +691,12 @@ static notrace void *fl_main(void *arg)
 		pthread_mutex_lock(&fl_mutex);
 		/* before anything slow: the id map for the next new functions */
 		fdr_funcid_prepare();
+		if (!fdr_file_created() && fdr_has_records()) {
+			/* a thread recorded: the file exists from now on (one SIGKILL away) */
+			fdr_file_lock(0);
+			fdr_file_create();
+			fdr_file_unlock();
+		}
 		if (fdr_filtering)
 			fl_decide_filters();
 		if (fdr_cfg.policy != FDR_POLICY_RING)
@@ -714,11 +741,16 @@ static notrace void *fl_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Start the flush thread and wait (at most 2 s) until it has written the
+ * start records, so that they come before any record a hook can write.
+ */
 static notrace int fl_spawn(bool forked)
 {
 	sigset_t all, old;
 	int err;
 
+	atomic_store_explicit(&fl_started, 0, memory_order_relaxed);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&fl_thread, NULL, fl_main, (void *)(uintptr_t)forked);
@@ -726,6 +758,13 @@ static notrace int fl_spawn(bool forked)
 	if (err)
 		return -err;
 	fl_running = true;
+	for (unsigned i = 0; i < 40000; i++) {
+		struct timespec ts = { 0, 50000 };
+
+		if (atomic_load_explicit(&fl_started, memory_order_acquire))
+			break;
+		nanosleep(&ts, NULL);
+	}
 	return 0;
 }
 
@@ -737,6 +776,11 @@ notrace int fdr_flush_start(void)
 		return err;
 	atomic_store_explicit(&fl_stop, 0, memory_order_relaxed);
 	return fl_spawn(false);
+}
+
+notrace void fdr_flush_note_exec(const char *path)
+{
+	fl_exec_path = path;
 }
 
 notrace void fdr_flush_finish(uint8_t how)

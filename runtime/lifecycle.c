@@ -12,7 +12,8 @@
  *     handler runs after every destructor and C++ static destructor:
  *     almost nothing of the program's is missed. Hooks after it are
  *     counted as AFTER_FINI and do nothing else. _exit() and quick_exit()
- *     skip it (the buffers then are lost; documented).
+ *     skip it (the buffers then are lost; documented). An exec finishes
+ *     the trace first (exec.c, fdr_before_exec()).
  *   - Other threads may still run during the finish: their partial
  *     buffers are snapshot up to their published position (whole records
  *     only) and never written again.
@@ -123,8 +124,16 @@ static notrace int lc_path(void)
 	return 0;
 }
 
+/*
+ * Choose the trace's path and get the file ready to be created; it is
+ * created only when the process has something to record (file_writer.c).
+ * A directory we cannot create files in is reported now, not at the
+ * first record.
+ */
 static notrace int lc_open(void)
 {
+	char dir[sizeof(fdr_path)];
+	char *slash;
 	int err;
 
 	if (lc_path() < 0) {
@@ -132,18 +141,33 @@ static notrace int lc_open(void)
 			fdr_cfg.logfile_base);
 		return -ENAMETOOLONG;
 	}
-	err = fdr_file_open(fdr_path);
-	if (err) {
-		dprintf(2, "fdrtrace: cannot create trace file %s: %s; recording off\n", fdr_path,
-			strerror(-err));
-		return err;
+	memcpy(dir, fdr_path, sizeof(dir));
+	slash = strrchr(dir, '/');
+	if (slash) {
+		slash[slash == dir] = '\0';	/* "/x.fdr": the root */
+		if (access(dir, W_OK | X_OK) < 0) {
+			dprintf(2, "fdrtrace: cannot create trace file %s: %s; recording off\n",
+				fdr_path, strerror(errno));
+			return -errno;
+		}
 	}
-	err = fdr_file_write_header();
+	err = fdr_file_prepare();
+	if (!err)
+		err = fdr_file_write_header();	/* kept in memory until the file exists */
 	if (err) {
-		fdr_file_close();
+		dprintf(2, "fdrtrace: cannot set up the trace file %s: %s; recording off\n",
+			fdr_path, strerror(-err));
 		return err;
 	}
 	return 0;
+}
+
+_Atomic bool fdr_recorded;
+
+notrace bool fdr_has_records(void)
+{
+	return atomic_load_explicit(&fdr_recorded, memory_order_acquire) ||
+	       atomic_load_explicit(&fdr_before_init_drops, memory_order_relaxed);
 }
 
 notrace void fdr_stop_on_error(void)
@@ -200,7 +224,12 @@ static notrace void lc_finish(uint8_t how)
 		nodes.cap = 0;
 	fdr_threads_foreach(lc_snap, &nodes, 0);
 	fdr_flush_finish(how);
-	if (fdr_cfg.verbosity >= 1 && !fdr_file_failed()) {
+	if (!fdr_file_created()) {
+		/* no instrumented function ran here (a shell of system(), say): no file */
+		if (fdr_cfg.verbosity >= 2)
+			dprintf(2, "fdrtrace: %s: no instrumented function ran; no trace written\n",
+				fdr_program);
+	} else if (fdr_cfg.verbosity >= 1 && !fdr_file_failed()) {
 		if (fdr_totals.records == 0)
 			dprintf(2, "fdrtrace: %s: empty run: 0 records\n", fdr_path);
 		else
@@ -221,6 +250,18 @@ static notrace void lc_finish(uint8_t how)
 static notrace void lc_atexit(void)
 {
 	lc_finish(FDRTRACE_CLOSE_EXIT);
+}
+
+notrace bool fdr_before_exec(const char *path)
+{
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING)
+		return false;
+	/* a vfork or posix_spawn child runs in our memory but is not us: leave it alone */
+	if ((pid_t)syscall(SYS_getpid) != fdr_pid)
+		return false;
+	fdr_flush_note_exec(path);
+	lc_finish(FDRTRACE_CLOSE_EXIT);
+	return fdr_file_created();
 }
 
 /* Ask a thread to hand its partial buffer over at its next traced call. */
@@ -276,6 +317,11 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 	fdr_flush_names_wait(200);	/* ring policy: names were looked up while it ran */
 	if (!rb->data || !fdr_file_lock(2000))
 		return;
+	if (!fdr_file_created() && !fdr_has_records()) {
+		fdr_file_unlock();	/* nothing instrumented ran: no file */
+		return;
+	}
+	fdr_file_create();
 	rb->tid = (int32_t)syscall(SYS_gettid);
 	rb->len = 0;
 	/* take the queued buffers first, then name every id they may use, then write them */
@@ -428,6 +474,8 @@ static notrace void lc_postfork_child(void)
 	fdr_pool_reset();
 	fdr_ring_reset();
 	fdr_writer_after_fork_child();
+	/* the child's own trace is created only if it records something */
+	atomic_store_explicit(&fdr_recorded, false, memory_order_relaxed);
 	fdr_flush_reset_child();
 	fdr_modules_reset();
 	fdr_native_reset();
@@ -499,15 +547,21 @@ static notrace void lc_init(void)
 	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
 	lc_install_signals();
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
-	/* release: everything above before any hook sees the gate open */
-	atomic_store_explicit(&fdr_gate, FDR_GATE_ON, memory_order_release);
+	/*
+	 * The flush thread writes the process, configuration and module-map
+	 * records first thing; the gate opens only after that, so no function
+	 * record can precede them, whenever the program dies.
+	 */
 	err = fdr_flush_start();
 	if (err) {
 		dprintf(2, "fdrtrace: cannot start the flush thread: %s; recording off\n",
 			strerror(-err));
 		lc_off();
 		fdr_file_close();
+		return;
 	}
+	/* release: everything above before any hook sees the gate open */
+	atomic_store_explicit(&fdr_gate, FDR_GATE_ON, memory_order_release);
 }
 
 __attribute__((constructor(101))) static notrace void lc_ctor(void)

@@ -102,6 +102,11 @@ static notrace uint32_t ns_module_of(uint64_t addr)
 	return FDR_MODULE_UNKNOWN;
 }
 
+notrace uint32_t fdr_native_module_of(uint64_t addr)
+{
+	return ns_module_of(addr);
+}
+
 /* Walk @cur outwards; frames before the one at @from are skipped (0: none). */
 static notrace uint32_t ns_walk(unw_cursor_t *cur, uintptr_t from, uint64_t *addrs, uint32_t *mods,
 				uint32_t max)

@@ -60,6 +60,8 @@ uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods,
 /* The flush thread reported a module (module_map) or its unmapping. */
 void fdr_native_module_mapped(uint32_t id, uint64_t start, uint64_t size) fdr_hidden;
 void fdr_native_module_unmapped(uint32_t id) fdr_hidden;
+/* The id of the reported module that holds @addr, or FDR_MODULE_UNKNOWN. Async-signal-safe. */
+uint32_t fdr_native_module_of(uint64_t addr) fdr_hidden;
 /* Fork child: module ids start again from 0. */
 void fdr_native_reset(void) fdr_hidden;
 

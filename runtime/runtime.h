@@ -186,7 +186,11 @@ void fdr_take_orphan_drops(uint64_t *rec, uint64_t *bufs) fdr_hidden;
 
 /* ---- file_writer.c: the trace file ---- */
 
-int fdr_file_open(const char *path) fdr_hidden;
+/* choose nothing yet: the path is fdr_path; writes are kept until fdr_file_create() */
+int fdr_file_prepare(void) fdr_hidden;
+/* create the file and write what was kept (caller holds the file lock); reports a failure */
+int fdr_file_create(void) fdr_hidden;
+bool fdr_file_created(void) fdr_hidden;
 void fdr_file_close(void) fdr_hidden;
 int fdr_file_write_header(void) fdr_hidden;
 int fdr_file_write_buffer(const uint8_t *data, uint64_t len) fdr_hidden;
@@ -229,6 +233,8 @@ extern struct fdr_totals fdr_totals fdr_hidden;
 int fdr_flush_start(void) fdr_hidden;
 void fdr_flush_wake(void) fdr_hidden;
 void fdr_flush_finish(uint8_t how) fdr_hidden;
+/* the coming finish is for an exec of @path: an FDRTRACE_EXT_EXEC record before the close */
+void fdr_flush_note_exec(const char *path) fdr_hidden;
 int fdr_flush_wait_written(uint64_t target, unsigned timeout_ms) fdr_hidden;
 void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names) fdr_hidden;
 void fdr_flush_reset_child(void) fdr_hidden;
@@ -285,6 +291,20 @@ void fdr_trigger_call(uint32_t id, unsigned action, uint64_t tsc, bool written,
 void fdr_trigger_describe(char *buf, size_t cap) fdr_hidden;
 
 /* ---- lifecycle.c ---- */
+
+/*
+ * Set when a thread first claims a buffer (a record, or a drop, is on its
+ * way) or an instrumented call happened before initialisation: the trace
+ * file is created only then (file_writer.c).
+ */
+extern _Atomic bool fdr_recorded fdr_hidden;
+/* Has this process anything for a trace file? */
+bool fdr_has_records(void) fdr_hidden;
+/*
+ * exec.c, before an exec of @path: finish the trace as exit does, with an
+ * FDRTRACE_EXT_EXEC record naming @path. Return: true when a trace was closed.
+ */
+bool fdr_before_exec(const char *path) fdr_hidden;
 
 void fdr_stop_on_error(void) fdr_hidden;
 extern char fdr_program[256] fdr_hidden;

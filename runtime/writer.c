@@ -232,6 +232,14 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	struct fdr_buffer *b = fdr_pool_get();
 	uint8_t *p, *cap_end;
 
+	/*
+	 * A record (or a drop) is on its way: the process needs its trace
+	 * file. The flush thread creates it; wake it once (as a handover does).
+	 */
+	if (!atomic_load_explicit(&fdr_recorded, memory_order_relaxed) &&
+	    !atomic_exchange_explicit(&fdr_recorded, true, memory_order_acq_rel))
+		fdr_flush_wake();
+
 	if (!b && fdr_cfg.policy == FDR_POLICY_RING)
 		b = fdr_ring_take_oldest();
 	if (!b) {

@@ -233,24 +233,6 @@ Test(threads, churn_with_more_threads_than_buffers_accounts_for_every_record)
 	tc_done(&r);
 }
 
-Test(edge, empty_run_writes_a_valid_trace_and_says_so)
-{
-	const char *argv[] = { EMPTY_TARGET, NULL };
-	const char *env[] = { MODE_ON, NULL };
-	struct tc_run r;
-	struct tc_trace t;
-
-	tc_run(&r, argv, env);
-	tc_assert_exited_ok(&r);
-	cr_expect_str_eq(r.out, "flush 0\n");
-	tc_assert_one_trace(&r, &t);
-	cr_expect_eq(t.func_records, 0);
-	cr_expect(t.closed);
-	cr_expect(strstr(r.err, "empty run: 0 records"), "stderr: %s", r.err);
-	tc_free(&t);
-	tc_done(&r);
-}
-
 static void assert_same_as_untraced(const char *const *env, const char *needle)
 {
 	const char *argv[] = { TARGET, "basic", NULL };

@@ -6,12 +6,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fdrtrace/reader.h>
@@ -21,6 +23,7 @@
 extern char **environ;
 bool tc_want_log;
 long tc_fsize_limit;
+long tc_kill_ms;
 
 static void slurp(const char *path, char *buf, size_t cap)
 {
@@ -78,6 +81,12 @@ void tc_run_wrapped(struct tc_run *r, const char *const *pre, const char *const 
 		}
 		execve(args[0], (char *const *)args, envp);
 		_exit(127);
+	}
+	if (tc_kill_ms > 0) {
+		struct timespec ts = { tc_kill_ms / 1000, (tc_kill_ms % 1000) * 1000000 };
+
+		nanosleep(&ts, NULL);
+		kill(pid, SIGKILL);
 	}
 	waitpid(pid, &r->status, 0);
 	slurp(outp, r->out, sizeof(r->out));
@@ -176,9 +185,15 @@ static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev, struct t
 		break;
 	case FDRTRACE_EXT_FUNC:
 		t->funcs++;
-		if (x.u.func.func_id < TC_MAX_IDS && !t->names[x.u.func.func_id])
+		if (x.u.func.func_id < TC_MAX_IDS && !t->names[x.u.func.func_id]) {
+			uint32_t m = x.u.func.module_id;
+			bool mapped = m < sizeof(t->mapped) && t->mapped[m];
+
 			t->names[x.u.func.func_id] =
 				strndup(x.u.func.name.ptr, x.u.func.name.len);
+			t->offline[x.u.func.func_id] = !x.u.func.name.len && mapped;
+			t->cannot_name[x.u.func.func_id] = !x.u.func.name.len && !mapped;
+		}
 		break;
 	case FDRTRACE_EXT_DROP:
 		t->dropped += x.u.drop.records;
@@ -204,6 +219,16 @@ static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev, struct t
 		break;
 	case FDRTRACE_EXT_MODULE_MAP:
 		t->module_maps++;
+		if (x.u.module_map.module_id < sizeof(t->mapped))
+			t->mapped[x.u.module_map.module_id] = 1;
+		break;
+	case FDRTRACE_EXT_CONFIG:
+		t->configs++;
+		break;
+	case FDRTRACE_EXT_EXEC:
+		t->execs++;
+		snprintf(t->exec_path, sizeof(t->exec_path), "%.*s", (int)x.u.exec.path.len,
+			 x.u.exec.path.ptr);
 		break;
 	default:
 		break;
@@ -258,11 +283,15 @@ void tc_read(const char *path, struct tc_trace *t)
 			uint32_t id = ev.u.func.func_id;
 			struct tc_stack *s = stack_of(st, &nst, ev.tid);
 
+			if (!t->func_records)
+				t->start_records_first = t->processes && t->configs && t->module_maps;
 			t->func_records++;
 			if (s)
 				s->started = true;
 			if (id >= TC_MAX_IDS || !t->names[id])
 				t->unnamed++;
+			else if (t->cannot_name[id])
+				t->nameless++;
 			if (tc_want_log) {
 				if ((t->nlog & (t->nlog - 1)) == 0 && t->nlog >= 64)
 					t->log = realloc(t->log, 2 * t->nlog * sizeof(*t->log));

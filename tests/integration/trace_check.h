@@ -43,7 +43,20 @@ struct tc_trace {
 	uint64_t close_records, close_dropped;
 	int forks;
 	uint32_t fork_parent, fork_child;
-	int processes, thread_names, funcs, module_maps;
+	int processes, thread_names, funcs, module_maps, configs;
+	int execs;		/* FDRTRACE_EXT_EXEC records */
+	char exec_path[512];	/* the last one's path */
+	/* the first function record came after a process, a config and a module_map record */
+	bool start_records_first;
+	/*
+	 * function records whose function can be named neither online (its
+	 * FDRx func record has a name) nor offline (it names a module that a
+	 * module_map record before it mapped)
+	 */
+	uint64_t nameless;
+	bool offline[TC_MAX_IDS];	/* named only through its module (no name in the trace) */
+	bool cannot_name[TC_MAX_IDS];
+	uint8_t mapped[256];		/* module ids seen in module_map records */
 	uint64_t freq;		/* the header's cycle frequency */
 	uint64_t entry_args;	/* Entry_Args records (also counted as entries) */
 	uint64_t args[64];	/* CallArgument values, in order (first 64) */
@@ -71,6 +84,8 @@ struct tc_trace {
 extern bool tc_want_log;
 /* RLIMIT_FSIZE for the next runs (0: unchanged). */
 extern long tc_fsize_limit;
+/* > 0: the next runs are sent SIGKILL this many milliseconds after they start. */
+extern long tc_kill_ms;
 /* Run @argv (argv[0] a path) in a fresh temp dir with @env added (NULL-terminated). */
 void tc_run(struct tc_run *r, const char *const *argv, const char *const *env);
 /* Run under a wrapper: @pre (e.g. valgrind ...) then argv. */

@@ -13,6 +13,10 @@
  *   target segv             work, then a write through NULL
  *   target abort            work, then abort()
  *   target longjmp          longjmp out of 5 nested calls, 10 times
+ *   target children         work; system("true"); a popen'd shell; work
+ *   target exec PROG        work, then execv(PROG, { PROG, "basic" })
+ *   target spin             work in a loop, forever (for SIGKILL)
+ *   target quick_exit N     work N times, then _exit(0)
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -151,6 +155,32 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "abort")) {
 		work();
 		abort();
+	} else if (!strcmp(mode, "children")) {
+		FILE *p;
+		char line[64] = "";
+
+		work();
+		if (system("true") != 0)
+			return 4;
+		p = popen("echo from-a-shell", "r");
+		if (!p || !fgets(line, sizeof(line), p) || pclose(p) != 0)
+			return 5;
+		work();
+		printf("%s", line);
+	} else if (!strcmp(mode, "exec")) {
+		char *args[] = { argv[2], "basic", NULL };
+
+		work();
+		fflush(stdout);
+		execv(argv[2], args);
+		return 6;
+	} else if (!strcmp(mode, "spin")) {
+		for (;;)
+			work();
+	} else if (!strcmp(mode, "quick_exit")) {
+		for (long i = 0; i < n; i++)
+			work();
+		_exit(0);
 	} else if (!strcmp(mode, "longjmp")) {
 		static volatile int i;
 

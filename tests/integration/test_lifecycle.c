@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/integration/test_lifecycle.c - when a trace begins and ends.
+ *
+ * Real instrumented programs: a trace cut at any moment (an early
+ * SIGSEGV, SIGKILL, _exit) has its process, configuration and module-map
+ * records before its first function record and names every function it
+ * holds, online (a name in its FDRx func record) or offline (its module,
+ * mapped by a module_map record, so the fdrtrace command reads the name
+ * from the module's symbols); a process that runs no instrumented function
+ * (a shell of system() or popen() under LD_PRELOAD, a program built
+ * without -finstrument-functions) leaves no file; exec closes the trace of
+ * the image it replaces.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tc_assert.h"
+
+static const char *const MODE_ON = "FDRTRACE_MODE=fdr";
+static const char *const PRELOAD = "LD_PRELOAD=" LIBFDRTRACE;
+
+/* A trace cut short: start records first, every function nameable. */
+static void assert_cut_trace_names_everything(const struct tc_trace *t, const char *what)
+{
+	cr_expect_eq(t->processes, 1, "%s", what);
+	cr_expect_eq(t->configs, 1, "%s", what);
+	cr_expect_geq(t->module_maps, 1, "%s", what);
+	if (t->func_records)
+		cr_expect(t->start_records_first,
+			  "%s: a function record before the process, config and module_map records",
+			  what);
+	cr_expect_eq(t->unnamed, 0, "%s: records before their func record", what);
+	cr_expect_eq(t->nameless, 0, "%s: records of functions with no name and no mapped module",
+		     what);
+}
+
+/* `fdrtrace account` names every function of @path (no "#id@address"). */
+static void assert_account_names(const char *path, const char *const *names)
+{
+	char cmd[1200], out[65536];
+	size_t n;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s account '%s' 2>/dev/null", FDRTRACE_TOOL, path);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	cr_assert_eq(pclose(p), 0, "%s", cmd);
+	cr_expect_null(strstr(out, "#"), "an unnamed function in:\n%s", out);
+	for (; *names; names++)
+		cr_expect(strstr(out, *names), "no %s in:\n%s", *names, out);
+}
+
+Test(early_crash, sigsegv_right_after_start_keeps_start_records_and_names)
+{
+	/* `target segv` dies about 0.1 ms after main starts */
+	const char *argv[] = { TARGET, "segv", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	/* main never returns, so account has no time for it */
+	static const char *const names[] = { "work", "leaf", "mid", "rec", NULL };
+
+	if (IT_SANITIZED)
+		cr_skip_test("the sanitizer runtime handles SIGSEGV");
+	for (int i = 0; i < 3; i++) {
+		char paths[2][512];
+		struct tc_run r;
+		struct tc_trace t;
+
+		tc_run(&r, argv, env);
+		cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV, "status 0x%x",
+			  r.status);
+		tc_assert_one_trace(&r, &t);
+		cr_expect(t.closed);
+		cr_expect_eq(t.close_how, FDRTRACE_CLOSE_SIGNAL);
+		cr_expect_gt(t.func_records, 1000);
+		assert_cut_trace_names_everything(&t, "segv");
+		tc_find_traces(&r, paths, 2);
+		assert_account_names(paths[0], names);
+		tc_free(&t);
+		tc_done(&r);
+	}
+}
+
+Test(early_crash, sigkill_at_any_moment_leaves_start_records_and_names)
+{
+	/* the clock calibration takes ~20 ms of start-up: kills before, during and after it */
+	static const long when_ms[] = { 5, 30, 60, 120, 250 };
+	const char *argv[] = { TARGET, "spin", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=8192", NULL };
+	int with_records = 0;
+
+	for (size_t i = 0; i < sizeof(when_ms) / sizeof(when_ms[0]); i++) {
+		char paths[2][512], what[64];
+		struct tc_run r;
+		struct tc_trace t;
+		int n;
+
+		snprintf(what, sizeof(what), "SIGKILL after %ld ms", when_ms[i]);
+		tc_kill_ms = when_ms[i];
+		tc_run(&r, argv, env);
+		tc_kill_ms = 0;
+		cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL, "%s: 0x%x", what,
+			  r.status);
+		n = tc_find_traces(&r, paths, 2);
+		cr_expect_leq(n, 1, "%s", what);
+		if (n == 1) {
+			/* killed mid-write, the last buffer may be cut: read as far as it goes */
+			tc_read(paths[0], &t);
+			assert_cut_trace_names_everything(&t, what);
+			cr_expect_not(t.closed, "%s", what);
+			with_records += t.func_records > 0;
+			tc_free(&t);
+		}
+		tc_done(&r);
+	}
+	cr_expect_gt(with_records, 0, "no kill left function records to check");
+}
+
+Test(early_crash, quick_exit_leaves_start_records_and_names)
+{
+	/* _exit skips the atexit finish: what the flush thread wrote is all there is */
+	const char *argv[] = { TARGET, "quick_exit", "300", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=8192:flush_interval_ms=1",
+			      NULL };
+	char paths[2][512];
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_assert_eq(tc_find_traces(&r, paths, 2), 1, "%s", r.err);
+	tc_read(paths[0], &t);
+	cr_expect(t.ok, "%s", t.error);
+	cr_expect_not(t.closed);
+	cr_expect_gt(t.func_records, 0);
+	assert_cut_trace_names_everything(&t, "_exit");
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(children, shells_of_system_and_popen_leave_no_file_under_ld_preload)
+{
+	/* a program not linked with us, preloaded: its shells are preloaded too */
+	const char *argv[] = { PRELOAD_TARGET, "children", NULL };
+	const char *env[] = { MODE_ON, PRELOAD, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_expect_str_eq(r.out, "from-a-shell\nok children\n");
+	/* the program's own trace, and nothing from sh, true or echo */
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_EXIT);
+	cr_expect_eq(tc_calls(&t, "work"), 2);
+	cr_expect_eq(tc_calls(&t, "leaf"), 2 * 1300);
+	cr_expect_eq(t.unmatched, 0);
+	cr_expect_eq(t.open_at_end, 0);
+	cr_expect_eq(tc_lines(r.err), 1, "one line, the program's: %s", r.err);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(children, a_process_that_runs_nothing_instrumented_leaves_no_file)
+{
+	const char *sh[] = { "/bin/sh", "-c", "true; echo hi | cat >/dev/null; exec true", NULL };
+	const char *empty[] = { EMPTY_TARGET, NULL };
+	const char *preload_env[] = { MODE_ON, PRELOAD, NULL };
+	const char *env[] = { MODE_ON, NULL };
+	char paths[2][512];
+	struct tc_run r;
+
+	tc_run(&r, sh, preload_env);
+	tc_assert_exited_ok(&r);
+	cr_expect_eq(tc_find_traces(&r, paths, 2), 0, "a shell left a trace");
+	cr_expect_str_empty(r.err);
+	tc_done(&r);
+	/* linked with us, calls fdrtrace_flush() and nothing instrumented */
+	tc_run(&r, empty, env);
+	tc_assert_exited_ok(&r);
+	cr_expect_str_eq(r.out, "flush 0\n");
+	cr_expect_eq(tc_find_traces(&r, paths, 2), 0, "an uninstrumented program left a trace");
+	cr_expect_str_empty(r.err);
+	tc_done(&r);
+}
+
+Test(children, exec_closes_the_trace_and_the_new_image_gets_its_own)
+{
+	/* it_target runs work(), then execs it_preload (preloaded), which runs basic */
+	const char *argv[] = { TARGET, "exec", PRELOAD_TARGET, NULL };
+	const char *env[] = { MODE_ON, PRELOAD, NULL };
+	char paths[3][512];
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_expect_str_eq(r.out, "ok basic\n");
+	cr_assert_eq(tc_find_traces(&r, paths, 3), 2, "%s", r.err);
+	/* sorted: fdrtrace.it_preload.PID.fdr, then fdrtrace.it_target.PID.fdr (one pid) */
+	cr_assert(strstr(paths[0], "it_preload.") && strstr(paths[1], "it_target."), "%s %s",
+		  paths[0], paths[1]);
+	/* one process, two images: the same "PID.fdr" after the program names */
+	cr_expect_str_eq(strstr(paths[0], "it_preload.") + strlen("it_preload."),
+			 strstr(paths[1], "it_target.") + strlen("it_target."));
+	for (int i = 0; i < 2; i++) {
+		tc_read(paths[i], &t);
+		cr_expect(t.ok, "%s: %s", paths[i], t.error);
+		cr_expect(t.closed, "%s", paths[i]);
+		cr_expect_eq(t.close_how, FDRTRACE_CLOSE_EXIT);
+		cr_expect_eq(tc_calls(&t, "work"), 1, "%s", paths[i]);
+		cr_expect_eq(tc_calls(&t, "leaf"), 1300, "%s", paths[i]);
+		cr_expect_eq(t.dropped, 0);
+		cr_expect_eq(t.close_records, t.func_records);
+		/* the image exec replaced is still inside main: its entry has no exit */
+		cr_expect_eq(t.open_at_end, i == 1 ? 1 : 0, "%s", paths[i]);
+		/* and it says what replaced it, just before its close marker */
+		cr_expect_eq(t.execs, i == 1 ? 1 : 0, "%s", paths[i]);
+		if (i == 1)
+			cr_expect_str_eq(t.exec_path, PRELOAD_TARGET);
+		tc_free(&t);
+	}
+	tc_done(&r);
+}
