@@ -194,7 +194,7 @@ static const struct cli_cmd convert_cli = {
 	.epilog =
 	"Calls still open at the end of the trace (a crash, _exit) have a begin and\n"
 	"no end; the summary on stderr says how many there were. A call open over\n"
-	"more than 65536 later calls and events (of all threads) may be written as\n"
+	"more than 16384 later calls and events (of all threads) may be written as\n"
 	"a begin/end pair instead of one complete event.\n",
 	.optstring = "f:",
 	.longopts = cvt_longopts,

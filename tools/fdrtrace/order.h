@@ -39,7 +39,9 @@
 
 #include "analysis.h"
 
-#define ORD_WINDOW (1u << 16)	/* queued items over all threads */
+#ifndef ORD_WINDOW
+#define ORD_WINDOW (1u << 14)	/* queued items over all threads */
+#endif
 
 enum ord_kind {
 	ORD_CALL,
