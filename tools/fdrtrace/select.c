@@ -74,16 +74,6 @@ static bool sel_in_range(const struct sel_opts *o, double at)
 	return at >= o->from_s && (o->to_s <= 0 || at <= o->to_s);
 }
 
-struct sel_frame *sel_frame(struct sel *s, const struct an_thread *t, uint32_t depth)
-{
-	struct sel_thread *st;
-
-	if (t->index >= s->n_threads || !depth)
-		return NULL;
-	st = &s->threads[t->index];
-	return depth <= st->cap ? &st->frames[depth - 1] : NULL;
-}
-
 struct sel_frame *sel_enter(struct sel *s, struct analysis *a, struct an_thread *t)
 {
 	const struct sel_opts *o = s->o;

@@ -139,9 +139,20 @@ struct sel_frame *sel_enter(struct sel *s, struct analysis *a, struct an_thread 
  * @t: the thread
  * @depth: the call's depth (1 for t->stack[0])
  *
+ * Inline: every command calls it at each exit.
+ *
  * Return: the state, or NULL when sel_enter() could not record it.
  */
-struct sel_frame *sel_frame(struct sel *s, const struct an_thread *t, uint32_t depth);
+static inline struct sel_frame *sel_frame(struct sel *s, const struct an_thread *t,
+					  uint32_t depth)
+{
+	struct sel_thread *st;
+
+	if (t->index >= s->n_threads || !depth)
+		return NULL;
+	st = &s->threads[t->index];
+	return depth <= st->cap ? &st->frames[depth - 1] : NULL;
+}
 
 /**
  * sel_exit - decide a call at its exit
