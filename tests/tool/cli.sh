@@ -162,6 +162,39 @@ if [ -w /dev/full ]; then
 	fi
 fi
 
+# assemble's limits (issue #11, class 7): a padding longer than the
+# header's buffer_size (len=-1 wrote zeros until killed), or than 64 KiB
+# without a header, is refused with its line; a size=auto buffer too big to
+# hold for a pipe is refused with its line, in bounded memory (ulimit -v);
+# to a regular file it is patched in place and the trace verifies.
+printf 'hdr fdr version=1 buffer_size=4096\nbuf pad len=-1\n' >pad1.txt
+check assemble-pad-minus-one 1 "$fdr" assemble pad1.txt -o pad1.fdr &&
+	has err "pad1.txt:2: len=18446744073709551615 is more than a padding can be: 4096 bytes"
+[ ! -e pad1.fdr ] || { echo "FAIL: pad1.fdr left behind" >&2; fails=$((fails + 1)); }
+printf 'buf pad len=100000\n' >pad2.txt
+check assemble-pad-no-header 1 "$fdr" assemble pad2.txt -o pad2.fdr &&
+	has err "pad2.txt:1: len=100000 is more than a padding can be: 65536 bytes"
+printf 'hdr fdr version=1 buffer_size=0x7fffffffffffffff\nbuf pad len=0x7000000000000000\n' >pad3.txt
+check assemble-pad-huge 1 "$fdr" assemble pad3.txt -o pad3.fdr && has err "pad3.txt:2: len=" &&
+	has err "1073741824 bytes (the most assemble writes)"
+{ printf 'hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096\n'
+  printf 'buf ext size=auto\nbuf new tid=1\nbuf wal sec=1 usec=0\ncpu new cpu=0 tsc=1\n'
+  yes 'fun ent id=1 delta=1' | head -n 1200000; } >auto.txt
+rc=0
+(ulimit -v 32768; "$fdr" assemble auto.txt | cat >/dev/null; exit "${PIPESTATUS[0]}") 2>auto.err || rc=$?
+if [ "$rc" = 1 ] && grep -qF "auto.txt:1048574: a 'buf ext size=auto' buffer longer than 8388608 bytes" auto.err; then
+	echo "ok   assemble-auto-to-pipe-bounded"
+else
+	echo "FAIL: assemble size=auto to a pipe: status $rc" >&2; cat auto.err >&2; fails=$((fails + 1))
+fi
+if (ulimit -v 32768; "$fdr" assemble auto.txt -o auto.fdr) && "$fdr" verify auto.fdr &&
+   [ "$("$fdr" info auto.fdr | grep -c .)" -gt 0 ] && [ "$(stat -c %s auto.fdr)" = $((32 + 64 + 9600000)) ]; then
+	echo "ok   assemble-auto-to-file-patched"
+else
+	echo "FAIL: assemble size=auto to a file" >&2; fails=$((fails + 1))
+fi
+rm -f auto.txt auto.fdr
+
 # info of an empty input: the summary so far, the error, status 1.
 check info-empty 1 "$fdr" info - </dev/null && has err "-:0: truncated: the file header needs 32 bytes" && has out "error:"
 

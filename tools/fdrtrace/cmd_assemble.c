@@ -9,16 +9,22 @@
  * tests need broken traces as much as good ones. "ext KIND" lines encode
  * fdrtrace's extension payloads from named fields.
  *
- * Contract: single-threaded. Memory is bounded by the largest stretch of
- * output that waits for a "size=auto" BufferExtents to be patched (one
- * buffer); everything before it is written out as soon as it is final.
- * Errors name "TEXT:LINE: message"; on any error the output file is removed.
+ * Contract: single-threaded. Memory is bounded whatever the text says:
+ * output is written out in pieces of ASM_FLUSH_AT bytes. A "size=auto"
+ * BufferExtents is patched in place with pwrite when the output is a
+ * regular file (not opened for appending); otherwise its buffer waits in
+ * memory, and one longer than ASM_PENDING_MAX is refused. "buf pad" lengths
+ * are refused above the header's buffer_size (a padding never leaves its
+ * buffer) and above ASM_PAD_MAX in any case. Errors name "TEXT:LINE:
+ * message"; on any error an output file is left as it was (util.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fdrtrace/format.h>
@@ -27,6 +33,10 @@
 #include "util.h"
 
 #define ASM_MAX_FIELDS 16
+#define ASM_FLUSH_AT (1u << 20)		/* write out what is final past this */
+#define ASM_PENDING_MAX (8u << 20)	/* a size=auto buffer held in memory */
+#define ASM_PAD_MAX (1ull << 30)	/* "buf pad len=" whatever buffer_size says */
+#define ASM_PAD_NO_HDR (64u << 10)	/* ... without a header's buffer_size */
 
 struct asm_field {
 	const char *key;
@@ -54,6 +64,10 @@ struct asm_state {
 	/* A "buf ext size=auto" waiting for its buffer's end. */
 	bool ext_pending;
 	uint64_t ext_pos;
+	/* The output can be patched with pwrite at out_start + a position. */
+	bool seekable;
+	int out_fd;
+	uint64_t out_start;
 	/* From the last "hdr" line. */
 	bool have_hdr;
 	uint16_t version;
@@ -80,6 +94,8 @@ static uint64_t asm_pos(const struct asm_state *s)
 	return s->out_base + s->len;
 }
 
+static int asm_flush(struct asm_state *s);
+
 static int asm_emit(struct asm_state *s, const void *p, size_t n)
 {
 	if (!n)
@@ -100,13 +116,24 @@ static int asm_emit(struct asm_state *s, const void *p, size_t n)
 	}
 	memcpy(s->buf + s->len, p, n);
 	s->len += n;
-	return 0;
+	if (s->len < ASM_FLUSH_AT)
+		return 0;
+	if (s->ext_pending && !s->seekable) {
+		if (s->len - (s->ext_pos - s->out_base) <= ASM_PENDING_MAX)
+			return 0;
+		return asm_err(s, "a 'buf ext size=auto' buffer longer than %u bytes: give its "
+			       "size, or write to a regular file", ASM_PENDING_MAX);
+	}
+	return asm_flush(s);
 }
 
-/* Write out what is final: everything, unless an extents size is pending. */
+/*
+ * Write out what is final: everything, unless an extents size is pending
+ * on an output that cannot be patched later.
+ */
 static int asm_flush(struct asm_state *s)
 {
-	if (s->ext_pending || !s->len)
+	if ((s->ext_pending && !s->seekable) || !s->len)
 		return 0;
 	if (fwrite(s->buf, 1, s->len, s->out) != s->len) {
 		tool_err("%s: write error: %s", s->out_name, strerror(errno));
@@ -117,16 +144,30 @@ static int asm_flush(struct asm_state *s)
 	return 0;
 }
 
-/* Fill in the pending "size=auto": the bytes from after the record to here. */
-static void asm_patch_extents(struct asm_state *s)
+/*
+ * Fill in the pending "size=auto": the bytes from after the record to here,
+ * in memory, or in the file when the record was written out already.
+ * Return: 0, or -EIO (reported).
+ */
+static int asm_patch_extents(struct asm_state *s)
 {
 	uint64_t size;
 
 	if (!s->ext_pending)
-		return;
-	size = asm_pos(s) - (s->ext_pos + FDRTRACE_METADATA_RECORD_SIZE);
-	memcpy(s->buf + (s->ext_pos - s->out_base) + 1, &size, sizeof(size));
+		return 0;
 	s->ext_pending = false;
+	size = asm_pos(s) - (s->ext_pos + FDRTRACE_METADATA_RECORD_SIZE);
+	if (s->ext_pos >= s->out_base) {
+		memcpy(s->buf + (s->ext_pos - s->out_base) + 1, &size, sizeof(size));
+		return 0;
+	}
+	if (fflush(s->out) != 0 ||
+	    pwrite(s->out_fd, &size, sizeof(size), (off_t)(s->out_start + s->ext_pos + 1)) !=
+		    (ssize_t)sizeof(size)) {
+		tool_err("%s: write error: %s", s->out_name, strerror(errno));
+		return -EIO;
+	}
+	return 0;
 }
 
 /* ---- fields ---- */
@@ -389,8 +430,7 @@ static int asm_md_simple(struct asm_state *s, struct asm_line *l, enum fdrtrace_
 		return rc;
 	if (kind == FDRTRACE_MD_BUFFER_EXTENTS) {
 		/* The previous buffer ends here. */
-		asm_patch_extents(s);
-		if ((rc = asm_flush(s)))
+		if ((rc = asm_patch_extents(s)) || (rc = asm_flush(s)))
 			return rc;
 		if (is_auto) {
 			s->ext_pending = true;
@@ -509,7 +549,7 @@ static int asm_pad(struct asm_state *s, struct asm_line *l)
 {
 	uint8_t *data;
 	size_t n;
-	uint64_t len, i;
+	uint64_t len, i, limit, chunk;
 	bool is_auto;
 	int rc;
 
@@ -530,15 +570,24 @@ static int asm_pad(struct asm_state *s, struct asm_line *l)
 	}
 	if (!rc && n > len)
 		rc = asm_err(s, "data= has %zu bytes, more than len=%llu", n, (unsigned long long)len);
+	/* A padding fills the rest of one buffer: never more than buffer_size. */
+	limit = s->have_hdr && s->buffer_size ? s->buffer_size : ASM_PAD_NO_HDR;
+	if (limit > ASM_PAD_MAX)
+		limit = ASM_PAD_MAX;
+	if (!rc && len > limit)
+		rc = asm_err(s, "len=%llu is more than a padding can be: %llu bytes (%s)",
+			     (unsigned long long)len, (unsigned long long)limit,
+			     limit == ASM_PAD_MAX ? "the most assemble writes" :
+			     s->have_hdr && s->buffer_size ? "the header's buffer_size" :
+			     "without a header's buffer_size");
 	if (!rc && n)
 		rc = asm_emit(s, data, n);
 	free(data);
-	for (i = n; !rc && i < len; i++) {
-		static const uint8_t zero;
+	for (i = n; !rc && i < len; i += chunk) {
+		static const uint8_t zero[4096];
 
-		rc = asm_emit(s, &zero, 1);
-		if (!rc && i % 4096 == 0)
-			rc = asm_flush(s);
+		chunk = len - i < sizeof(zero) ? len - i : sizeof(zero);
+		rc = asm_emit(s, zero, (size_t)chunk);
 	}
 	return rc;
 }
@@ -1120,6 +1169,17 @@ int cmd_assemble(int argc, char **argv)
 	}
 	s.out = stdout;
 	s.out_name = out_path && strcmp(out_path, "-") ? out_path : "standard output";
+	{
+		struct stat sb;
+		off_t at = lseek(STDOUT_FILENO, 0, SEEK_CUR);
+		int fl = fcntl(STDOUT_FILENO, F_GETFL);
+
+		/* pwrite ignores its offset on an O_APPEND descriptor. */
+		s.out_fd = STDOUT_FILENO;
+		s.seekable = fstat(STDOUT_FILENO, &sb) == 0 && S_ISREG(sb.st_mode) && at >= 0 &&
+			     fl >= 0 && !(fl & O_APPEND);
+		s.out_start = at >= 0 ? (uint64_t)at : 0;
+	}
 
 	while (!rc && getline(&line, &cap, in) != -1) {
 		s.lineno++;
@@ -1132,10 +1192,8 @@ int cmd_assemble(int argc, char **argv)
 	free(line);
 	if (in != stdin)
 		fclose(in);
-	if (!rc) {
-		asm_patch_extents(&s);
+	if (!rc && !(rc = asm_patch_extents(&s)))
 		rc = asm_flush(&s);
-	}
 	free(s.buf);
 	if (tool_output_close(&output, !rc))
 		rc = -EIO;
