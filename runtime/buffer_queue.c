@@ -8,10 +8,19 @@
  * fdr_queue_pop from one consumer at a time (whoever holds the file lock:
  * the flush thread, or the fatal-signal handler). fdr_pool_reset only in
  * a fork child, where the calling thread is the only one.
+ *
+ * on_full=wait: fdr_pool_get_wait() sleeps on a futex (bq_put_seq) for a
+ * bounded time; fdr_pool_put() wakes the sleepers, with one futex call
+ * per buffer returned and only while someone waits (bq_waiters).
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "buffer_queue.h"
 
@@ -21,6 +30,9 @@ static struct fdr_buffer *bq_bufs;
 static uint32_t bq_count;
 static _Atomic uint32_t *bq_next;	/* free-stack links: index+1, 0 ends */
 static _Atomic uint64_t bq_head;	/* generation << 32 | (index + 1) */
+
+static _Atomic uint32_t bq_put_seq;	/* futex word: bumped by a put while someone waits */
+static _Atomic uint32_t bq_waiters;	/* threads in fdr_pool_get_wait() */
 
 static struct cds_wfcq_head bq_full_head;
 static struct cds_wfcq_tail bq_full_tail;
@@ -112,6 +124,34 @@ notrace void fdr_pool_put(struct fdr_buffer *b)
 	} while (!atomic_compare_exchange_weak_explicit(&bq_head, &head, next,
 							memory_order_release,
 							memory_order_relaxed));
+	/*
+	 * seq_cst: the push above before the load of bq_waiters. Pairs with
+	 * the waiter's increment of bq_waiters before its fdr_pool_get():
+	 * either it finds this buffer, or we see it waiting and wake it.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&bq_waiters, memory_order_relaxed)) {
+		/* release: the push before the new value (the waiter acquires it) */
+		atomic_fetch_add_explicit(&bq_put_seq, 1, memory_order_release);
+		syscall(SYS_futex, &bq_put_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	}
+}
+
+notrace struct fdr_buffer *fdr_pool_get_wait(unsigned timeout_ms)
+{
+	struct timespec to = { (time_t)(timeout_ms / 1000), (long)(timeout_ms % 1000) * 1000000 };
+	struct fdr_buffer *b;
+	uint32_t seq;
+
+	atomic_fetch_add_explicit(&bq_waiters, 1, memory_order_seq_cst);
+	seq = atomic_load_explicit(&bq_put_seq, memory_order_acquire);
+	b = fdr_pool_get();
+	if (!b) {
+		syscall(SYS_futex, &bq_put_seq, FUTEX_WAIT_PRIVATE, seq, &to, NULL, 0);
+		b = fdr_pool_get();
+	}
+	atomic_fetch_sub_explicit(&bq_waiters, 1, memory_order_relaxed);
+	return b;
 }
 
 /*

@@ -20,6 +20,12 @@
 int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max) fdr_hidden;
 struct fdr_buffer *fdr_pool_get(void) fdr_hidden;
 void fdr_pool_put(struct fdr_buffer *b) fdr_hidden;
+/*
+ * on_full=wait: a free buffer, sleeping at most @timeout_ms for one to be
+ * put back (NULL when none was). Not async-signal-safe in spirit: it
+ * sleeps; callers decide whether they may.
+ */
+struct fdr_buffer *fdr_pool_get_wait(unsigned timeout_ms) fdr_hidden;
 /* The pool's buffers by index (ring.c scans them). */
 uint32_t fdr_pool_count(void) fdr_hidden;
 struct fdr_buffer *fdr_pool_buffer(uint32_t index) fdr_hidden;

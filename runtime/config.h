@@ -25,6 +25,11 @@ enum fdr_policy {
 	FDR_POLICY_RING = 1,
 };
 
+enum fdr_on_full {
+	FDR_ON_FULL_DROP = 0,
+	FDR_ON_FULL_WAIT = 1,
+};
+
 /**
  * struct fdr_config - every option, parsed
  * One member per FDR_OPT row of config.def, same name.
@@ -40,6 +45,7 @@ struct fdr_config {
 	enum fdr_clock_choice clock;
 	uint64_t flush_interval_ms;	/* flush partial buffers this often (0: never) */
 	enum fdr_policy policy;		/* stream or ring */
+	enum fdr_on_full on_full;	/* pool empty: drop or wait */
 	int dump_signal;		/* 0: none; else the signal number (Linux x86-64 values) */
 	char filter[1024];		/* glob patterns, ';' between them; "" records all */
 	char exclude[1024];		/* glob patterns not to record */

@@ -230,6 +230,46 @@ notrace size_t fdr_ext_drop(uint8_t *buf, size_t cap, uint32_t tid, uint8_t reas
 	return EXT_HDR_LEN + body;
 }
 
+notrace size_t fdr_ext_gap(uint8_t *buf, size_t cap, uint32_t tid, uint8_t reason,
+			   uint64_t records, uint64_t buffers, uint64_t first_tsc, uint64_t last_tsc,
+			   uint32_t exited, uint32_t depth, const uint32_t *ids)
+{
+	size_t body, i;
+	struct ext_out o;
+
+	if (depth > (EXT_BODY_MAX - 45) / 4 || (depth && !ids))
+		return 0;
+	body = 4 + 1 + 8 + 8 + 8 + 8 + 4 + 4 + (size_t)depth * 4;
+	o = ext_begin(buf, cap, FDRTRACE_EXT_DROP, body);
+	if (!o.p)
+		return 0;
+	ext_u32(&o, tid);
+	ext_u8(&o, reason);
+	ext_u64(&o, records);
+	ext_u64(&o, buffers);
+	ext_u64(&o, first_tsc);
+	ext_u64(&o, last_tsc);
+	ext_u32(&o, exited);
+	ext_u32(&o, depth);
+	for (i = 0; i < depth; i++)
+		ext_u32(&o, ids[i]);
+	return EXT_HDR_LEN + body;
+}
+
+notrace size_t fdr_ext_wait(uint8_t *buf, size_t cap, uint32_t tid, uint64_t first_tsc,
+			    uint64_t last_tsc)
+{
+	size_t body = 4 + 8 + 8;
+	struct ext_out o = ext_begin(buf, cap, FDRTRACE_EXT_WAIT, body);
+
+	if (!o.p)
+		return 0;
+	ext_u32(&o, tid);
+	ext_u64(&o, first_tsc);
+	ext_u64(&o, last_tsc);
+	return EXT_HDR_LEN + body;
+}
+
 notrace size_t fdr_ext_fork(uint8_t *buf, size_t cap, uint32_t parent_pid, uint32_t child_pid)
 {
 	size_t body = 4 + 4;

@@ -32,6 +32,17 @@ size_t fdr_ext_func(uint8_t *buf, size_t cap, uint32_t func_id, uint64_t address
 size_t fdr_ext_thread_name(uint8_t *buf, size_t cap, uint32_t tid, const char *name);
 size_t fdr_ext_drop(uint8_t *buf, size_t cap, uint32_t tid, uint8_t reason, uint64_t records,
 		    uint64_t buffers);
+/*
+ * A drop that is a gap in @tid's records (format.h, FDRTRACE_EXT_DROP):
+ * the lost records' TSC span, the calls open before it that returned in
+ * it (@exited, or FDRTRACE_GAP_UNKNOWN) and the @depth calls entered in
+ * it and still open (@ids, outermost first).
+ */
+size_t fdr_ext_gap(uint8_t *buf, size_t cap, uint32_t tid, uint8_t reason, uint64_t records,
+		   uint64_t buffers, uint64_t first_tsc, uint64_t last_tsc, uint32_t exited,
+		   uint32_t depth, const uint32_t *ids);
+/* on_full=wait: @tid waited for a free buffer from @first_tsc to @last_tsc. */
+size_t fdr_ext_wait(uint8_t *buf, size_t cap, uint32_t tid, uint64_t first_tsc, uint64_t last_tsc);
 size_t fdr_ext_fork(uint8_t *buf, size_t cap, uint32_t parent_pid, uint32_t child_pid);
 size_t fdr_ext_exec(uint8_t *buf, size_t cap, uint32_t pid, const char *path);
 size_t fdr_ext_close(uint8_t *buf, size_t cap, uint8_t how, uint64_t records,

@@ -345,10 +345,14 @@ static notrace void fw_count(const uint8_t *p, const uint8_t *end)
 				    eh.kind == FDRTRACE_EXT_DROP) {
 					uint64_t r, b;
 
+					uint8_t reason = p[sizeof(eh) + 4];
+
 					memcpy(&r, p + sizeof(eh) + 5, 8);
 					memcpy(&b, p + sizeof(eh) + 13, 8);
 					fdr_totals.records_dropped += r;
 					fdr_totals.buffers_dropped += b;
+					if (reason < FDRTRACE_DROP_REASON_COUNT)
+						fdr_totals.dropped_by[reason] += r;
 				}
 			}
 			p += size;

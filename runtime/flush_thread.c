@@ -676,6 +676,7 @@ static notrace void *fl_main(void *arg)
 
 	(void)arg;
 	pthread_mutex_lock(&fl_mutex);
+	fdr_self.no_wait = true;	/* instrumented code it calls must never wait for itself */
 	pthread_setname_np(pthread_self(), FL_THREAD_NAME);
 	fdr_rtbuf_init(&fl_rb, (int32_t)syscall(SYS_gettid));
 	fdr_file_lock(0);
@@ -807,8 +808,49 @@ notrace int fdr_flush_wait_written(uint64_t target, unsigned timeout_ms)
 	return -ETIMEDOUT;
 }
 
+/*
+ * on_full=wait: a free buffer, waiting while the flush thread makes
+ * progress. Gives up (NULL: the caller drops) when recording is ending,
+ * the file failed, there is no flush thread, or it wrote nothing for
+ * FL_WAIT_STALL_MS (a flush thread blocked on a lock that the waiting
+ * thread, or the code it interrupted, holds: never a deadlock).
+ */
+#define FL_WAIT_STEP_MS 10u
+#define FL_WAIT_STALL_MS 1000u
+
+notrace struct fdr_buffer *fdr_flush_wait_buffer(void)
+{
+	uint64_t written = atomic_load_explicit(&fdr_written, memory_order_acquire);
+	unsigned stalled = 0;
+
+	for (;;) {
+		struct fdr_buffer *b;
+		uint64_t now;
+
+		if (!fl_running || atomic_load_explicit(&fdr_phase, memory_order_acquire) !=
+					   FDR_PHASE_RECORDING || fdr_file_failed())
+			return NULL;
+		fdr_flush_wake();
+		b = fdr_pool_get_wait(FL_WAIT_STEP_MS);
+		if (b)
+			return b;
+		now = atomic_load_explicit(&fdr_written, memory_order_acquire);
+		if (now != written) {
+			written = now;
+			stalled = 0;
+		} else if (++stalled * FL_WAIT_STEP_MS >= FL_WAIT_STALL_MS) {
+			return NULL;
+		}
+	}
+}
+
+static bool fl_fork_saved_no_wait;
+
 notrace void fdr_flush_fork_prepare(void)
 {
+	/* the flush thread cannot run until the fork is done: this thread must not wait for it */
+	fl_fork_saved_no_wait = fdr_self.no_wait;
+	fdr_self.no_wait = true;
 	if (fl_running)
 		pthread_mutex_lock(&fl_mutex);
 }
@@ -817,6 +859,7 @@ notrace void fdr_flush_fork_parent(void)
 {
 	if (fl_running)
 		pthread_mutex_unlock(&fl_mutex);
+	fdr_self.no_wait = fl_fork_saved_no_wait;
 }
 
 /* Fork child: the parent's flush thread does not exist here; start ours. */
@@ -836,5 +879,6 @@ notrace void fdr_flush_reset_child(void)
 
 notrace int fdr_flush_start_child(void)
 {
+	fdr_self.no_wait = fl_fork_saved_no_wait;
 	return fl_spawn(true);
 }

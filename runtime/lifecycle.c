@@ -202,6 +202,69 @@ static notrace void lc_snap(struct fdr_thread *t, void *arg)
 	fdr_queue_push(node);
 }
 
+/* Why records of each reason are missing, and what keeps them (the exit line). */
+static const char *const lc_lost_why[FDRTRACE_DROP_REASON_COUNT] = {
+	[FDRTRACE_DROP_POOL_EMPTY] = "pool full; on_full=wait or a larger buffer_max keeps them",
+	[FDRTRACE_DROP_REENTRY] = "in signal handlers that interrupted a hook",
+	[FDRTRACE_DROP_BEFORE_INIT] = "before the runtime started",
+	[FDRTRACE_DROP_AFTER_FINI] = "after the trace was closed",
+	[FDRTRACE_DROP_OVERWRITTEN] = "overwritten by policy=ring; a larger buffer_max keeps more",
+	[FDRTRACE_DROP_IO_ERROR] = "the file refused them",
+};
+
+/*
+ * "fdrtrace: FILE: N records, M lost (why; remedy)": records left out on
+ * purpose (filter, exclude, max_depth, func_duration_threshold_us) are
+ * named as such, never as lost; on_full=wait adds the time spent waiting.
+ */
+static notrace void lc_exit_line(void)
+{
+	const uint64_t *by = fdr_totals.dropped_by;
+	uint64_t lost = 0, wait = atomic_load_explicit(&fdr_wait_ticks, memory_order_relaxed);
+	unsigned reasons = 0;
+	char line[1024];
+	int n;
+
+	if (fdr_totals.records == 0 && fdr_totals.records_dropped == 0) {
+		dprintf(2, "fdrtrace: %s: empty run: 0 records\n", fdr_path);
+		return;
+	}
+	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+		if (r == FDRTRACE_DROP_FILTERED || !by[r])
+			continue;
+		lost += by[r];
+		reasons++;
+	}
+	n = snprintf(line, sizeof(line), "fdrtrace: %s: %llu records, %llu lost", fdr_path,
+		     (unsigned long long)fdr_totals.records, (unsigned long long)lost);
+	for (unsigned r = 1, i = 0; r < FDRTRACE_DROP_REASON_COUNT && n < (int)sizeof(line); r++) {
+		if (r == FDRTRACE_DROP_FILTERED || !by[r] || !lc_lost_why[r])
+			continue;
+		if (reasons == 1)
+			n += snprintf(line + n, sizeof(line) - n, " (%s)", lc_lost_why[r]);
+		else
+			n += snprintf(line + n, sizeof(line) - n, "%s%llu %s%s", i ? "; " : " (",
+				      (unsigned long long)by[r], lc_lost_why[r],
+				      i + 1 == reasons ? ")" : "");
+		i++;
+	}
+	if (by[FDRTRACE_DROP_FILTERED] && n < (int)sizeof(line))
+		n += snprintf(line + n, sizeof(line) - n, ", %llu left out on purpose by%s%s%s%s",
+			      (unsigned long long)by[FDRTRACE_DROP_FILTERED],
+			      fdr_cfg.filter[0] || fdr_cfg.exclude[0] ? " filter/exclude" : "",
+			      fdr_cfg.max_depth ? " max_depth" : "",
+			      fdr_cfg.func_duration_threshold_us ? " func_duration_threshold_us" : "",
+			      fdr_cfg.filter[0] || fdr_cfg.exclude[0] || fdr_cfg.max_depth ||
+			      fdr_cfg.func_duration_threshold_us ? "" : " the runtime");
+	if (wait && fdr_clock.freq && n < (int)sizeof(line))
+		n += snprintf(line + n, sizeof(line) - n,
+			      "; threads waited %.3f s for free buffers (on_full=wait)",
+			      (double)wait / (double)fdr_clock.freq);
+	if (n >= (int)sizeof(line))
+		n = (int)sizeof(line) - 1;
+	dprintf(2, "%.*s\n", n, line);
+}
+
 static notrace void lc_finish(uint8_t how)
 {
 	int expect = FDR_PHASE_RECORDING;
@@ -230,12 +293,7 @@ static notrace void lc_finish(uint8_t how)
 			dprintf(2, "fdrtrace: %s: no instrumented function ran; no trace written\n",
 				fdr_program);
 	} else if (fdr_cfg.verbosity >= 1 && !fdr_file_failed()) {
-		if (fdr_totals.records == 0)
-			dprintf(2, "fdrtrace: %s: empty run: 0 records\n", fdr_path);
-		else
-			dprintf(2, "fdrtrace: %s: %llu records, %llu dropped\n", fdr_path,
-				(unsigned long long)fdr_totals.records,
-				(unsigned long long)fdr_totals.records_dropped);
+		lc_exit_line();
 	}
 	if (fdr_cfg.verbosity >= 2)
 		dprintf(2, "fdrtrace: %s: %llu buffers written, %u threads, %llu buffers dropped, "

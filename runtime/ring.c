@@ -197,3 +197,18 @@ notrace size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint6
 		return 0;
 	return fdr_custom_event_md(p, (uint32_t)n, tsc) + n;
 }
+
+notrace void fdr_ring_stack_gap(uint32_t exited, uint32_t depth, const uint32_t *ids)
+{
+	uint32_t d = ring_depth;
+
+	d = exited < d ? d - exited : 0;
+	for (uint32_t i = 0; i < depth; i++) {
+		if (d == FDR_STACK_MAX) {
+			memmove(ring_stk, ring_stk + 1, (FDR_STACK_MAX - 1) * sizeof(ring_stk[0]));
+			d--;
+		}
+		ring_stk[d++] = ids[i];
+	}
+	ring_depth = d;
+}

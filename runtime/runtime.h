@@ -110,6 +110,28 @@ struct fdr_buffer {
 	uint64_t drop_bufs[FDRTRACE_DROP_REASON_COUNT];
 };
 
+/* Calls entered during a gap whose ids are kept (deeper ones: counted). */
+#define FDR_GAP_IDS 32u
+
+/**
+ * struct fdr_gap - a thread's records lost because the pool was empty,
+ * followed by the hooks that dropped them (owner only, guard held), so
+ * that its next buffer can say where the gap was and which calls it
+ * opened and closed (FDRTRACE_EXT_DROP with a gap, format.h)
+ * @first_tsc, @last_tsc: of the first and last record lost (0: no gap)
+ * @exited: calls open before the gap that returned in it
+ * @depth: calls entered in the gap and still open (@ids: the outermost
+ *	FDR_GAP_IDS of them)
+ * @unknown: an exit matched nothing the gap could follow
+ */
+struct fdr_gap {
+	uint64_t first_tsc, last_tsc;
+	uint32_t exited;
+	uint32_t depth;
+	bool unknown;
+	uint32_t ids[FDR_GAP_IDS];
+};
+
 enum fdr_thread_state {
 	FDR_T_NEW = 0,		/* never registered (zeroed TLS) or left the registry */
 	FDR_T_ACTIVE = 1,
@@ -149,6 +171,21 @@ struct fdr_thread {
 	/* drops not yet reported in the trace, per reason */
 	_Atomic uint64_t drop_rec[FDRTRACE_DROP_REASON_COUNT];
 	_Atomic uint64_t drop_buf[FDRTRACE_DROP_REASON_COUNT];
+	struct fdr_gap gap;		/* pool empty: the gap since the last buffer */
+	/*
+	 * Re-entry drops (a signal handler's calls while a hook of this thread
+	 * ran): written by the handler, taken by the owner's slow path, which
+	 * the handler sends there by clearing @end. @re_net is entries minus
+	 * exits dropped, @re_low the lowest it went (below 0: an exit of a
+	 * call the handler did not enter).
+	 */
+	_Atomic uint64_t re_first_tsc, re_last_tsc;
+	_Atomic int32_t re_net, re_low;
+	_Atomic bool re_pending;
+	bool no_wait;		/* on_full=wait never waits on this thread (the flush thread) */
+	uint64_t sigmask;	/* signals blocked when the thread registered (on_full=wait) */
+	/* on_full=wait: the last wait, reported in the next buffer */
+	uint64_t wait_first_tsc, wait_last_tsc;
 	struct fdr_fcache_ent cache[FDR_FCACHE_SIZE] __attribute__((aligned(FDR_CACHELINE)));
 } __attribute__((aligned(FDR_CACHELINE)));
 
@@ -159,7 +196,7 @@ extern fdr_tls struct fdr_thread fdr_self fdr_hidden;
 void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
 		     unsigned cpu) fdr_hidden fdr_noinline fdr_cold;
 void fdr_record_inactive(void) fdr_hidden fdr_noinline fdr_cold;
-void fdr_count_reentry(struct fdr_thread *t) fdr_hidden fdr_noinline fdr_cold;
+void fdr_count_reentry(struct fdr_thread *t, unsigned action, uint64_t tsc) fdr_hidden fdr_noinline fdr_cold;
 int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, size_t len) fdr_hidden;
 int fdr_thread_emit_event(struct fdr_thread *t, int typed, uint16_t type, const void *data,
 			  size_t len) fdr_hidden;
@@ -183,6 +220,8 @@ extern _Atomic uint64_t fdr_after_fini_drops fdr_hidden;
 extern _Atomic uint64_t fdr_orphan_rec[FDRTRACE_DROP_REASON_COUNT] fdr_hidden;
 extern _Atomic uint64_t fdr_orphan_buf[FDRTRACE_DROP_REASON_COUNT] fdr_hidden;
 void fdr_take_orphan_drops(uint64_t *rec, uint64_t *bufs) fdr_hidden;
+/* on_full=wait: clock ticks all threads spent waiting for a free buffer */
+extern _Atomic uint64_t fdr_wait_ticks fdr_hidden;
 
 /* ---- file_writer.c: the trace file ---- */
 
@@ -225,6 +264,7 @@ struct fdr_totals {
 	uint64_t records_dropped;
 	uint64_t buffers;
 	uint64_t buffers_dropped;
+	uint64_t dropped_by[FDRTRACE_DROP_REASON_COUNT];	/* records, per reason */
 };
 extern struct fdr_totals fdr_totals fdr_hidden;
 
@@ -242,6 +282,7 @@ void fdr_flush_request_snapshot(void) fdr_hidden;
 /* a latency trigger fired: one snapshot more (async-signal-safe, lock-free) */
 void fdr_flush_request_trigger(void) fdr_hidden;
 void fdr_flush_names_wait(unsigned ms) fdr_hidden;
+struct fdr_buffer *fdr_flush_wait_buffer(void) fdr_hidden;
 int fdr_filter_init(void) fdr_hidden;
 bool fdr_filter_skip(uint32_t id) fdr_hidden;
 int fdr_flush_snapshot_wait(unsigned timeout_ms) fdr_hidden;
@@ -268,6 +309,8 @@ void fdr_ring_write(bool keep) fdr_hidden;
 /* Return: the function records in [p, end) */
 uint64_t fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end) fdr_hidden;
 size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint64_t tsc) fdr_hidden;
+/* a pool-empty gap closed @exited of the open calls and opened @depth (@ids) */
+void fdr_ring_stack_gap(uint32_t exited, uint32_t depth, const uint32_t *ids) fdr_hidden;
 void fdr_ring_reset(void) fdr_hidden;
 
 /* ---- trigger.c: latency triggers (ring policy) ---- */

@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -52,6 +53,7 @@ _Atomic uint64_t fdr_before_init_drops;
 _Atomic uint64_t fdr_after_fini_drops;
 _Atomic uint64_t fdr_orphan_rec[FDRTRACE_DROP_REASON_COUNT];
 _Atomic uint64_t fdr_orphan_buf[FDRTRACE_DROP_REASON_COUNT];
+_Atomic uint64_t fdr_wait_ticks;
 
 #define FDR_MAX_THREADS 8192u
 #define FDR_SLOT_LOCKED ((uintptr_t)1)
@@ -101,10 +103,65 @@ notrace void fdr_record_inactive(void)
 		atomic_fetch_add_explicit(&fdr_after_fini_drops, 1, memory_order_relaxed);
 }
 
-notrace void fdr_count_reentry(struct fdr_thread *t)
+notrace void fdr_count_reentry(struct fdr_thread *t, unsigned action, uint64_t tsc)
 {
+	uint64_t none = 0;
+	int32_t net, low;
+
 	/* also while the thread registers: the counters survive registration */
 	wr_count(t, FDRTRACE_DROP_REENTRY, 0);
+	atomic_compare_exchange_strong_explicit(&t->re_first_tsc, &none, tsc, memory_order_relaxed,
+						memory_order_relaxed);
+	atomic_store_explicit(&t->re_last_tsc, tsc, memory_order_relaxed);
+	net = atomic_fetch_add_explicit(&t->re_net, action == FDRTRACE_FN_ENTRY ? 1 : -1,
+					memory_order_relaxed) + (action == FDRTRACE_FN_ENTRY ? 1 : -1);
+	low = atomic_load_explicit(&t->re_low, memory_order_relaxed);
+	if (net < low)
+		atomic_store_explicit(&t->re_low, net, memory_order_relaxed);
+	atomic_store_explicit(&t->re_pending, true, memory_order_relaxed);
+	/*
+	 * The thread's next hook takes the slow path, which writes the gap
+	 * there (wr_put_drops()). The slow path this handler may have
+	 * interrupted checks @re_pending again before it ends.
+	 */
+	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
+}
+
+/*
+ * Pool empty: follow the calls of the records dropped, so that the next
+ * buffer can say which calls the gap closed and opened. Owner, guard held.
+ */
+static notrace void wr_gap_note(struct fdr_gap *g, unsigned action, uint32_t id, uint64_t tsc)
+{
+	uint32_t d;
+
+	if (!g->first_tsc)
+		g->first_tsc = tsc;
+	g->last_tsc = tsc;
+	if (action == FDRTRACE_FN_ENTRY || action == FDRTRACE_FN_ENTRY_ARGS) {
+		if (g->depth < FDR_GAP_IDS)
+			g->ids[g->depth] = id;
+		g->depth++;
+		return;
+	}
+	if (!g->depth) {
+		g->exited++;	/* a call open before the gap */
+		return;
+	}
+	if (g->depth > FDR_GAP_IDS) {
+		g->depth--;	/* deeper than the ids kept: trust the nesting */
+		return;
+	}
+	/* the innermost call of this function entered in the gap (a longjmp skips some) */
+	for (d = g->depth; d > 0; d--) {
+		if (g->ids[d - 1] == id) {
+			g->depth = d - 1;
+			return;
+		}
+	}
+	/* an older call's exit that unwound the gap's calls: how far, we cannot tell */
+	g->unknown = true;
+	g->depth = 0;
 }
 
 /* ---- registry ---- */
@@ -134,6 +191,10 @@ static notrace int wr_register(struct fdr_thread *t)
 	t->cpu = UINT32_MAX;
 	t->buf = NULL;
 	t->starved = false;
+	memset(&t->gap, 0, sizeof(t->gap));
+	t->wait_first_tsc = t->wait_last_tsc = 0;
+	t->sigmask = 0;
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &t->sigmask, sizeof(t->sigmask));
 	atomic_store_explicit(&t->pos, NULL, memory_order_relaxed);
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 	for (uint32_t i = 0; i < FDR_MAX_THREADS; i++) {
@@ -205,25 +266,108 @@ static notrace uint8_t *wr_put_custom(struct fdr_thread *t, uint8_t *p, const ui
 	return p + len;
 }
 
-/* Report this thread's pending drops into its buffer at @p. */
+/*
+ * Report this thread's pending drops into its buffer at @p, where the
+ * thread's records resume: a pool-empty gap or re-entry drops with their
+ * span and the calls they opened and closed (format.h), others as counts.
+ * Owner only, guard held. Return: the new end of the buffer's records.
+ */
 static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim)
 {
 	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
 		uint64_t n = atomic_load_explicit(&t->drop_rec[r], memory_order_relaxed);
 		uint64_t nb = atomic_load_explicit(&t->drop_buf[r], memory_order_relaxed);
-		uint8_t payload[64];
+		uint8_t payload[64 + 4 * FDR_GAP_IDS];
 		size_t len;
 
 		if (!n && !nb)
 			continue;
-		len = fdr_ext_drop(payload, sizeof(payload), (uint32_t)t->tid, (uint8_t)r, n, nb);
+		if (r == FDRTRACE_DROP_POOL_EMPTY && t->gap.first_tsc) {
+			struct fdr_gap *g = &t->gap;
+			bool known = !g->unknown && g->depth <= FDR_GAP_IDS;
+
+			len = fdr_ext_gap(payload, sizeof(payload), (uint32_t)t->tid, (uint8_t)r, n, nb,
+					  g->first_tsc, g->last_tsc,
+					  known ? g->exited : FDRTRACE_GAP_UNKNOWN, known ? g->depth : 0,
+					  g->ids);
+		} else if (r == FDRTRACE_DROP_REENTRY &&
+			   atomic_load_explicit(&t->re_first_tsc, memory_order_relaxed)) {
+			/* a handler's calls nest inside the interrupted one: the stack is as it was */
+			bool balanced = !atomic_load_explicit(&t->re_net, memory_order_relaxed) &&
+					!atomic_load_explicit(&t->re_low, memory_order_relaxed);
+
+			len = fdr_ext_gap(payload, sizeof(payload), (uint32_t)t->tid, (uint8_t)r, n, nb,
+					  atomic_load_explicit(&t->re_first_tsc, memory_order_relaxed),
+					  atomic_load_explicit(&t->re_last_tsc, memory_order_relaxed),
+					  balanced ? 0 : FDRTRACE_GAP_UNKNOWN, 0, NULL);
+		} else {
+			len = fdr_ext_drop(payload, sizeof(payload), (uint32_t)t->tid, (uint8_t)r, n,
+					   nb);
+		}
 		if (!len || p + FDRTRACE_METADATA_RECORD_SIZE + len > lim)
 			break;
 		p = wr_put_custom(t, p, payload, len);
 		atomic_fetch_sub_explicit(&t->drop_rec[r], n, memory_order_relaxed);
 		atomic_fetch_sub_explicit(&t->drop_buf[r], nb, memory_order_relaxed);
+		if (r == FDRTRACE_DROP_POOL_EMPTY) {
+			if (fdr_cfg.policy == FDR_POLICY_RING && !t->gap.unknown &&
+			    t->gap.depth <= FDR_GAP_IDS)
+				fdr_ring_stack_gap(t->gap.exited, t->gap.depth, t->gap.ids);
+			memset(&t->gap, 0, sizeof(t->gap));
+		} else if (r == FDRTRACE_DROP_REENTRY) {
+			/* a handler interrupting us from here on starts a new gap */
+			atomic_store_explicit(&t->re_pending, false, memory_order_relaxed);
+			atomic_store_explicit(&t->re_first_tsc, 0, memory_order_relaxed);
+			atomic_store_explicit(&t->re_net, 0, memory_order_relaxed);
+			atomic_store_explicit(&t->re_low, 0, memory_order_relaxed);
+		}
+	}
+	if (t->wait_last_tsc) {
+		uint8_t payload[64];
+		size_t len = fdr_ext_wait(payload, sizeof(payload), (uint32_t)t->tid,
+					  t->wait_first_tsc, t->wait_last_tsc);
+
+		if (len && p + FDRTRACE_METADATA_RECORD_SIZE + len <= lim) {
+			p = wr_put_custom(t, p, payload, len);
+			t->wait_first_tsc = t->wait_last_tsc = 0;
+		}
 	}
 	return p;
+}
+
+/* on_full=wait: is this thread running a signal handler (so it must not wait)? */
+static notrace bool wr_in_handler(struct fdr_thread *t)
+{
+	uint64_t cur = 0;
+
+	/*
+	 * A handler runs with its signal blocked (unless SA_NODEFER): a
+	 * signal blocked now that was not when the thread registered says
+	 * "handler". A program that blocks more signals later loses the
+	 * wait on that thread (it drops, as on_full=drop); never the reverse.
+	 */
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &cur, sizeof(cur)) < 0)
+		return true;
+	return (cur & ~t->sigmask) != 0;
+}
+
+/* on_full=wait: a buffer the flush thread returns, or NULL (drop). */
+static notrace struct fdr_buffer *wr_wait(struct fdr_thread *t)
+{
+	struct fdr_buffer *b;
+	uint64_t t0, t1;
+	unsigned cpu;
+
+	if (t->no_wait || wr_in_handler(t))
+		return NULL;
+	t0 = fdr_clock_read(&cpu);
+	b = fdr_flush_wait_buffer();
+	t1 = fdr_clock_read(&cpu);
+	if (!t->wait_last_tsc)
+		t->wait_first_tsc = t0;
+	t->wait_last_tsc = t1 > t0 ? t1 : t0;
+	atomic_fetch_add_explicit(&fdr_wait_ticks, t1 > t0 ? t1 - t0 : 0, memory_order_relaxed);
+	return b;
 }
 
 /* Take a buffer from the pool and write its preamble. Return: 0 or -ENOBUFS. */
@@ -242,6 +386,8 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 
 	if (!b && fdr_cfg.policy == FDR_POLICY_RING)
 		b = fdr_ring_take_oldest();
+	else if (!b && fdr_cfg.on_full == FDR_ON_FULL_WAIT)
+		b = wr_wait(t);
 	if (!b) {
 		if (!t->starved) {
 			t->starved = true;
@@ -257,9 +403,10 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	p = b->data + fdr_preamble(b->data, t->tid, cpu, tsc);
 	t->last_tsc = tsc;
 	t->cpu = cpu;
+	/* the gap first, then (ring) the calls open once it is accounted for */
+	p = wr_put_drops(t, p, cap_end - FDR_SLOW_RESERVE);
 	if (fdr_cfg.policy == FDR_POLICY_RING)
 		p += fdr_ring_stack_record(p, (size_t)(cap_end - FDR_SLOW_RESERVE - p), t->tid, tsc);
-	p = wr_put_drops(t, p, cap_end - FDR_SLOW_RESERVE);
 	t->rewind_floor = p;
 	t->buf = b;
 	atomic_store_explicit(&t->pos, p, memory_order_release);
@@ -353,6 +500,27 @@ static notrace bool wr_erase_short(struct fdr_thread *t, uint8_t *pos, uint32_t 
 	return true;
 }
 
+/*
+ * Re-entry drops are pending: write the gap where the thread's records
+ * resume, in this buffer when it has room, else at the start of a fresh
+ * one. Return: 0, or -ENOBUFS when no buffer could be had.
+ */
+static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
+{
+	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
+	uint8_t *lim = wr_cap_end(t->buf) - FDR_SLOW_RESERVE;
+	uint8_t *np = wr_put_drops(t, pos, lim);
+
+	if (atomic_load_explicit(&t->re_pending, memory_order_relaxed)) {
+		/* no room here: the fresh buffer's preamble carries it (wr_claim()) */
+		fdr_thread_handover(t);
+		return wr_claim(t, tsc, cpu);
+	}
+	t->rewind_floor = np;
+	atomic_store_explicit(&t->pos, np, memory_order_release);
+	return 0;
+}
+
 notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
 			     unsigned cpu)
 {
@@ -420,6 +588,15 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	}
 	if (!t->buf && wr_claim(t, tsc, cpu) < 0) {
 		wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
+		wr_gap_note(&t->gap, action, id, tsc);
+		if (missed)
+			fdr_trigger_call(id, action, tsc, false, candidate);
+		goto out;
+	}
+	if (unlikely(atomic_load_explicit(&t->re_pending, memory_order_relaxed)) &&
+	    wr_resume(t, tsc, cpu) < 0) {
+		wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
+		wr_gap_note(&t->gap, action, id, tsc);
 		if (missed)
 			fdr_trigger_call(id, action, tsc, false, candidate);
 		goto out;
@@ -458,6 +635,9 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 filtered:
 	wr_count(t, FDRTRACE_DROP_FILTERED, 0);
 out:
+	/* a handler ran meanwhile and dropped calls: the next hook says so */
+	if (unlikely(atomic_load_explicit(&t->re_pending, memory_order_relaxed)))
+		atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
 	errno = saved_errno;
@@ -721,6 +901,13 @@ notrace void fdr_writer_after_fork_child(void)
 		atomic_store_explicit(&t->drop_rec[r], 0, memory_order_relaxed);
 		atomic_store_explicit(&t->drop_buf[r], 0, memory_order_relaxed);
 	}
+	memset(&t->gap, 0, sizeof(t->gap));
+	atomic_store_explicit(&t->re_pending, false, memory_order_relaxed);
+	atomic_store_explicit(&t->re_first_tsc, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->re_net, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->re_low, 0, memory_order_relaxed);
+	t->wait_first_tsc = t->wait_last_tsc = 0;
+	atomic_store_explicit(&fdr_wait_ticks, 0, memory_order_relaxed);
 	if (t->state == FDR_T_ACTIVE) {
 		t->state = FDR_T_NEW;
 		wr_register(t);

@@ -65,7 +65,7 @@ slow_path:
 	fdr_record_slow(t, addr, action, tsc, cpu);
 	return;
 reentry:
-	fdr_count_reentry(t);
+	fdr_count_reentry(t, action, tsc);
 }
 
 static fdr_always_inline notrace void fdr_record(void *fn, unsigned action)

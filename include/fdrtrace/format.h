@@ -343,7 +343,13 @@ enum fdrtrace_ext_kind {
 	/* tid u32, name str */
 	FDRTRACE_EXT_THREAD_NAME = 6,
 	/* tid u32 (0: process-wide), reason u8 (enum fdrtrace_drop_reason),
-	 * records u64, buffers u64 */
+	 * records u64, buffers u64. A *gap* (records lost in the middle of a
+	 * thread's records, written in that thread's buffer where recording
+	 * resumed) appends: first_tsc u64, last_tsc u64 (of the first and the
+	 * last record lost), exited u32 (calls open before the gap that
+	 * returned in it; FDRTRACE_GAP_UNKNOWN: not known), depth u32, then
+	 * depth function ids u32, outermost first (calls entered in the gap
+	 * and still open when recording resumed). */
 	FDRTRACE_EXT_DROP = 7,
 	/* parent_pid u32, child_pid u32 */
 	FDRTRACE_EXT_FORK = 8,
@@ -364,6 +370,9 @@ enum fdrtrace_ext_kind {
 	 * of a signal stack is the interrupted instruction; every other
 	 * address is a return address (look up address - 1 to name it). */
 	FDRTRACE_EXT_NATIVE_STACK = 12,
+	/* tid u32, first_tsc u64, last_tsc u64: on_full=wait, the thread waited
+	 * for a free buffer from first_tsc to last_tsc (nothing was lost) */
+	FDRTRACE_EXT_WAIT = 13,
 	FDRTRACE_EXT_KIND_COUNT
 };
 
@@ -378,6 +387,9 @@ enum fdrtrace_drop_reason {
 	FDRTRACE_DROP_FILTERED = 7,	/* not recorded on purpose (counted only) */
 	FDRTRACE_DROP_REASON_COUNT
 };
+
+/* FDRTRACE_EXT_DROP gap: what the runtime could not follow (exited, depth). */
+#define FDRTRACE_GAP_UNKNOWN 0xffffffffu
 
 /* How a trace ended (FDRTRACE_EXT_CLOSE). */
 enum fdrtrace_close_how {

@@ -378,6 +378,12 @@ struct fdrtrace_ext {
 			uint32_t tid;
 			uint8_t reason;
 			uint64_t records, buffers;
+			/* a gap: the fields below are set (format.h) */
+			bool gap;
+			uint64_t first_tsc, last_tsc;
+			uint32_t exited;	/* FDRTRACE_GAP_UNKNOWN: not known */
+			uint32_t depth;
+			const uint8_t *ids;	/* depth little-endian u32s */
 		} drop;
 		struct {
 			uint32_t parent_pid, child_pid;
@@ -408,6 +414,10 @@ struct fdrtrace_ext {
 			 * first: read them with fdrtrace_ext_native_frame() */
 			const uint8_t *frames;
 		} native_stack;
+		struct {
+			uint32_t tid;
+			uint64_t first_tsc, last_tsc;
+		} wait;
 	} u;
 };
 

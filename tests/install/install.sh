@@ -53,7 +53,7 @@ for app in app app-static; do
 	# main, sum and 10 x twice: 12 entries
 	entries=$(LD_LIBRARY_PATH=$libdir "$root/bin/fdrtrace" info "$trace" | sed -n 's/.*(entry \([0-9]*\),.*/\1/p')
 	[ "$entries" = 12 ] || fail "$app: $entries function entries, expected 12"
-	grep -q "fdrtrace: .*fdrtrace.$app.*: 24 records, 0 dropped" "$work/$app.err" ||
+	grep -q "fdrtrace: .*fdrtrace.$app.*: 24 records, 0 lost" "$work/$app.err" ||
 		fail "$app: summary line: $(cat "$work/$app.err")"
 	echo "ok   $app (pkg-config $( [ $app = app ] && echo shared || echo static ))"
 done

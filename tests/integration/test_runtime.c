@@ -65,7 +65,7 @@ static void check_basic(struct tc_run *r, struct tc_trace *t, unsigned version)
 	cr_expect_eq(t->processes, 1);
 	cr_expect_eq(t->unnamed, 0, "every id is named before its first record");
 	cr_expect_geq(t->module_maps, 1);
-	snprintf(expect, sizeof(expect), ": %d records, 0 dropped\n", 2 * BASIC_CALLS);
+	snprintf(expect, sizeof(expect), ": %d records, 0 lost\n", 2 * BASIC_CALLS);
 	cr_expect(strstr(r->err, expect), "summary line missing: %s", r->err);
 	cr_expect_eq(tc_lines(r->err), 1, "stderr: %s", r->err);
 }

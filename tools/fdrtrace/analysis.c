@@ -586,6 +586,7 @@ static inline __attribute__((always_inline)) struct an_frame *an_push(struct ana
 	f->tsc = tsc;
 	f->children = 0;
 	f->partial = partial;
+	f->lost = false;
 	f->node = 0;
 	if (a->want_cct)
 		f->node = an_node_child(a, t->depth > 1 ? t->stack[t->depth - 2].node : t->root,
@@ -599,7 +600,10 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 	struct an_func *fn = f->fn;
 	uint64_t dur = 0, self;
 
-	if (f->partial) {
+	if (f->lost) {
+		a->st.spanning++;
+		fn->spanning++;
+	} else if (f->partial) {
 		a->st.partial++;
 	} else if (end >= f->tsc) {
 		dur = end - f->tsc;
@@ -702,7 +706,14 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
 	if (same)
 		return;
 	/* What we had does not match: the buffers in between were lost. */
-	a->st.unmatched_entries += t->depth;
+	for (i = 0; i < t->depth; i++) {
+		if (t->stack[i].lost) {
+			a->st.spanning++;
+			t->stack[i].fn->spanning++;
+		} else {
+			a->st.unmatched_entries++;
+		}
+	}
 	an_forget(a, t, 0);
 	for (i = 0; i < n; i++) {
 		uint32_t id;
@@ -712,6 +723,43 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
 		fn = an_func_get(a, id);
 		if (!fn || !an_push(a, t, fn, tsc, true))
 			return;
+		if (a->ops && a->ops->enter)
+			a->ops->enter(a, t, &t->stack[t->depth - 1]);
+	}
+}
+
+/*
+ * A gap in @t's records (a drop record with its span, in @t's own buffer
+ * where its records resume): every call open there spans the loss; the
+ * calls the gap closed end at its start, those it opened are pushed, both
+ * without a duration.
+ */
+static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x)
+{
+	uint32_t i, n;
+
+	a->st.gaps++;
+	a->st.gap_records += x->u.drop.records;
+	if (a->ops && a->ops->gap)
+		a->ops->gap(a, t, x->u.drop.first_tsc, x->u.drop.last_tsc, x->u.drop.records,
+			    x->u.drop.reason);
+	for (i = 0; i < t->depth; i++) {
+		t->stack[i].lost = true;
+		t->stack[i].partial = true;
+	}
+	if (x->u.drop.exited == FDRTRACE_GAP_UNKNOWN)
+		return;	/* which of them returned is not known: exits will say */
+	for (n = x->u.drop.exited; n && t->depth; n--)
+		an_close_top(a, t, x->u.drop.first_tsc, AN_END_LOST);
+	for (i = 0; i < x->u.drop.depth; i++) {
+		struct an_func *fn;
+		uint32_t id;
+
+		memcpy(&id, x->u.drop.ids + 4 * i, 4);
+		fn = an_func_get(a, id);
+		if (!fn || !an_push(a, t, fn, x->u.drop.first_tsc, true))
+			return;
+		t->stack[t->depth - 1].lost = true;
 		if (a->ops && a->ops->enter)
 			a->ops->enter(a, t, &t->stack[t->depth - 1]);
 	}
@@ -758,6 +806,18 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 		if (t && a->ops && a->ops->native)
 			a->ops->native(a, t, &x, ev->tsc);
 		return;
+	}
+	/* a gap or a wait is applied in time order, where the thread's buffer says */
+	if (a->pass_mode != 1 && a->cur && x.kind == FDRTRACE_EXT_DROP && x.u.drop.gap &&
+	    x.u.drop.tid == (uint32_t)a->cur->tid)
+		an_gap(a, a->cur, &x);
+	if (a->pass_mode != 1 && a->cur && x.kind == FDRTRACE_EXT_WAIT &&
+	    x.u.wait.tid == (uint32_t)a->cur->tid) {
+		a->st.waits++;
+		if (x.u.wait.last_tsc > x.u.wait.first_tsc)
+			a->st.wait_ticks += x.u.wait.last_tsc - x.u.wait.first_tsc;
+		if (a->ops && a->ops->wait)
+			a->ops->wait(a, a->cur, x.u.wait.first_tsc, x.u.wait.last_tsc);
 	}
 	if (a->pass_mode == 2)
 		return;	/* already collected by the first pass */
@@ -1425,7 +1485,14 @@ static void an_finish_threads(struct analysis *a)
 	for (i = 0; i < a->n_threads; i++) {
 		struct an_thread *t = a->threads[i];
 
-		a->st.unmatched_entries += t->depth;
+		for (uint32_t j = 0; j < t->depth; j++) {
+			if (t->stack[j].lost) {
+				a->st.spanning++;
+				t->stack[j].fn->spanning++;
+			} else {
+				a->st.unmatched_entries++;
+			}
+		}
 		for (; t->depth; t->depth--)
 			if (a->ops && a->ops->unfinished)
 				a->ops->unfinished(a, t, &t->stack[t->depth - 1]);
@@ -1514,6 +1581,17 @@ void an_summary(const struct analysis *a, const char *cmd)
 
 	if (a->quiet)
 		return;
+	if (s->gaps || s->spanning)
+		fprintf(stderr,
+			"fdrtrace %s: %s: %" PRIu64 " records lost in %" PRIu64 " gap%s; %" PRIu64
+			" call%s spanning a loss left out of every duration, sum and self time\n",
+			cmd, a->path, s->gap_records, s->gaps, s->gaps == 1 ? "" : "s", s->spanning,
+			s->spanning == 1 ? "" : "s");
+	if (s->waits)
+		fprintf(stderr,
+			"fdrtrace %s: %s: threads waited %.6f s for free buffers in %" PRIu64
+			" wait%s (on_full=wait; nothing lost)\n",
+			cmd, a->path, an_seconds(a, s->wait_ticks), s->waits, s->waits == 1 ? "" : "s");
 	if (!s->unmatched_exits && !s->unmatched_entries && !s->unwound && !s->partial &&
 	    !s->clamped && !s->dropped_records && !s->dropped_buffers && !s->out_of_order &&
 	    !s->bad_buffers && !s->reordered && !s->truncated)

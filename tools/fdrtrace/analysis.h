@@ -33,7 +33,17 @@
  * it at the exit's time (a longjmp, an unseen tail exit: what llvm-xray
  * account -d does); frames still open at the end are counted, not timed
  * (an_ops.unfinished sees them); a duration whose end TSC is before its
- * start is clamped to 0 and counted. Damaged buffers are skipped (reported
+ * start is clamped to 0 and counted.
+ *
+ * Losses: a drop record that is a gap (format.h: records a thread lost
+ * where its records resume, with the span and the calls the gap closed and
+ * opened) goes to an_ops.gap; every call open on the thread at that point
+ * is marked @lost and @partial: it is never given a duration, nor counted
+ * in its function's calls, sum or self, nor in its parent's children, but
+ * in an_func.spanning and an_stats.spanning. The calls the gap closed end
+ * there (AN_END_LOST); those it opened are pushed as lost frames. So a
+ * number computed from a trace with losses is never built from a span
+ * whose records are missing. on_full=wait's waits go to an_ops.wait. Damaged buffers are skipped (reported
  * once each on stderr) and the calls they opened are forgotten.
  *
  * Order: the buffers of each thread are processed in TSC order. On a
@@ -79,6 +89,7 @@
  * @base_len: strlen(@base): @display starts with it
  * @collides: another function of the trace has the same @base
  * @calls, @sum, @self, @min, @max: completed calls and their durations (ticks)
+ * @spanning: calls whose lifetime crossed a loss (not in the numbers above)
  * @hist: the durations, for percentiles (when struct analysis.want_hist)
  * @uptr: for the command (freed with free() by an_fini() when not NULL)
  */
@@ -92,6 +103,7 @@ struct an_func {
 	uint32_t base_len;
 	bool collides;
 	uint64_t calls, sum, self, min, max;
+	uint64_t spanning;
 	struct hist hist;
 	void *uptr;
 };
@@ -104,7 +116,8 @@ struct an_func {
  * @children: ticks spent in completed calls made from this one
  * @node: calling-context tree node (when struct analysis.want_cct)
  * @partial: the entry was not seen (seeded from an FDRTRACE_EXT_STACK
- *	record): no duration is known
+ *	record), or records of the call were lost (@lost): no duration is known
+ * @lost: the call was open where its thread lost records (a gap)
  */
 struct an_frame {
 	struct an_func *fn;
@@ -113,6 +126,7 @@ struct an_frame {
 	uint64_t children;
 	uint32_t node;
 	bool partial;
+	bool lost;
 };
 
 /**
@@ -161,6 +175,7 @@ struct an_module {
 enum an_end {
 	AN_END_EXIT = 0,	/* its own exit (or tail exit) record */
 	AN_END_UNWOUND,		/* an exit of an outer call closed it */
+	AN_END_LOST,		/* it returned inside a gap (@end: where the gap began) */
 };
 
 struct analysis;
@@ -182,6 +197,11 @@ struct analysis;
  * @dropped: a call forgotten because records after its entry were lost (a
  *	damaged buffer, buffers missing before a stack record): its end is
  *	unknown; innermost first, t->stack[t->depth - 1], removed after
+ * @gap: @t lost @records records (enum fdrtrace_drop_reason @reason) made
+ *	from @first_tsc to @last_tsc; t->stack holds the calls open where the
+ *	gap began (all marked lost after the callback)
+ * @wait: @t waited for a free buffer from @first_tsc to @last_tsc
+ *	(on_full=wait; nothing was lost)
  */
 struct an_ops {
 	void (*enter)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
@@ -192,6 +212,9 @@ struct an_ops {
 	void (*native)(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
 		       uint64_t tsc);
 	void (*dropped)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
+	void (*gap)(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc,
+		    uint64_t records, unsigned reason);
+	void (*wait)(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc);
 };
 
 /* What was imperfect, for the summary line. */
@@ -201,6 +224,9 @@ struct an_stats {
 	uint64_t unmatched_entries;	/* entries still open at the end */
 	uint64_t unwound;		/* closed by the exit of an outer call */
 	uint64_t partial;		/* calls whose entry was not in the trace */
+	uint64_t gaps, gap_records;	/* gaps in threads' records, and records lost in them */
+	uint64_t spanning;		/* calls open across a gap: not timed */
+	uint64_t waits, wait_ticks;	/* on_full=wait: waits for a free buffer */
 	uint64_t clamped;		/* ends before their starts */
 	uint64_t dropped_records, dropped_buffers;
 	uint64_t out_of_order;		/* buffers earlier than their thread's previous one */

@@ -173,8 +173,8 @@ int cmd_account(int argc, char **argv)
 		struct an_func *f = a.fns[i];
 		struct acc_row *r = &rows[n];
 
-		if (!f->calls)
-			continue;
+		if (!f->calls && (!f->spanning || o.csv))
+			continue;	/* CSV keeps llvm-xray's rows: timed calls only */
 		r->fn = f;
 		r->name = an_func_name(&a, f);
 		r->v[COL_FUNCID] = f->id;
@@ -207,6 +207,34 @@ int cmd_account(int argc, char **argv)
 			acc_csv_str(r->name);
 			putchar('\n');
 		}
+	} else if (a.st.spanning) {
+		/*
+		 * Calls open across a loss have no duration: counted in their own
+		 * column, never in count, min ... self. A function with no timed
+		 * call shows '-' where a time would be.
+		 */
+		printf("Functions with latencies: %" PRIu32 "\n", total);
+		printf("%9s %10s %8s [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "funcid",
+		       "count", "spanning", "min", "med", "90p", "99p", "max", "sum", "self",
+		       "function");
+		for (i = 0; i < n; i++) {
+			const struct acc_row *r = &rows[i];
+
+			printf("%9" PRIu64 " %10" PRIu64 " %8" PRIu64, r->v[COL_FUNCID],
+			       r->v[COL_COUNT], r->fn->spanning);
+			if (!r->v[COL_COUNT]) {
+				printf(" [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "-", "-", "-",
+				       "-", "-", "-", "-", r->name);
+				continue;
+			}
+			printf(" [%12.9f, %12.9f, %12.9f, %12.9f, %12.9f] %12.9f %12.9f  %s\n",
+			       an_seconds(&a, r->v[COL_MIN]), an_seconds(&a, r->v[COL_MED]),
+			       an_seconds(&a, r->v[COL_P90]), an_seconds(&a, r->v[COL_P99]),
+			       an_seconds(&a, r->v[COL_MAX]), an_seconds(&a, r->v[COL_SUM]),
+			       an_seconds(&a, r->v[COL_SELF]), r->name);
+		}
+		printf("(spanning: calls open where their thread lost records; not timed, "
+		       "not in count, sum or self)\n");
 	} else {
 		printf("Functions with latencies: %" PRIu32 "\n", total);
 		printf("%9s %10s [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "funcid", "count",

@@ -136,6 +136,38 @@ static void cvt_dropped(struct analysis *a, struct an_thread *t, const struct an
 		ord_lose(&c->ord, a, t, fr->user);
 }
 
+/*
+ * A gap in the thread's records: the calls open here have no known end
+ * (the analysis gives them none): each becomes a begin event marked lost;
+ * the gap itself is an instant where it began.
+ */
+static void cvt_gap(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc,
+		    uint64_t records, unsigned reason)
+{
+	struct cvt *c = a->ctx;
+	struct ord_item it;
+
+	(void)last_tsc;
+	(void)reason;
+	for (uint32_t d = 1; d <= t->depth; d++) {
+		struct sel_frame *fr = sel_frame(&c->sel, t, d);
+
+		if (fr && fr->user) {
+			ord_lose(&c->ord, a, t, fr->user);
+			fr->user = 0;
+		}
+	}
+	if (!sel_event(&c->sel, a, t, first_tsc))
+		return;
+	memset(&it, 0, sizeof(it));
+	it.kind = ORD_GAP;
+	it.tsc = first_tsc;
+	it.level = cvt_level(c, t);
+	it.size = records;
+	it.type = -1;
+	ord_instant(&c->ord, a, t, &it);
+}
+
 /* The first call still open at the end writes out the thread's queue. */
 static void cvt_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
@@ -152,6 +184,7 @@ static const struct an_ops cvt_ops = {
 	.unfinished = cvt_unfinished,
 	.dropped = cvt_dropped,
 	.native = cvt_native,
+	.gap = cvt_gap,
 };
 
 static int cvt_option(struct cli *cl, int c, const char *arg)

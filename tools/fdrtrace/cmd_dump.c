@@ -148,6 +148,23 @@ static void dump_ext(const uint8_t *data, size_t len)
 		printf(" tid=%" PRIu32 " reason=%s records=%" PRIu64 " buffers=%" PRIu64,
 		       x.u.drop.tid, fdrtrace_drop_reason_name(x.u.drop.reason), x.u.drop.records,
 		       x.u.drop.buffers);
+		if (x.u.drop.gap) {
+			uint32_t i;
+
+			printf(" first_tsc=%" PRIu64 " last_tsc=%" PRIu64, x.u.drop.first_tsc,
+			       x.u.drop.last_tsc);
+			if (x.u.drop.exited == FDRTRACE_GAP_UNKNOWN)
+				fputs(" exited=unknown", stdout);
+			else
+				printf(" exited=%" PRIu32, x.u.drop.exited);
+			printf(" depth=%" PRIu32 " ids=", x.u.drop.depth);
+			for (i = 0; i < x.u.drop.depth; i++)
+				printf("%s%" PRIu32, i ? "," : "", dump_u32(x.u.drop.ids + 4 * i));
+		}
+		break;
+	case FDRTRACE_EXT_WAIT:
+		printf(" tid=%" PRIu32 " first_tsc=%" PRIu64 " last_tsc=%" PRIu64, x.u.wait.tid,
+		       x.u.wait.first_tsc, x.u.wait.last_tsc);
 		break;
 	case FDRTRACE_EXT_FORK:
 		printf(" parent_pid=%" PRIu32 " child_pid=%" PRIu32, x.u.fork.parent_pid,

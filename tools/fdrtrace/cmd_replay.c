@@ -257,12 +257,40 @@ static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct 
 	printf("} /* %s: did not return */\n", an_func_name(a, f->fn));
 }
 
+/* A gap: where it is, how many records, how long; the calls open here are not timed. */
+static void rp_gap(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc,
+		   uint64_t records, unsigned reason)
+{
+	uint32_t level;
+
+	if (!rp_place(a, t, first_tsc, &level))
+		return;
+	rp_prefix(a, t, false, 0, level);
+	printf("[lost %" PRIu64 " record%s (%s) over %.6f s: the calls open here are not timed]\n",
+	       records, records == 1 ? "" : "s", fdrtrace_drop_reason_name(reason),
+	       an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0));
+}
+
+/* on_full=wait: the thread waited for the flush thread (nothing was lost). */
+static void rp_wait(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc)
+{
+	uint32_t level;
+
+	if (!rp_place(a, t, first_tsc, &level))
+		return;
+	rp_prefix(a, t, false, 0, level);
+	printf("[waited %.6f s for a free buffer (on_full=wait)]\n",
+	       an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0));
+}
+
 static const struct an_ops rp_ops = {
 	.enter = rp_enter,
 	.exit = rp_exit,
 	.event = rp_event,
 	.unfinished = rp_unfinished,
 	.native = rp_native,
+	.gap = rp_gap,
+	.wait = rp_wait,
 };
 
 static const struct cli_cmd replay_cli = {

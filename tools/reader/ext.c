@@ -131,6 +131,14 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 		ext->u.drop.reason = cur_u8(c);
 		ext->u.drop.records = cur_u64(c);
 		ext->u.drop.buffers = cur_u64(c);
+		if (c->bad || c->pos == c->len)
+			break;	/* a plain drop count */
+		ext->u.drop.gap = true;
+		ext->u.drop.first_tsc = cur_u64(c);
+		ext->u.drop.last_tsc = cur_u64(c);
+		ext->u.drop.exited = cur_u32(c);
+		ext->u.drop.depth = cur_u32(c);
+		ext->u.drop.ids = cur_take(c, (size_t)ext->u.drop.depth * 4);
 		break;
 	case FDRTRACE_EXT_FORK:
 		ext->u.fork.parent_pid = cur_u32(c);
@@ -164,6 +172,11 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 		ext->u.native_stack.depth = cur_u32(c);
 		ext->u.native_stack.frames =
 			cur_take(c, (size_t)ext->u.native_stack.depth * FDRTRACE_NATIVE_FRAME_SIZE);
+		break;
+	case FDRTRACE_EXT_WAIT:
+		ext->u.wait.tid = cur_u32(c);
+		ext->u.wait.first_tsc = cur_u64(c);
+		ext->u.wait.last_tsc = cur_u64(c);
 		break;
 	default:
 		/* A kind this reader does not know: the raw body is all there is. */

@@ -59,6 +59,7 @@ static const char *const ext_names[FDRTRACE_EXT_KIND_COUNT] = {
 	[FDRTRACE_EXT_CLOSE] = "close",
 	[FDRTRACE_EXT_STACK] = "stack",
 	[FDRTRACE_EXT_NATIVE_STACK] = "native_stack",
+	[FDRTRACE_EXT_WAIT] = "wait",
 };
 
 static const char *const drop_names[FDRTRACE_DROP_REASON_COUNT] = {

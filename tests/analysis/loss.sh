@@ -1,0 +1,113 @@
+#!/bin/bash
+# loss.sh FDRTRACE LOSSY WORKDIR
+#
+# The loss invariant (issue 10): a trace that lost records never reports
+# more than the truth. tests/analysis/targets/lossy.c runs a fixed set of
+# calls; for each case (policy stream or ring, 1 or 4 threads, format
+# version 5 or 1) it is run twice with 4 KiB buffers:
+#   - lossless: a pool that holds the whole run (and on_full=wait in
+#     stream), whose exit line must say "0 lost";
+#   - starved: buffer_max=2, whose exit line must say records were lost.
+# Then, from `fdrtrace account`, for every function of the starved trace:
+# its count is at most the lossless count (exactly: the program is
+# deterministic), and its sum and self time are at most the lossless ones
+# (allowing timing noise: x1.5 + 5 ms, since the two runs are separate
+# runs on a shared machine; a case whose times break that bound is run
+# again, up to 3 times: one preemption inside a short function can add
+# milliseconds to its sum, a joined gap does so on every run). A trace whose gaps are joined (an entry before
+# a gap matched with an exit after it) shows main's and worker's self time
+# at the whole gap, and fails here. Also: where the stream traces have
+# gaps, replay prints a line with "lost" at each and convert emits an
+# instant event ("cat":"gap"), and the stderr summary gives the totals.
+set -eu
+
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+fdr=$(abs "$1") prog=$(abs "$2") work=$(abs "$3")
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# account's text table as "name count sum self" (times '-' when untimed)
+table() {
+	"$fdr" account -q "$1" | awk '
+		NR == 1 { next }
+		NR == 2 { off = ($0 ~ /spanning/) ? 1 : 0; next }
+		/^\(spanning/ { next }
+		{
+			gsub(/[\[\],]/, " ")
+			n = split($0, f, " ")
+			s = f[8 + off]; self = f[9 + off]
+			if (s == "-") { s = 0; self = 0 }
+			print f[n], f[2], s, self
+		}' | sort
+}
+
+# run NAME THREADS ROUNDS OPTIONS: one run, its trace renamed NAME.fdr, stderr in NAME.err
+run() {
+	rm -f fdrtrace.*.fdr
+	FDRTRACE_MODE=fdr FDRTRACE_OPTIONS="$4" "$prog" "$2" "$3" >"$1.out" 2>"$1.err" ||
+		{ cat "$1.err" >&2; fail "$1: the program failed"; }
+	set -- "$1" fdrtrace.*.fdr
+	[ "$#" -eq 2 ] && [ -s "$2" ] || fail "$1: expected one trace"
+	mv "$2" "$1.fdr"
+}
+
+attempt() {	# attempt POLICY THREADS ROUNDS VERSION: 0 ok, 2 times above the bound
+	local policy=$1 threads=$2 rounds=$3 v=$4 name="$1-$2t-v$4" extra=""
+	[ "$policy" = stream ] && extra="on_full=wait"
+	run "$name-ok" "$threads" "$rounds" \
+		"policy=$policy format_version=$v buffer_size=4096 buffer_max=8192 $extra"
+	grep -q ": [0-9]* records, 0 lost" "$name-ok.err" ||
+		{ cat "$name-ok.err" >&2; fail "$name: the reference run lost records"; }
+	run "$name-lossy" "$threads" "$rounds" \
+		"policy=$policy format_version=$v buffer_size=4096 buffer_max=2"
+	grep -q ": [0-9]* records, [1-9][0-9]* lost (" "$name-lossy.err" ||
+		{ cat "$name-lossy.err" >&2; fail "$name: the starved run lost nothing"; }
+	cmp -s "$name-ok.out" "$name-lossy.out" || fail "$name: the program's output changed"
+
+	table "$name-ok.fdr" >"$name-ok.tab"
+	table "$name-lossy.fdr" >"$name-lossy.tab"
+	[ -s "$name-ok.tab" ] || fail "$name: empty account"
+	join -a 2 -e MISSING -o 0,1.2,1.3,1.4,2.2,2.3,2.4 "$name-ok.tab" "$name-lossy.tab" |
+	awk -v name="$name" '
+		$2 == "MISSING" { print name ": " $1 " only in the trace with losses"; bad = 1; next }
+		$5 + 0 > $2 + 0 { print name ": " $1 " count " $5 " > " $2; bad = 1 }
+		END { exit bad }' || fail "$name: the trace with losses counts more calls than were made"
+	join -o 0,1.3,1.4,2.3,2.4 "$name-ok.tab" "$name-lossy.tab" |
+	awk -v name="$name" '
+		$4 + 0 > 1.5 * $2 + 0.005 { print name ": " $1 " sum " $4 " > " $2; bad = 1 }
+		$5 + 0 > 1.5 * $3 + 0.005 { print name ": " $1 " self " $5 " > " $3; bad = 1 }
+		END { exit bad }' || return 2
+
+	if grep -q "reason=pool_empty.*first_tsc=" <("$fdr" dump "$name-lossy.fdr"); then
+		gaps=$("$fdr" dump "$name-lossy.fdr" | grep -c "FDRx drop .*first_tsc=")
+		lines=$("$fdr" replay -q "$name-lossy.fdr" | grep -c "\[lost [0-9]* record")
+		[ "$lines" -eq "$gaps" ] || fail "$name: replay shows $lines gaps, the trace has $gaps"
+		"$fdr" convert -q --format chrome "$name-lossy.fdr" -o "$name.json"
+		[ "$(grep -o '"cat":"gap"' "$name.json" | wc -l)" -eq "$gaps" ] ||
+			fail "$name: convert has not one instant event per gap"
+		"$fdr" account "$name-lossy.fdr" 2>&1 >/dev/null | grep -q "records lost in $gaps gap" ||
+			fail "$name: account's summary does not give the gaps"
+	fi
+	rm -f "$name"-*.fdr "$name.json"
+	return 0
+}
+
+check() {	# check POLICY THREADS ROUNDS VERSION
+	local i
+	for i in 1 2 3; do
+		echo "=== $1-$2t-v$4 (attempt $i)"
+		attempt "$@" && return 0
+	done
+	fail "$1-$2t-v$4: the trace with losses reports more time than the truth, 3 times"
+}
+
+check stream 1 3000 5
+check stream 4 800 5
+check stream 4 800 1
+check ring 1 3000 5
+check ring 4 800 5
+check ring 1 3000 1
+echo "PASS"
