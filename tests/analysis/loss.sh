@@ -8,6 +8,8 @@
 #   - lossless: a pool that holds the whole run (and on_full=wait in
 #     stream), whose exit line must say "0 lost";
 #   - starved: buffer_max=2, whose exit line must say records were lost.
+# And on_full=wait on the starved pool: 0 lost, the exact counts, and the
+# waits in the trace and in the exit line.
 # Then, from `fdrtrace account`, for every function of the starved trace:
 # its count is at most the lossless count (exactly: the program is
 # deterministic), and its sum and self time are at most the lossless ones
@@ -103,6 +105,29 @@ check() {	# check POLICY THREADS ROUNDS VERSION
 	done
 	fail "$1-$2t-v$4: the trace with losses reports more time than the truth, 3 times"
 }
+
+# on_full=wait on the same starved pool loses nothing: every call counted,
+# exactly as in the lossless run, and the waits are in the trace.
+waits() {	# waits THREADS ROUNDS VERSION
+	local name="wait-$1t-v$3"
+	echo "=== $name"
+	run "$name" "$1" "$2" "format_version=$3 buffer_size=4096 buffer_max=2 on_full=wait"
+	grep -q ": [0-9]* records, 0 lost; threads waited [0-9.]* s for free buffers (on_full=wait)" \
+		"$name.err" || { cat "$name.err" >&2; fail "$name: on_full=wait lost records"; }
+	table "$name.fdr" | awk '{ print $1, $2 }' >"$name.counts"
+	# tree() to depth 6 is 127 calls, 254 leaves; each round adds one leaf_a
+	printf '%s\n' "leaf_a $(($1 * $2 * 128))" "leaf_b $(($1 * $2 * 127))" "main 1" \
+		"round_of $(($1 * $2))" "tree $(($1 * $2 * 127))" "worker $1" |
+		sort >"$name.expected"
+	diff -u "$name.expected" "$name.counts" || fail "$name: counts differ"
+	"$fdr" dump "$name.fdr" | grep -q "FDRx wait " || fail "$name: no wait record"
+	"$fdr" replay -q "$name.fdr" | grep -q "\[waited [0-9.]* s for a free buffer" ||
+		fail "$name: replay shows no wait"
+	rm -f "$name.fdr"
+}
+
+waits 1 3000 5
+waits 4 800 1
 
 check stream 1 3000 5
 check stream 4 800 5
