@@ -2,6 +2,7 @@
 """bench/overhead.py - cost per instrumented call, every configuration in one run.
 
 usage: bench/overhead.py BUILDDIR [--iters N] [--rounds R] [--threads 1,2] [--callgrind]
+                         [--only fdrtrace-rdtsc,fdrtrace-wait,...]
 
 Builds bench/overhead/workload.c once per configuration (plain; empty hooks,
 the floor; the minimal reference hooks with rdtsc and with rdtscp; fdrtrace
@@ -66,6 +67,8 @@ def build(build_dir, work):
         env = {"FDRTRACE_MODE": "fdr",
                "FDRTRACE_OPTIONS": f"policy=ring trigger={glob}>1s logfile_base={base}"}
         cfgs[f"fdrtrace-ring-trigger-{name}"] = (f"{work}/fdrtrace", env, "fdrtrace")
+    env = {"FDRTRACE_MODE": "fdr", "FDRTRACE_OPTIONS": f"on_full=wait logfile_base={base}"}
+    cfgs["fdrtrace-wait"] = (f"{work}/fdrtrace", env, "fdrtrace")
     # peers that preload their own hooks need a build whose hooks are libc's no-op stubs
     sh(cc + ["-finstrument-functions", wl, "-o", f"{work}/nohooks"])
     if shutil.which("uftrace"):
@@ -129,7 +132,7 @@ def run_one(argv0, env, iters, threads, work):
     rss = int(re.search(r"RSS_KB=(\d+)", p.stderr).group(1))
     faults = int(re.search(r"FAULTS=(\d+)", p.stderr).group(1))
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(tdir) for f in fs)
-    m = re.search(r"(\d+) dropped", p.stderr)
+    m = re.search(r"(\d+) (?:dropped|lost)", p.stderr)
     dropped = int(m.group(1)) if m else None
     return ns, size / calls if size else 0.0, rss, dropped, faults
 
@@ -168,10 +171,16 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--callgrind", action="store_true")
+    ap.add_argument("--only", default="",
+                    help="comma-separated configurations to run (the floor and references "
+                         "are always run, for the ratios)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="fdrtrace-overhead.")
     try:
         cfgs = build(os.path.abspath(a.build), work)
+        if a.only:
+            keep = set(a.only.split(",")) | {"empty-hooks", "reference-rdtsc", "reference-rdtscp"}
+            cfgs = {n: c for n, c in cfgs.items() if n in keep}
         for threads in [int(t) for t in a.threads.split(",")]:
             results = {n: [] for n in cfgs}
             for _ in range(a.rounds):
