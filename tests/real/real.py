@@ -427,12 +427,18 @@ def fdr_account(env, trace):
     return parse_account_text(out)
 
 
-ACCOUNT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+\[[^]]*\]\s+(\S+)\s+(\S+)\s+(.*)$")
+ACCOUNT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(?:\d+\s+)?\[[^]]*\]\s+(\S+)\s+(\S+)\s+(.*)$")
+
+
+def seconds(text):
+    """A time column of account: '-' (no timed call) is no time."""
+    return 0.0 if text == "-" else float(text)
 
 
 def parse_account_text(out):
-    """fdrtrace account's rows: funcid count [min, med, 90p, 99p, max] sum
-    self function. Functions with the same name add up."""
+    """fdrtrace account's rows: funcid count [spanning] [min, med, 90p, 99p,
+    max] sum self function (the spanning column, calls open across a loss,
+    appears when there are some). Functions with the same name add up."""
     res = {}
     for line in out.splitlines():
         m = ACCOUNT_ROW.match(line)
@@ -440,7 +446,8 @@ def parse_account_text(out):
             continue
         name = m.group(5).strip()
         a = res.get(name, (0, 0.0, 0.0))
-        res[name] = (a[0] + int(m.group(2)), a[1] + float(m.group(3)), a[2] + float(m.group(4)))
+        res[name] = (a[0] + int(m.group(2)), a[1] + seconds(m.group(3)),
+                     a[2] + seconds(m.group(4)))
     if not res and "function" not in out:
         raise Fail("fdrtrace account printed no table:\n" + out[:2000])
     return res
@@ -586,11 +593,13 @@ def gaps_placed(env, trace):
 
 def check_loss(env, prog, src, scale):
     """CHECK loss: the same workload recorded losslessly and from a starved
-    pool (stream policy, 2 buffers; ring policy, 4 buffers). For every
-    function, count, sum and self read from the starved trace must not be
-    greater than from the lossless one (sum and self: allowing 25% + 2 ms of
-    timing noise between two runs). Enforced once the analysis places gaps
-    (gaps_placed()); before, the violations are printed and the test skips."""
+    pool (stream policy, 2 buffers; ring policy, 4 buffers): three runs of
+    each, per function the greatest count, sum and self of the lossless runs
+    and the least of the starved ones of each policy. No starved value may
+    be greater than the lossless one (sum and self: allowing 25% + 2 ms of
+    timing noise besides). Enforced once the analysis places
+    gaps (gaps_placed()); before, the violations are printed and the test
+    skips."""
     wl = Workload(env, prog, scale)
     work = os.path.join(env.cache, "work", prog.name + "-loss")
     shutil.rmtree(work, ignore_errors=True)
@@ -611,21 +620,40 @@ def check_loss(env, prog, src, scale):
                 acc[k] = (a[0] + v[0], a[1] + v[1], a[2] + v[2])
         return acc, drops, traces
 
-    full, drops, _ = account_of("lossless", lossless)
-    if drops:
-        raise Fail("the lossless run lost %d records (%s)" % (drops, lossless))
-    shutil.rmtree(work + "/traces-lossless", ignore_errors=True)
+    # Three lossless runs, and per function the greatest of each: timing
+    # noise goes both ways (on a busy machine a run may be preempted for tens
+    # of milliseconds inside any call), so the reference takes the worst
+    # lossless run and the starved side (below) the best starved run.
+    full = {}
+    for k in range(3):
+        acc, drops, _ = account_of("lossless-%d" % (k + 1), lossless)
+        if drops:
+            raise Fail("the lossless run lost %d records (%s)" % (drops, lossless))
+        shutil.rmtree(work + "/traces-lossless-%d" % (k + 1), ignore_errors=True)
+        for n, v in acc.items():
+            full[n] = tuple(max(x, y) for x, y in zip(v, full.get(n, (0, 0.0, 0.0))))
     violations = []
     enforce = None
     for label, options in (("stream", "buffer_max=2"),
                            ("ring", "policy=ring buffer_max=4")):
-        starved, drops, traces = account_of(label, options)
-        if not drops:
-            raise Fail("%s: the starved pool (%s) lost nothing: it tests nothing" % (label, options))
-        if enforce is None:
-            enforce = gaps_placed(env, traces[0])
-        shutil.rmtree(work + "/traces-" + label, ignore_errors=True)
-        for name, (c, sm, sf) in starved.items():
+        # Three starved runs, and per function the least of each: a timing
+        # stall lands in one run's calls, a loss that inflates does so in
+        # every run.
+        least = None
+        for k in range(3):
+            starved, drops, traces = account_of("%s-%d" % (label, k + 1), options)
+            if not drops:
+                raise Fail("%s: the starved pool (%s) lost nothing: it tests nothing"
+                           % (label, options))
+            if enforce is None:
+                enforce = gaps_placed(env, traces[0])
+            shutil.rmtree(work + "/traces-%s-%d" % (label, k + 1), ignore_errors=True)
+            if least is None:
+                least = starved
+            else:
+                least = {n: tuple(min(x, y) for x, y in zip(v, starved.get(n, (0, 0.0, 0.0))))
+                         for n, v in least.items()}
+        for name, (c, sm, sf) in least.items():
             fc, fs, ff = full.get(name, (0, 0.0, 0.0))
             bad = []
             if c > fc:
