@@ -20,7 +20,10 @@
 #   6. with CLANG and LLVM_XRAY: a clang -fxray-instrument program's FDR
 #      trace, named through --instr-map BINARY exactly as llvm-xray account
 #      -m BINARY names it (same ids, counts and names), and through a YAML
-#      map from llvm-xray extract with the names it holds.
+#      map from llvm-xray extract with the names it holds;
+#   7. 60 corrupted copies of these ELF files, named by a trace and given to
+#      --instr-map: every command ends with 0 or 1 (no signal, no sanitizer
+#      report in the sanitized build).
 set -eu
 
 abs() { case $1 in /*) echo "$1" ;; '') echo "" ;; *) echo "$PWD/$1" ;; esac; }
@@ -31,6 +34,9 @@ cd "$work"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cc=${CC:-cc}
+# A sanitized libfdrtrace cannot be preloaded into an unsanitized program:
+# then the parts that trace a program with it are skipped.
+sanitized=${FDRTRACE_TEST_SANITIZED:-0}
 command -v "$cc" >/dev/null || { echo "SKIP: no C compiler"; exit 77; }
 
 # trace_of PROGRAM: run it preloaded with the runtime, print the trace's path.
@@ -87,32 +93,36 @@ int main(void)
 }
 EOF
 "$cc" -O0 -g -finstrument-functions main.c a.c b.c -o dup
-t=$(trace_of ./dup)
-"$fdr" account -q -f csv "$t" | tail -n +2 | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' |
-	sort >dup.account
-cat dup.account
-grep -qx 'helper (a.c:3) 3' dup.account || fail "account: helper (a.c:3) with 3 calls"
-grep -qx 'helper (b.c:5) 5' dup.account || fail "account: helper (b.c:5) with 5 calls"
-grep -qx 'from_a 3' dup.account || fail "account: from_a is unique, no location"
-"$fdr" replay -q "$t" >dup.replay
-[ "$(grep -c 'helper() (a.c:3);' dup.replay)" -eq 3 ] || fail "replay: 3 calls of helper() (a.c:3)"
-[ "$(grep -c 'helper() (b.c:5);' dup.replay)" -eq 5 ] || fail "replay: 5 calls of helper() (b.c:5)"
-"$fdr" stack -q -c "$t" >dup.stack
-grep -q '^main;from_a;helper (a.c:3) 3$' dup.stack || fail "stack: main;from_a;helper (a.c:3)"
-grep -q '^main;from_b;helper (b.c:5) 5$' dup.stack || fail "stack: main;from_b;helper (b.c:5)"
-"$fdr" graph -q "$t" >dup.dot
-grep -q 'label="helper (a.c:3)' dup.dot || fail "graph: helper (a.c:3)"
-grep -q 'label="helper (b.c:5)' dup.dot || fail "graph: helper (b.c:5)"
-"$fdr" convert -q --format chrome "$t" -o dup.json
-[ "$(grep -o '"name":"helper (a.c:3)"' dup.json | wc -l)" -eq 3 ] || fail "convert: helper (a.c:3)"
-[ "$(grep -o '"name":"helper (b.c:5)"' dup.json | wc -l)" -eq 5 ] || fail "convert: helper (b.c:5)"
-"$fdr" extract-map "$t" -o dup.yaml
-grep -q "function-name: 'helper (a.c:3)'" dup.yaml || fail "extract-map: helper (a.c:3)"
-# --locations: every name, unique or not
-"$fdr" account -q --locations -f csv "$t" | grep -q '"from_b (b.c:7)"' ||
-	fail "account --locations: from_b (b.c:7)"
-"$fdr" replay -q --locations "$t" | grep -q 'main() (main.c:4) {' ||
-	fail "replay --locations: main() (main.c:4)"
+if [ "$sanitized" = 0 ]; then
+	t=$(trace_of ./dup)
+	"$fdr" account -q -f csv "$t" | tail -n +2 | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' |
+		sort >dup.account
+	cat dup.account
+	grep -qx 'helper (a.c:3) 3' dup.account || fail "account: helper (a.c:3) with 3 calls"
+	grep -qx 'helper (b.c:5) 5' dup.account || fail "account: helper (b.c:5) with 5 calls"
+	grep -qx 'from_a 3' dup.account || fail "account: from_a is unique, no location"
+	"$fdr" replay -q "$t" >dup.replay
+	[ "$(grep -c 'helper() (a.c:3);' dup.replay)" -eq 3 ] || fail "replay: 3 calls of helper() (a.c:3)"
+	[ "$(grep -c 'helper() (b.c:5);' dup.replay)" -eq 5 ] || fail "replay: 5 calls of helper() (b.c:5)"
+	"$fdr" stack -q -c "$t" >dup.stack
+	grep -q '^main;from_a;helper (a.c:3) 3$' dup.stack || fail "stack: main;from_a;helper (a.c:3)"
+	grep -q '^main;from_b;helper (b.c:5) 5$' dup.stack || fail "stack: main;from_b;helper (b.c:5)"
+	"$fdr" graph -q "$t" >dup.dot
+	grep -q 'label="helper (a.c:3)' dup.dot || fail "graph: helper (a.c:3)"
+	grep -q 'label="helper (b.c:5)' dup.dot || fail "graph: helper (b.c:5)"
+	"$fdr" convert -q --format chrome "$t" -o dup.json
+	[ "$(grep -o '"name":"helper (a.c:3)"' dup.json | wc -l)" -eq 3 ] || fail "convert: helper (a.c:3)"
+	[ "$(grep -o '"name":"helper (b.c:5)"' dup.json | wc -l)" -eq 5 ] || fail "convert: helper (b.c:5)"
+	"$fdr" extract-map "$t" -o dup.yaml
+	grep -q "function-name: 'helper (a.c:3)'" dup.yaml || fail "extract-map: helper (a.c:3)"
+	# --locations: every name, unique or not
+	"$fdr" account -q --locations -f csv "$t" | grep -q '"from_b (b.c:7)"' ||
+		fail "account --locations: from_b (b.c:7)"
+	"$fdr" replay -q --locations "$t" | grep -q 'main() (main.c:4) {' ||
+		fail "replay --locations: main() (main.c:4)"
+else
+	echo "(sanitized runtime: cannot be preloaded into this program, skipped)"
+fi
 
 echo "=== 2. a stripped program, its debug file in a build-id tree"
 "$cc" -O0 -g -finstrument-functions -Wl,--build-id main.c a.c b.c -o full
@@ -126,28 +136,32 @@ id=$(readelf -n full 2>/dev/null | awk '/Build ID:/ { print $3 }')
 [ -n "$id" ] || fail "no build-id"
 mkdir -p "dbg/.build-id/${id:0:2}"
 cp full.debug "dbg/.build-id/${id:0:2}/${id:2}.debug"
-t=$(trace_of ./stripped)
-"$fdr" account -q -f csv "$t" >nodbg.csv
-grep -q '"from_a"' nodbg.csv && fail "a name without the debug file: is the program stripped?"
-grep -q '"#[0-9]*@0x' nodbg.csv || fail "no #ID@0xADDRESS names without the debug file"
-"$fdr" account -q -f csv --debug-dir /nonexistent --debug-dir "$work/dbg/" "$t" |
-	tail -n +2 | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >dbg.account
-diff -u dup.account dbg.account || fail "names through the build-id tree differ"
-"$fdr" account -q --locations --debug-dir dbg -f csv "$t" | grep -q '"from_a (a.c:9)"' ||
-	fail "no line from the compressed debug file"
-echo "--- through .gnu_debuglink"
-mkdir -p link
-cp stripped link/prog
-cp full.debug link/prog.debug
-objcopy --add-gnu-debuglink=link/prog.debug link/prog
-t=$(trace_of ./link/prog)
-"$fdr" account -q -f csv "$t" | tail -n +2 | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' |
-	sort >link.account
-diff -u dup.account link.account || fail "names through .gnu_debuglink differ"
+if [ "$sanitized" = 0 ]; then
+	t=$(trace_of ./stripped)
+	"$fdr" account -q -f csv "$t" >nodbg.csv
+	grep -q '"from_a"' nodbg.csv && fail "a name without the debug file: is the program stripped?"
+	grep -q '"#[0-9]*@0x' nodbg.csv || fail "no #ID@0xADDRESS names without the debug file"
+	"$fdr" account -q -f csv --debug-dir /nonexistent --debug-dir "$work/dbg/" "$t" |
+		tail -n +2 | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >dbg.account
+	diff -u dup.account dbg.account || fail "names through the build-id tree differ"
+	"$fdr" account -q --locations --debug-dir dbg -f csv "$t" | grep -q '"from_a (a.c:9)"' ||
+		fail "no line from the compressed debug file"
+	echo "--- through .gnu_debuglink"
+	mkdir -p link
+	cp stripped link/prog
+	cp full.debug link/prog.debug
+	objcopy --add-gnu-debuglink=link/prog.debug link/prog
+	t=$(trace_of ./link/prog)
+	"$fdr" account -q -f csv "$t" | tail -n +2 | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' |
+		sort >link.account
+	diff -u dup.account link.account || fail "names through .gnu_debuglink differ"
+else
+	echo "(sanitized runtime: skipped)"
+fi
 
 echo "=== 3. C++: demangled names, file and line"
 cxx=${CXX:-c++}
-if command -v "$cxx" >/dev/null; then
+if [ "$sanitized" = 0 ] && command -v "$cxx" >/dev/null; then
 	cat >shapes.cc <<'EOF'
 #include <cstdio>
 
@@ -201,7 +215,7 @@ EOF
 	"$fdr" account -q --no-demangle -f csv "$t" | grep -q '"_ZNK3geo6square4areaEv"' ||
 		fail "C++: --no-demangle shows the symbol"
 else
-	echo "(no C++ compiler: skipped)"
+	echo "(no C++ compiler, or a sanitized runtime: skipped)"
 fi
 
 echo "=== 4. a module path that names a FIFO"
@@ -373,4 +387,41 @@ EOF
 else
 	echo "(no clang or llvm-xray: skipped)"
 fi
+echo "=== 7. corrupted ELF files named by a trace and by --instr-map"
+# 60 copies of the test's ELF files with bytes overwritten or cut short:
+# every command ends (exit 0 or 1, never a signal; under the sanitizers,
+# no report).
+python3 - "$fdr" "$addr" <<'EOF'
+import os, random, subprocess, sys
+fdr, addr = sys.argv[1], int(sys.argv[2], 16)
+random.seed(13)
+srcs = [f for f in ("full", "full.debug", "shapes", "xr") if os.path.exists(f)]
+xrt = [f for f in os.listdir(".") if f.startswith("xr-xr.")]
+for it in range(60):
+    data = bytearray(open(random.choice(srcs), "rb").read())
+    for _ in range(random.choice([1, 4, 16, 64])):
+        lim = len(data) if random.random() < 0.5 else min(len(data), 4096)
+        data[random.randrange(lim)] = random.randrange(256)
+    if random.random() < 0.1:
+        data = data[:random.randrange(len(data))]
+    open("bad.elf", "wb").write(data)
+    open("bad.txt", "w").write(
+        "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096\n"
+        "buf ext size=auto\nbuf new tid=7\nbuf wal sec=1700000000 usec=0\nbuf pid pid=7\n"
+        "cpu new cpu=0 tsc=1000\n"
+        f"ext module_map delta=0 module_id=0 load_base=0 size=0x100000 path={os.getcwd()}/bad.elf\n"
+        f"ext func delta=0 func_id=1 address={addr:#x} module_id=0\n"
+        f"ext func delta=0 func_id=2 address={addr:#x} module_id=0\n"
+        "fun ent id=1 delta=0\nfun ent id=2 delta=10\nfun exi id=2 delta=10\nfun exi id=1 delta=10\n")
+    subprocess.run([fdr, "assemble", "bad.txt", "-o", "bad.fdr"], check=True)
+    runs = [["account", "-q", "--locations", "bad.fdr"], ["replay", "-q", "--locations", "bad.fdr"]]
+    if xrt:
+        runs.append(["account", "-q", "--locations", "--instr-map", "bad.elf", xrt[0]])
+    for args in runs:
+        p = subprocess.run([fdr] + args, capture_output=True, timeout=120)
+        err = p.stderr.decode(errors="replace")
+        if p.returncode not in (0, 1) or "Sanitizer" in err or "runtime error" in err:
+            sys.exit(f"FAIL: corrupted ELF {it}: {args}: exit {p.returncode}\n{err[-3000:]}")
+print("60 corrupted files: every command ended")
+EOF
 echo ok

@@ -548,7 +548,8 @@ static bool sym_open_dwarf(struct sym_file *f)
 		}
 		f->n_cus++;
 	}
-	qsort(f->ranges, f->n_ranges, sizeof(*f->ranges), sym_range_cmp);
+	if (f->n_ranges)
+		qsort(f->ranges, f->n_ranges, sizeof(*f->ranges), sym_range_cmp);
 	f->dw_state = 1;
 	return true;
 }
@@ -648,7 +649,8 @@ static void sym_index_cu(struct sym_file *f, struct sym_cu *cu)
 	if (!dwarf_offdie(f->dw, cu->off, &cudie))
 		return;
 	sym_walk(&fv, &cudie, 0);
-	qsort(fv.v, fv.n, sizeof(*fv.v), sym_fn_cmp);
+	if (fv.n)
+		qsort(fv.v, fv.n, sizeof(*fv.v), sym_fn_cmp);
 	cu->fns = fv.v;
 	cu->n_fns = fv.n;
 }
