@@ -47,8 +47,13 @@ struct fdr_totals fdr_totals;
 
 static _Atomic int fw_lock;
 static _Atomic bool fw_failed;
-/* the path is chosen, the file not created yet: writes go to fw_early */
-static bool fw_pending;
+/*
+ * The path is chosen, the file not created yet: writes go to fw_early.
+ * Changed under the file lock only; read without it by the flush thread's
+ * loop and the finisher (relaxed: a stale "pending" only delays creation
+ * to the next look, which takes the lock).
+ */
+static _Atomic bool fw_pending;
 static uint8_t *fw_early;
 static size_t fw_early_len;
 #define FW_EARLY_CAP (4u << 20)	/* reserved, touched only as far as written */
@@ -92,7 +97,7 @@ notrace bool fdr_file_failed(void)
 notrace int fdr_file_prepare(void)
 {
 	fdr_fd = -1;
-	fw_pending = true;
+	atomic_store_explicit(&fw_pending, true, memory_order_relaxed);
 	fw_early_len = 0;
 	atomic_store_explicit(&fw_failed, false, memory_order_relaxed);
 	atomic_store_explicit(&fw_lock, 0, memory_order_relaxed);
@@ -118,7 +123,7 @@ notrace int fdr_file_prepare(void)
 
 notrace bool fdr_file_created(void)
 {
-	return !fw_pending;
+	return !atomic_load_explicit(&fw_pending, memory_order_relaxed);
 }
 
 static notrace int fw_fail(const char *what, int err);
@@ -144,11 +149,11 @@ notrace int fdr_file_create(void)
 {
 	int fd, err;
 
-	if (!fw_pending)
+	if (!atomic_load_explicit(&fw_pending, memory_order_relaxed))
 		return fdr_fd >= 0 ? 0 : -EBADF;
 	if (atomic_load_explicit(&fw_failed, memory_order_relaxed))
 		return -EIO;
-	fw_pending = false;
+	atomic_store_explicit(&fw_pending, false, memory_order_relaxed);
 	fd = open(fdr_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		err = errno;
@@ -228,7 +233,7 @@ static notrace int fw_writev(struct iovec *iov, int n)
 
 	if (atomic_load_explicit(&fw_failed, memory_order_relaxed))
 		return -EIO;
-	if (fdr_fd < 0 && fw_pending) {
+	if (fdr_fd < 0 && atomic_load_explicit(&fw_pending, memory_order_relaxed)) {
 		/* before the file exists: keep the bytes, in order */
 		size_t len = 0;
 
