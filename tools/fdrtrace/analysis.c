@@ -1230,11 +1230,15 @@ static int an_fast_buffer(struct analysis *a, uint64_t pos, uint64_t len)
 		}
 		if (p >= end)
 			break;
-		if (!(r[0] & 1)) {
-			if (end - p < 8)
-				return an_reader_buffer(a, pos, len, p);
-			continue;	/* at the window's edge: move it */
-		}
+		/*
+		 * At the window's edge (r is past it): move it. Otherwise r[0]
+		 * is inside the window: a metadata record, or (lim == end) a
+		 * function record cut short by the end of the buffer.
+		 */
+		if (p + 8 > lim && lim < end)
+			continue;
+		if (!(r[0] & 1))
+			return an_reader_buffer(a, pos, len, p);
 		if (end - p < 16)
 			return an_reader_buffer(a, pos, len, p);
 		r = an_win_get(a, p, 16);
