@@ -449,7 +449,8 @@ Test(preload, ld_preload_traces_a_program_that_is_not_linked_with_us)
 
 Test(valgrind, memcheck_finds_no_error_and_no_uninitialised_byte_written, .timeout = 300)
 {
-	const char *pre[] = { VALGRIND, "--error-exitcode=1", "--quiet", NULL };
+	const char *pre[] = { VALGRIND, "--error-exitcode=1", "--quiet",
+			      "--suppressions=" VALGRIND_SUPP, NULL };
 	const char *argv[] = { TARGET, "threads", "2", NULL };
 	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=clock=rdtsc", NULL };
 	struct tc_run r;
