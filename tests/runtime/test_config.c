@@ -467,8 +467,9 @@ Test(config, foreach_visits_every_option_as_text)
 
 	parse(&P, "fdr", "buffer_size=1M clock=monotonic logfile_base=/tmp/t. format_version=1");
 	fdr_config_foreach(&P.cfg, collect, &s);
-	cr_assert_eq(s.n, 16);
+	cr_assert_eq(s.n, 17);
 	cr_assert_str_eq(s.names[0], "buffer_size", "table order");
+	cr_assert_str_eq(lookup(&s, "on_full"), "drop");
 	cr_assert_str_eq(lookup(&s, "policy"), "stream");
 	cr_assert_str_eq(lookup(&s, "trigger"), "");
 	cr_assert_str_eq(lookup(&s, "trigger_max"), "1");
