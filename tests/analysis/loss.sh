@@ -20,11 +20,13 @@
 # a gap matched with an exit after it) shows main's and worker's self time
 # at the whole gap, and fails here. Also: where the stream traces have
 # gaps, replay prints a line with "lost" at each and convert emits an
-# instant event ("cat":"gap"), and the stderr summary gives the totals.
+# instant event ("cat":"gap" in Chrome JSON, "records lost" in Perfetto),
+# and the stderr summary gives the totals.
 set -eu
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 fdr=$(abs "$1") prog=$(abs "$2") work=$(abs "$3")
+here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
@@ -90,10 +92,15 @@ attempt() {	# attempt POLICY THREADS ROUNDS VERSION: 0 ok, 2 times above the bou
 		"$fdr" convert -q --format chrome "$name-lossy.fdr" -o "$name.json"
 		[ "$(grep -o '"cat":"gap"' "$name.json" | wc -l)" -eq "$gaps" ] ||
 			fail "$name: convert has not one instant event per gap"
+		"$fdr" convert -q --format perfetto "$name-lossy.fdr" -o "$name.pftrace"
+		python3 "$here/perfetto_check.py" "$name.pftrace" 2>"$name.pfcheck" >/dev/null ||
+			{ cat "$name.pfcheck" >&2; fail "$name: convert's Perfetto trace is malformed"; }
+		[ "$(sed -n 's/^# instant records lost: //p' "$name.pfcheck")" = "$gaps" ] ||
+			fail "$name: convert --format perfetto has not one 'records lost' instant per gap"
 		"$fdr" account "$name-lossy.fdr" 2>&1 >/dev/null | grep -q "records lost in $gaps gap" ||
 			fail "$name: account's summary does not give the gaps"
 	fi
-	rm -f "$name"-*.fdr "$name.json"
+	rm -f "$name"-*.fdr "$name.json" "$name.pftrace"
 	return 0
 }
 

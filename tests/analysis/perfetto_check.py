@@ -59,7 +59,7 @@ packets = fields(data)
 if not packets or any(f != 1 or w != 2 for f, w, _ in packets):
     fail("not a Trace of packets")
 names, cats, tracks = {}, {}, {}
-stacks, last_ts, count = {}, {}, {}
+stacks, last_ts, count, instants = {}, {}, {}, {}
 seq = None
 for n, (_, _, raw) in enumerate(packets):
     p = fields(raw)
@@ -120,6 +120,8 @@ for n, (_, _, raw) in enumerate(packets):
         if typ == 1:
             st.append((names[iid], args.get("ended")))
             count[names[iid]] = count.get(names[iid], 0) + 1
+        else:
+            instants[names[iid]] = instants.get(names[iid], 0) + 1
     elif typ == 2:
         if not st:
             fail("packet %d: slice end without a begin on track %d" % (n, uuid))
@@ -134,6 +136,8 @@ out = sorted("%s %d" % kv for kv in count.items())
 print("\n".join(out))
 threads = sorted("%s %s" % (t[1], t[2]) for t in tracks.values() if t[0] == "thread")
 print("# threads: " + ", ".join(threads), file=sys.stderr)
+for name, n in sorted(instants.items()):
+    print("# instant %s: %d" % (name, n), file=sys.stderr)
 if len(sys.argv) > 2:
     want = sorted(l.strip() for l in open(sys.argv[2]) if l.strip())
     if want != out:
