@@ -29,6 +29,14 @@ static long thread_minflt(void)
 	return ru.ru_minflt;
 }
 
+/*
+ * Page faults are counted only in an unsanitized build: ASan and TSan
+ * fault in shadow memory for every new page the map touches.
+ */
+#ifndef FAULTS_MEAN_SOMETHING
+#define FAULTS_MEAN_SOMETHING 1
+#endif
+
 /* The map is process-wide: the tests run in one process, one after another. */
 TestSuite(funcid_map, .disabled = false);
 
@@ -47,8 +55,9 @@ Test(funcid_map, ids_are_dense_stable_and_first_inserts_do_not_fault)
 	for (uint32_t i = 0; i < N_FIRST; i++)
 		cr_assert_eq(fdr_funcid_get(fn_addr(i)), i + 1);
 	/* level 0 and the id -> address entries were populated at init */
-	cr_expect_leq(thread_minflt() - before, 2, "%ld page faults for %u first inserts",
-		      thread_minflt() - before, N_FIRST);
+	if (FAULTS_MEAN_SOMETHING)
+		cr_expect_leq(thread_minflt() - before, 2, "%ld page faults for %u first inserts",
+			      thread_minflt() - before, N_FIRST);
 	for (uint32_t i = 0; i < N_FIRST; i++) {
 		cr_assert_eq(fdr_funcid_get(fn_addr(i)), i + 1);
 		cr_assert_eq(fdr_funcid_addr(i + 1), fn_addr(i));
@@ -61,7 +70,8 @@ Test(funcid_map, ids_are_dense_stable_and_first_inserts_do_not_fault)
 			fdr_funcid_prepare();
 		before = thread_minflt();
 		cr_assert_eq(fdr_funcid_get(fn_addr(i)), i + 1);
-		cr_assert_leq(thread_minflt() - before, 0, "insert %u faulted", i);
+		if (FAULTS_MEAN_SOMETHING)
+			cr_assert_leq(thread_minflt() - before, 0, "insert %u faulted", i);
 	}
 	for (uint32_t i = 0; i < N_GROW; i++)
 		cr_assert_eq(fdr_funcid_get(fn_addr(i)), i + 1, "address %u", i);

@@ -180,14 +180,19 @@ check assemble-pad-huge 1 "$fdr" assemble pad3.txt -o pad3.fdr && has err "pad3.
 { printf 'hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096\n'
   printf 'buf ext size=auto\nbuf new tid=1\nbuf wal sec=1 usec=0\ncpu new cpu=0 tsc=1\n'
   yes 'fun ent id=1 delta=1' | head -n 1200000; } >auto.txt
+# The 32 MiB address-space limit proves the bound; a sanitized build
+# (FDRTRACE_TEST_SANITIZED=1) cannot start under it (ASan reserves terabytes
+# of shadow), so there only the behaviour is checked.
+vlimit=32768
+[ "${FDRTRACE_TEST_SANITIZED:-0}" = 1 ] && vlimit=unlimited
 rc=0
-(ulimit -v 32768; "$fdr" assemble auto.txt | cat >/dev/null; exit "${PIPESTATUS[0]}") 2>auto.err || rc=$?
+(ulimit -v $vlimit; "$fdr" assemble auto.txt | cat >/dev/null; exit "${PIPESTATUS[0]}") 2>auto.err || rc=$?
 if [ "$rc" = 1 ] && grep -qF "auto.txt:1048574: a 'buf ext size=auto' buffer longer than 8388608 bytes" auto.err; then
 	echo "ok   assemble-auto-to-pipe-bounded"
 else
 	echo "FAIL: assemble size=auto to a pipe: status $rc" >&2; cat auto.err >&2; fails=$((fails + 1))
 fi
-if (ulimit -v 32768; "$fdr" assemble auto.txt -o auto.fdr) && "$fdr" verify auto.fdr &&
+if (ulimit -v $vlimit; "$fdr" assemble auto.txt -o auto.fdr) && "$fdr" verify auto.fdr &&
    [ "$("$fdr" info auto.fdr | grep -c .)" -gt 0 ] && [ "$(stat -c %s auto.fdr)" = $((32 + 64 + 9600000)) ]; then
 	echo "ok   assemble-auto-to-file-patched"
 else
