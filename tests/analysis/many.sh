@@ -62,7 +62,9 @@ last, stack = {}, {}
 for e in ev:
     k = (e.get("pid"), e.get("tid"))
     st = stack.setdefault(k, [])
-    ts = e.get("ts", 0)
+    # integer nanoseconds: the JSON has microseconds with 3 decimals, and
+    # float sums of them could misorder two equal ends by one ulp
+    ts = round(e.get("ts", 0) * 1000)
     if e["ph"] in "XB":
         if ts < last.get(k, 0):
             sys.exit("start order broken at %r" % e)
@@ -70,9 +72,10 @@ for e in ev:
         calls += 1
         while st and st[-1][0] == "X" and st[-1][1] <= ts:
             st.pop()
-        if st and ts + e.get("dur", 0) > st[-1][1]:
+        end = ts + round(e.get("dur", 0) * 1000)
+        if st and end > st[-1][1]:
             sys.exit("%r not inside %r" % (e, st[-1]))
-        st.append(("X", ts + e["dur"]) if e["ph"] == "X" else ("B", float("inf")))
+        st.append(("X", end) if e["ph"] == "X" else ("B", float("inf")))
     elif e["ph"] == "E":
         while st and st[-1][0] == "X":
             st.pop()

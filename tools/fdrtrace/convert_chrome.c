@@ -152,8 +152,14 @@ static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
 	p = ch_str(p, "\",\"ts\":");
 	p = ch_us3(p, cv_ns(a, it->tsc));
 	if (ph == 'X') {
+		/*
+		 * The end's nanosecond minus the start's, not the duration's
+		 * own: printed start + printed duration is then exactly the
+		 * printed end, so a call that ends before its sibling starts
+		 * (in ticks) never overlaps it in the JSON by a rounding.
+		 */
 		p = ch_str(p, ",\"dur\":");
-		p = ch_us3(p, cv_ns(a, it->dur));
+		p = ch_us3(p, cv_ns(a, it->tsc + it->dur) - cv_ns(a, it->tsc));
 	}
 	p = ch_where(p, a, t);
 	if (args)
