@@ -12,6 +12,17 @@
  * on_full=wait: fdr_pool_get_wait() sleeps on a futex (bq_put_seq) for a
  * bounded time; fdr_pool_put() wakes the sleepers, with one futex call
  * per buffer returned and only while someone waits (bq_waiters).
+ *
+ * Growth (stream policy): fdr_pool_grow() adds buffers, from the flush
+ * thread only, up to the most fixed at fdr_pool_init(). The buffer
+ * descriptors (bq_bufs, bq_next) are reserved for that most at start
+ * (address space only: a descriptor's page is touched when its buffer is
+ * added), so a buffer's descriptor never moves and every reader of the
+ * pool goes on without a lock. A new buffer's memory is a mapping of its
+ * own, pre-faulted before the buffer is pushed on the free stack, so a
+ * hook never takes a first-touch page fault in it. bq_count grows with a
+ * release store after the new descriptors are written; the pool never
+ * shrinks.
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,10 +37,13 @@
 
 static uint8_t *bq_mem;
 static size_t bq_mem_len;
+static uint64_t bq_size;	/* bytes per buffer */
 static struct fdr_buffer *bq_bufs;
-static uint32_t bq_count;
+static _Atomic uint32_t bq_count;	/* buffers in the pool (grows; release: descriptors first) */
+static uint32_t bq_limit;	/* the most it may grow to */
 static _Atomic uint32_t *bq_next;	/* free-stack links: index+1, 0 ends */
 static _Atomic uint64_t bq_head;	/* generation << 32 | (index + 1) */
+static _Atomic uint32_t bq_free;	/* buffers on the free stack (a hint: see fdr_pool_free()) */
 
 static _Atomic uint32_t bq_put_seq;	/* futex word: bumped by a put while someone waits */
 static _Atomic uint32_t bq_waiters;	/* threads in fdr_pool_get_wait() */
@@ -37,18 +51,23 @@ static _Atomic uint32_t bq_waiters;	/* threads in fdr_pool_get_wait() */
 static struct cds_wfcq_head bq_full_head;
 static struct cds_wfcq_tail bq_full_tail;
 
-notrace int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max)
+notrace int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max, uint64_t limit)
 {
-	size_t meta = sizeof(*bq_bufs) * buffer_max + sizeof(*bq_next) * buffer_max;
+	size_t meta;
 	void *m;
 
+	if (limit < buffer_max)
+		limit = buffer_max;
+	meta = sizeof(*bq_bufs) * limit + sizeof(*bq_next) * limit;
 	bq_mem_len = buffer_size * buffer_max;
 	m = mmap(NULL, bq_mem_len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (m == MAP_FAILED)
 		return -errno;
 	bq_mem = m;
-	m = mmap(NULL, meta, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* descriptors for the most the pool may grow to: touched as buffers are added */
+	m = mmap(NULL, meta, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | (limit > buffer_max ? MAP_NORESERVE : 0), -1, 0);
 	if (m == MAP_FAILED) {
 		int err = -errno;
 
@@ -57,19 +76,27 @@ notrace int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max)
 		return err;
 	}
 	bq_bufs = m;
-	bq_next = (_Atomic uint32_t *)(bq_bufs + buffer_max);
-	bq_count = (uint32_t)buffer_max;
-	for (uint32_t i = 0; i < bq_count; i++) {
+	bq_next = (_Atomic uint32_t *)(bq_bufs + limit);
+	bq_size = buffer_size;
+	bq_limit = (uint32_t)limit;
+	for (uint32_t i = 0; i < buffer_max; i++) {
 		bq_bufs[i].data = bq_mem + (size_t)i * buffer_size;
 		bq_bufs[i].index = i;
 	}
+	atomic_store_explicit(&bq_count, (uint32_t)buffer_max, memory_order_release);
 	fdr_pool_reset();
 	return 0;
 }
 
 notrace uint32_t fdr_pool_count(void)
 {
-	return bq_count;
+	/* acquire: pairs with fdr_pool_grow()'s release (the new descriptors) */
+	return atomic_load_explicit(&bq_count, memory_order_acquire);
+}
+
+notrace uint32_t fdr_pool_limit(void)
+{
+	return bq_limit;
 }
 
 notrace struct fdr_buffer *fdr_pool_buffer(uint32_t index)
@@ -77,15 +104,46 @@ notrace struct fdr_buffer *fdr_pool_buffer(uint32_t index)
 	return &bq_bufs[index];
 }
 
+notrace int fdr_pool_grow(uint32_t add)
+{
+	uint32_t count = atomic_load_explicit(&bq_count, memory_order_relaxed);
+	uint8_t *mem;
+
+	if (add > bq_limit - count)
+		add = bq_limit - count;
+	if (!add)
+		return -ENOSPC;
+	/* pre-faulted here, on the flush thread, not in a hook's first store */
+	mem = mmap(NULL, (size_t)add * bq_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (mem == MAP_FAILED)
+		return -errno;
+	for (uint32_t i = 0; i < add; i++) {
+		struct fdr_buffer *b = &bq_bufs[count + i];
+
+		memset(b, 0, sizeof(*b));
+		b->data = mem + (size_t)i * bq_size;
+		b->index = count + i;
+		cds_wfcq_node_init(&b->node);
+	}
+	/* release: the descriptors above before any reader sees the new count */
+	atomic_store_explicit(&bq_count, count + add, memory_order_release);
+	for (uint32_t i = 0; i < add; i++)
+		fdr_pool_put(&bq_bufs[count + i]);
+	return (int)add;
+}
+
 notrace void fdr_pool_reset(void)
 {
-	for (uint32_t i = 0; i < bq_count; i++) {
+	uint32_t count = atomic_load_explicit(&bq_count, memory_order_relaxed);
+
+	for (uint32_t i = 0; i < count; i++) {
 		cds_wfcq_node_init(&bq_bufs[i].node);
 		atomic_store_explicit(&bq_bufs[i].ring_state, FDR_RING_NONE, memory_order_relaxed);
-		atomic_store_explicit(&bq_next[i], i + 1 < bq_count ? i + 2 : 0,
-				      memory_order_relaxed);
+		atomic_store_explicit(&bq_next[i], i + 1 < count ? i + 2 : 0, memory_order_relaxed);
 	}
-	atomic_store_explicit(&bq_head, bq_count ? 1 : 0, memory_order_release);
+	atomic_store_explicit(&bq_free, count, memory_order_relaxed);
+	atomic_store_explicit(&bq_head, count ? 1 : 0, memory_order_release);
 	cds_wfcq_init(&bq_full_head, &bq_full_tail);
 }
 
@@ -109,7 +167,16 @@ notrace struct fdr_buffer *fdr_pool_get(void)
 	} while (!atomic_compare_exchange_weak_explicit(&bq_head, &head, next,
 							memory_order_acquire,
 							memory_order_acquire));
+	atomic_fetch_sub_explicit(&bq_free, 1, memory_order_relaxed);
 	return &bq_bufs[top - 1];
+}
+
+notrace uint32_t fdr_pool_free(void)
+{
+	int32_t n = (int32_t)atomic_load_explicit(&bq_free, memory_order_relaxed);
+
+	/* a put's increment may trail the get that took its buffer: never below 0 */
+	return n < 0 ? 0 : (uint32_t)n;
 }
 
 notrace void fdr_pool_put(struct fdr_buffer *b)
@@ -124,6 +191,7 @@ notrace void fdr_pool_put(struct fdr_buffer *b)
 	} while (!atomic_compare_exchange_weak_explicit(&bq_head, &head, next,
 							memory_order_release,
 							memory_order_relaxed));
+	atomic_fetch_add_explicit(&bq_free, 1, memory_order_relaxed);
 	/*
 	 * seq_cst: the push above before the load of bq_waiters. Pairs with
 	 * the waiter's increment of bq_waiters before its fdr_pool_get():

@@ -3,7 +3,8 @@
  * runtime/buffer_queue.h - the buffer pool and the full-buffer queue.
  *
  * The pool is buffer_max buffers of buffer_size bytes in one mapping,
- * pre-faulted at initialisation. Free buffers sit on a lock-free stack
+ * pre-faulted at initialisation; in stream policy the flush thread may add
+ * more (fdr_pool_grow(), each addition a pre-faulted mapping of its own). Free buffers sit on a lock-free stack
  * (a CAS on a tagged 64-bit head: generation in the high 32 bits, index+1
  * in the low 32 bits, so a pop that races with pop+push of the same buffer
  * fails its CAS instead of corrupting the stack). Full buffers go to the
@@ -17,7 +18,18 @@
 
 #include "runtime.h"
 
-int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max) fdr_hidden;
+/*
+ * @buffer_max buffers now, pre-faulted; room for descriptors of up to
+ * @limit (fdr_pool_grow()). Initialisation only.
+ */
+int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max, uint64_t limit) fdr_hidden;
+/*
+ * Flush thread only (one caller at a time): add up to @add pre-faulted
+ * buffers to the free stack, no more than the limit. Return: the number
+ * added, -ENOSPC at the limit, or -errno when no memory could be mapped.
+ */
+int fdr_pool_grow(uint32_t add) fdr_hidden;
+uint32_t fdr_pool_limit(void) fdr_hidden;
 struct fdr_buffer *fdr_pool_get(void) fdr_hidden;
 void fdr_pool_put(struct fdr_buffer *b) fdr_hidden;
 /*
@@ -26,6 +38,11 @@ void fdr_pool_put(struct fdr_buffer *b) fdr_hidden;
  * sleeps; callers decide whether they may.
  */
 struct fdr_buffer *fdr_pool_get_wait(unsigned timeout_ms) fdr_hidden;
+/*
+ * Buffers on the free stack now: a hint for deciding when to wake the
+ * flush thread (relaxed counter, may lag a concurrent get or put by one).
+ */
+uint32_t fdr_pool_free(void) fdr_hidden;
 /* The pool's buffers by index (ring.c scans them). */
 uint32_t fdr_pool_count(void) fdr_hidden;
 struct fdr_buffer *fdr_pool_buffer(uint32_t index) fdr_hidden;

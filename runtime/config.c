@@ -145,7 +145,7 @@ static notrace void cfg_msg_str(struct cfg_msg *m, const char *s)
 	cfg_msg_mem(m, s, strlen(s));
 }
 
-static notrace void cfg_u64_text(char out[21], uint64_t v)
+notrace void fdr_u64_text(char out[21], uint64_t v)
 {
 	char tmp[21];
 	size_t n = 0, i;
@@ -163,7 +163,7 @@ static notrace void cfg_msg_u64(struct cfg_msg *m, uint64_t v)
 {
 	char t[21];
 
-	cfg_u64_text(t, v);
+	fdr_u64_text(t, v);
 	cfg_msg_str(m, t);
 }
 
@@ -389,6 +389,22 @@ static notrace void cfg_msg_current(struct cfg_msg *m, const struct cfg_opt *o,
 }
 
 /* Return: 0 when @val was taken, 1 when it was bad (and reported). */
+_Static_assert(FDR_ARRAY_SIZE(cfg_opts) <= 64, "set_mask has a bit per option");
+
+/* @o was given a valid value: fdr_config_was_set() says so from now on. */
+static notrace void cfg_mark_set(struct fdr_config *cfg, const struct cfg_opt *o)
+{
+	cfg->set_mask |= 1ull << (o - cfg_opts);
+}
+
+notrace bool fdr_config_was_set(const struct fdr_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < FDR_ARRAY_SIZE(cfg_opts); i++)
+		if (!strcmp(cfg_opts[i].name, name))
+			return cfg->set_mask & (1ull << i);
+	return false;
+}
+
 static notrace int cfg_apply(struct fdr_config *cfg, const struct cfg_opt *o, const char *val,
 			     size_t n, int errfd)
 {
@@ -422,11 +438,13 @@ static notrace int cfg_apply(struct fdr_config *cfg, const struct cfg_opt *o, co
 			break;
 		}
 		o->set(cfg, v);
+		cfg_mark_set(cfg, o);
 		return 0;
 	case CFG_ENUM:
 		e = cfg_enum_by_text(o->name, val, n);
 		if (e) {
 			o->set(cfg, e->value);
+			cfg_mark_set(cfg, o);
 			return 0;
 		}
 		cfg_msg_str(&m, " is not one of ");
@@ -447,6 +465,7 @@ static notrace int cfg_apply(struct fdr_config *cfg, const struct cfg_opt *o, co
 		}
 		memcpy(o->str(cfg), val, n);
 		o->str(cfg)[n] = '\0';
+		cfg_mark_set(cfg, o);
 		return 0;
 	}
 	cfg_msg_current(&m, o, cfg);
@@ -659,13 +678,13 @@ notrace void fdr_config_foreach(const struct fdr_config *cfg,
 
 		switch (o->kind) {
 		case CFG_U64:
-			cfg_u64_text(num, o->get(cfg));
+			fdr_u64_text(num, o->get(cfg));
 			t = num;
 			break;
 		case CFG_ENUM:
 			t = cfg_enum_text(o->name, o->get(cfg));
 			if (!t) {
-				cfg_u64_text(num, o->get(cfg));
+				fdr_u64_text(num, o->get(cfg));
 				t = num;
 			}
 			break;

@@ -37,7 +37,8 @@ enum fdr_on_full {
 struct fdr_config {
 	bool enabled;			/* FDRTRACE_MODE=fdr */
 	uint64_t buffer_size;		/* bytes per buffer */
-	uint64_t buffer_max;		/* buffers in the pool */
+	uint64_t buffer_max;		/* buffers in the pool at start */
+	uint64_t pool_max;		/* stream: bytes the pool may grow to (0: auto) */
 	uint64_t func_duration_threshold_us;
 	char logfile_base[4096];	/* prefix of the trace path */
 	uint64_t verbosity;		/* 0 silent, 1 one line at exit, 2+ more */
@@ -53,7 +54,14 @@ struct fdr_config {
 	char trigger[1024];		/* ring: GLOB>DURATION triggers, ';' or ',' between */
 	uint64_t trigger_max;		/* snapshots the triggers may write */
 	uint64_t trigger_holdoff_ms;	/* no trigger again this soon after one */
+	uint64_t set_mask;		/* bit i: the i-th option of config.def was given */
 };
+
+/**
+ * fdr_config_was_set - did FDRTRACE_OPTIONS give option @name (validly)?
+ * Return: false for an option left at its default or an unknown name.
+ */
+bool fdr_config_was_set(const struct fdr_config *cfg, const char *name);
 
 /**
  * fdr_config_load - fill @cfg from FDRTRACE_MODE and FDRTRACE_OPTIONS
@@ -91,5 +99,14 @@ int fdr_config_parse(struct fdr_config *cfg, const char *mode, const char *optio
  */
 void fdr_config_foreach(const struct fdr_config *cfg,
 			void (*fn)(const char *name, const char *value, void *arg), void *arg);
+
+/**
+ * fdr_u64_text - @v in decimal, NUL-terminated, into @out
+ * @out: at least 21 bytes
+ * @v: the number
+ *
+ * Context: any thread; async-signal-safe (no stdio, no locale).
+ */
+void fdr_u64_text(char out[21], uint64_t v);
 
 #endif /* FDR_CONFIG_H */

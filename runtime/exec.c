@@ -178,69 +178,53 @@ fdr_export notrace int execveat(int dirfd, const char *path, char *const argv[],
 
 /*
  * The list forms: the arguments into an array on the stack (no malloc: a
- * vfork child may call these), then the vector forms above.
+ * vfork child may call these), then the vector forms above. EX_LIST_ARGV
+ * declares @argv in the caller's frame (alloca) and reads the list from
+ * @ap up to and including its NULL, so that @ap is then at what follows
+ * it (execle's envp).
  */
-#define EX_COLLECT(ap, n)							\
-	do {									\
-		va_list c_;							\
-		va_copy(c_, ap);						\
-		for (n = 1; va_arg(c_, char *); n++)				\
-			;							\
-		va_end(c_);							\
-	} while (0)
+#define EX_LIST_ARGV(argv, arg, ap)						\
+	size_t n_ = 1;								\
+	va_list c_;								\
+										\
+	va_copy(c_, ap);							\
+	while (va_arg(c_, char *))						\
+		n_++;								\
+	va_end(c_);								\
+	char **argv = alloca((n_ + 1) * sizeof(*argv));				\
+										\
+	argv[0] = (char *)(arg);						\
+	for (size_t i_ = 1; i_ <= n_; i_++)					\
+		argv[i_] = va_arg(ap, char *)
 
 fdr_export notrace int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
 
 	va_start(ap, arg);
-	EX_COLLECT(ap, n);
-	{
-		char **argv = alloca((n + 1) * sizeof(*argv));
-
-		argv[0] = (char *)arg;
-		for (size_t i = 1; i <= n; i++)
-			argv[i] = va_arg(ap, char *);
-		va_end(ap);
-		return execv(path, argv);
-	}
+	EX_LIST_ARGV(argv, arg, ap);
+	va_end(ap);
+	return execv(path, argv);
 }
 
 fdr_export notrace int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
 
 	va_start(ap, arg);
-	EX_COLLECT(ap, n);
-	{
-		char **argv = alloca((n + 1) * sizeof(*argv));
-
-		argv[0] = (char *)arg;
-		for (size_t i = 1; i <= n; i++)
-			argv[i] = va_arg(ap, char *);
-		va_end(ap);
-		return execvp(file, argv);
-	}
+	EX_LIST_ARGV(argv, arg, ap);
+	va_end(ap);
+	return execvp(file, argv);
 }
 
 fdr_export notrace int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
 
 	va_start(ap, arg);
-	EX_COLLECT(ap, n);
-	{
-		char **argv = alloca((n + 1) * sizeof(*argv));
-		char *const *envp;
+	EX_LIST_ARGV(argv, arg, ap);
+	char *const *envp = va_arg(ap, char *const *);
 
-		argv[0] = (char *)arg;
-		for (size_t i = 1; i <= n; i++)
-			argv[i] = va_arg(ap, char *);
-		envp = va_arg(ap, char *const *);
-		va_end(ap);
-		return execve(path, argv, envp);
-	}
+	va_end(ap);
+	return execve(path, argv, envp);
 }

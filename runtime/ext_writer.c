@@ -316,14 +316,14 @@ notrace size_t fdr_ext_close(uint8_t *buf, size_t cap, uint8_t how, uint64_t rec
 }
 
 notrace size_t fdr_ext_stack(uint8_t *buf, size_t cap, uint32_t tid, uint32_t depth,
-			     const uint32_t *ids)
+			     const uint32_t *ids, const struct fdr_ext_bufpos *pos)
 {
 	size_t body, i;
 	struct ext_out o;
 
-	if (depth > (EXT_BODY_MAX - 8) / 4 || (depth && !ids))
+	if (depth > (EXT_BODY_MAX - 8 - 20) / 4 || (depth && !ids))
 		return 0;
-	body = 4 + 4 + (size_t)depth * 4;
+	body = 4 + 4 + (size_t)depth * 4 + (pos ? 20 : 0);
 	o = ext_begin(buf, cap, FDRTRACE_EXT_STACK, body);
 	if (!o.p)
 		return 0;
@@ -331,6 +331,11 @@ notrace size_t fdr_ext_stack(uint8_t *buf, size_t cap, uint32_t tid, uint32_t de
 	ext_u32(&o, depth);
 	for (i = 0; i < depth; i++)
 		ext_u32(&o, ids[i]);
+	if (pos) {
+		ext_u64(&o, pos->buffer_no);
+		ext_u64(&o, pos->records_before);
+		ext_u32(&o, pos->skipped);
+	}
 	return EXT_HDR_LEN + body;
 }
 

@@ -48,8 +48,22 @@ size_t fdr_ext_exec(uint8_t *buf, size_t cap, uint32_t pid, const char *path);
 size_t fdr_ext_close(uint8_t *buf, size_t cap, uint8_t how, uint64_t records,
 		     uint64_t records_dropped, uint64_t buffers, uint64_t buffers_dropped,
 		     uint32_t threads, uint64_t cycle_frequency, uint64_t end_realtime_ns);
+/**
+ * struct fdr_ext_bufpos - where a ring buffer sits in its thread's records
+ * (the fields a stack record appends in ring policy; docs/format.md 5.2)
+ * @buffer_no: the thread's buffers numbered from 1 in the order it began them
+ * @records_before: function records the thread wrote in its earlier buffers
+ * @skipped: outer calls left out of the stack record (it keeps the innermost)
+ */
+struct fdr_ext_bufpos {
+	uint64_t buffer_no;
+	uint64_t records_before;
+	uint32_t skipped;
+};
+
+/* @pos: NULL for a stack record without the buffer's position */
 size_t fdr_ext_stack(uint8_t *buf, size_t cap, uint32_t tid, uint32_t depth,
-		     const uint32_t *ids);
+		     const uint32_t *ids, const struct fdr_ext_bufpos *pos);
 /* @addrs and @modules: @depth entries each, innermost frame first */
 size_t fdr_ext_native_stack(uint8_t *buf, size_t cap, uint32_t tid, uint8_t why,
 			    uint8_t signal, uint64_t fault_address, uint32_t depth,

@@ -26,7 +26,15 @@
  * real data to write creates the file (the flush thread, the finisher,
  * the fatal-signal handler), so a process that never runs an
  * instrumented function leaves no file at all, and nothing is ever
- * unlinked. fdr_file_create() is async-signal-safe (open, write).
+ * unlinked. fdr_file_create() is async-signal-safe (open, write, linkat).
+ *
+ * The file appears whole: it is written unnamed (O_TMPFILE in the trace's
+ * directory) and only then linked at the trace path, so a process ended
+ * at any moment (_exit or SIGKILL on another thread while the flush
+ * thread creates it) leaves no file or one that starts with the header
+ * and the start records, never an empty one. Where there is no O_TMPFILE
+ * (the file system or kernel has none) or no /proc to link it through,
+ * the file is created by name and written at once, as before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +64,8 @@ static _Atomic bool fw_failed;
 static _Atomic bool fw_pending;
 static uint8_t *fw_early;
 static size_t fw_early_len;
+/* the trace's directory (fdr_path up to its last '/'; "/" for the root) */
+static char fw_dir[sizeof(fdr_path)];
 #define FW_EARLY_CAP (4u << 20)	/* reserved, touched only as far as written */
 static const uint8_t *fw_zeros;	/* buffer_size zero bytes, for v1 padding */
 static struct fdrtrace_md_custom_event_v1 fw_pad_md = {
@@ -102,6 +112,15 @@ notrace int fdr_file_prepare(void)
 	atomic_store_explicit(&fw_failed, false, memory_order_relaxed);
 	atomic_store_explicit(&fw_lock, 0, memory_order_relaxed);
 	memset(&fdr_totals, 0, sizeof(fdr_totals));
+	{
+		const char *slash = strrchr(fdr_path, '/');
+		size_t len = slash ? (size_t)(slash - fdr_path) : 0;
+
+		if (slash && !len)
+			len = 1;	/* "/x.fdr": the root */
+		memcpy(fw_dir, slash ? fdr_path : ".", slash ? len : 1);
+		fw_dir[slash ? len : 1] = '\0';
+	}
 	if (!fw_zeros) {
 		void *z = mmap(NULL, fdr_cfg.buffer_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
 			       -1, 0);
@@ -145,8 +164,55 @@ static notrace int fw_write_all(int fd, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/*
+ * Give the unnamed file @fd the trace's name, through /proc/self/fd
+ * (linkat's AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH). Like open's
+ * O_EXCL | O_NOFOLLOW, it fails with EEXIST when anything is at the path
+ * (a file, a planted symlink or fifo): nothing there is followed or
+ * replaced. Async-signal-safe (fdr_u64_text()).
+ * Return: 0 or an errno.
+ */
+static notrace int fw_link(int fd)
+{
+	char proc[40] = "/proc/self/fd/";
+
+	fdr_u64_text(proc + strlen(proc), (uint64_t)fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, fdr_path, AT_SYMLINK_FOLLOW) < 0)
+		return errno;
+	return 0;
+}
+
+/*
+ * The file, unnamed, already holding what was kept in memory; linked at
+ * the trace path. Return: the descriptor; -EEXIST when something is at
+ * the path; -ENOSPC and the like when the early bytes could not be
+ * written (@write_failed set: nothing is linked, so there is no file); any other
+ * negative errno when this way is not available here (no O_TMPFILE, no
+ * /proc), for the caller to create the file by name.
+ */
+static notrace int fw_create_whole(bool *write_failed)
+{
+	int fd = open(fw_dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	int err;
+
+	*write_failed = false;
+	if (fd < 0)
+		return -errno;
+	err = fw_write_all(fd, fw_early, fw_early_len);
+	if (err) {
+		*write_failed = true;
+	} else {
+		err = fw_link(fd);
+		if (!err)
+			return fd;
+	}
+	close(fd);
+	return -err;
+}
+
 notrace int fdr_file_create(void)
 {
+	bool write_failed;
 	int fd, err;
 
 	if (!atomic_load_explicit(&fw_pending, memory_order_relaxed))
@@ -154,14 +220,25 @@ notrace int fdr_file_create(void)
 	if (atomic_load_explicit(&fw_failed, memory_order_relaxed))
 		return -EIO;
 	atomic_store_explicit(&fw_pending, false, memory_order_relaxed);
-	fd = open(fdr_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = fw_create_whole(&write_failed);
+	if (fd >= 0) {
+		fdr_fd = fd;
+		return 0;
+	}
+	if (write_failed)
+		return fw_fail("write failed", -fd);
+	if (fd != -EEXIST) {
+		/* no O_TMPFILE or no /proc here: by name, then written at once */
+		fd = open(fdr_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			fd = -errno;
+	}
 	if (fd < 0) {
-		err = errno;
 		if (!atomic_exchange_explicit(&fw_failed, true, memory_order_relaxed)) {
-			fw_report(NULL, err);
+			fw_report(NULL, -fd);
 			fdr_stop_on_error();
 		}
-		return -err;
+		return fd;
 	}
 	fdr_fd = fd;
 	err = fw_write_all(fd, fw_early, fw_early_len);
@@ -315,12 +392,31 @@ notrace void fdr_file_patch_freq(uint64_t freq)
 		fw_fail("header update failed", errno ? errno : EIO);
 }
 
-/* Count function records and our drop notices in what is written. */
+/*
+ * Count function records and our drop notices in what is written. The
+ * flush thread reads every byte of every buffer here, so runs of function
+ * records (type bit 0 clear) go eight at a time: when the eight words
+ * starting at a record all have bit 0 clear, each is a function record
+ * (by induction: a function record is 8 bytes, so the next word starts the
+ * next record). Metadata goes one record at a time, as before.
+ */
 static notrace void fw_count(const uint8_t *p, const uint8_t *end)
 {
 	while (p < end) {
-		uint8_t type = p[0];
+		uint8_t type;
 
+		while (end - p >= 8 * FDRTRACE_FUNC_RECORD_SIZE) {
+			uint64_t w[8];
+
+			memcpy(w, p, sizeof(w));
+			if ((w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7]) & 1)
+				break;
+			fdr_totals.records += 8;
+			p += sizeof(w);
+		}
+		if (p >= end)
+			break;
+		type = p[0];
 		if (!(type & 1)) {
 			fdr_totals.records++;
 			p += FDRTRACE_FUNC_RECORD_SIZE;
@@ -367,22 +463,36 @@ static notrace void fw_count(const uint8_t *p, const uint8_t *end)
 	}
 }
 
-notrace int fdr_file_write_buffer(const uint8_t *data, uint64_t len)
+/*
+ * What one buffer adds to a write besides its bytes: the v5 extents
+ * record, or v1's EndOfBuffer and padding marker. Kept per buffer of a
+ * batch (fdr_file_write_buffers()), as each has its own size.
+ */
+struct fw_frame {
+	struct fdrtrace_md_buffer_extents ext;
+	struct fdrtrace_md_end_of_buffer eob;
+	struct fdrtrace_md_custom_event_v1 pad;
+};
+
+/*
+ * Append the iovecs of one buffer (at most 4) to @iov and count what it
+ * holds. Return: the iovecs added, or -EINVAL for a length no buffer has.
+ */
+static notrace int fw_frame_buffer(struct iovec *iov, struct fw_frame *f, const uint8_t *data,
+				   uint64_t len)
 {
-	struct iovec iov[4];
 	int n = 0;
 
 	if (fdr_cfg.format_version == 1) {
-		struct fdrtrace_md_end_of_buffer eob;
 		uint64_t pad;
 
-		memset(&eob, 0, sizeof(eob));
-		eob.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_END_OF_BUFFER);
-		if (len + sizeof(eob) > fdr_cfg.buffer_size)
+		memset(&f->eob, 0, sizeof(f->eob));
+		f->eob.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_END_OF_BUFFER);
+		if (len + sizeof(f->eob) > fdr_cfg.buffer_size)
 			return -EINVAL;
-		pad = fdr_cfg.buffer_size - len - sizeof(eob);
+		pad = fdr_cfg.buffer_size - len - sizeof(f->eob);
 		iov[n++] = (struct iovec){ (void *)data, len };
-		iov[n++] = (struct iovec){ &eob, sizeof(eob) };
+		iov[n++] = (struct iovec){ &f->eob, sizeof(f->eob) };
 		if (pad % FDRTRACE_FUNC_RECORD_SIZE && pad >= FDRTRACE_METADATA_RECORD_SIZE) {
 			/*
 			 * llvm-xray 14 does not skip v1 padding: it reads it as
@@ -392,29 +502,62 @@ notrace int fdr_file_write_buffer(const uint8_t *data, uint64_t len)
 			 * padding keeps it aligned; readers that honour
 			 * EndOfBuffer never look at these bytes.
 			 */
-			fw_pad_md.size = (int32_t)(pad - FDRTRACE_METADATA_RECORD_SIZE);
-			iov[n++] = (struct iovec){ &fw_pad_md, sizeof(fw_pad_md) };
+			f->pad = fw_pad_md;
+			f->pad.size = (int32_t)(pad - FDRTRACE_METADATA_RECORD_SIZE);
+			iov[n++] = (struct iovec){ &f->pad, sizeof(f->pad) };
 			pad -= FDRTRACE_METADATA_RECORD_SIZE;
 		}
 		if (pad)
 			iov[n++] = (struct iovec){ (void *)fw_zeros, pad };
 		fw_count(data, data + len);
-		fdr_totals.buffers++;
-		return fw_writev(iov, n);
 	} else {
-		struct fdrtrace_md_buffer_extents ext;
-
-		if (len < sizeof(ext))
+		if (len < sizeof(f->ext))
 			return -EINVAL;
-		memset(&ext, 0, sizeof(ext));
-		ext.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS);
-		ext.size = len - sizeof(ext);
-		iov[n++] = (struct iovec){ &ext, sizeof(ext) };
-		iov[n++] = (struct iovec){ (void *)(data + sizeof(ext)), len - sizeof(ext) };
-		fw_count(data + sizeof(ext), data + len);
-		fdr_totals.buffers++;
-		return fw_writev(iov, n);
+		memset(&f->ext, 0, sizeof(f->ext));
+		f->ext.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS);
+		f->ext.size = len - sizeof(f->ext);
+		iov[n++] = (struct iovec){ &f->ext, sizeof(f->ext) };
+		iov[n++] = (struct iovec){ (void *)(data + sizeof(f->ext)), len - sizeof(f->ext) };
+		fw_count(data + sizeof(f->ext), data + len);
 	}
+	fdr_totals.buffers++;
+	return n;
+}
+
+notrace int fdr_file_write_buffer(const uint8_t *data, uint64_t len)
+{
+	struct fw_frame f;
+	struct iovec iov[4];
+	int n = fw_frame_buffer(iov, &f, data, len);
+
+	return n < 0 ? n : fw_writev(iov, n);
+}
+
+/*
+ * Several buffers in one writev: one system call, and the page cache
+ * gets whole runs of pages at once (larger folios), which is most of what
+ * the flush thread costs per byte. A failed write cuts the file back to
+ * where the batch began (fw_writev()), so the trace still ends at a
+ * buffer boundary. Buffers with no bytes are skipped.
+ */
+notrace int fdr_file_write_buffers(struct fdr_buffer *const *bufs, unsigned count)
+{
+	struct fw_frame frames[FDR_WRITE_BATCH];
+	struct iovec iov[4 * FDR_WRITE_BATCH];
+	int n = 0;
+
+	if (count > FDR_WRITE_BATCH)
+		return -EINVAL;
+	for (unsigned i = 0; i < count; i++) {
+		int k;
+
+		if (!bufs[i]->len || !bufs[i]->data)
+			continue;
+		k = fw_frame_buffer(iov + n, &frames[i], bufs[i]->data, bufs[i]->len);
+		if (k > 0)
+			n += k;
+	}
+	return n ? fw_writev(iov, n) : 0;
 }
 
 notrace size_t fdr_preamble(uint8_t *p, int32_t tid, unsigned cpu, uint64_t tsc)
@@ -541,6 +684,30 @@ notrace int fdr_rtbuf_add(struct fdr_rtbuf *rb, const uint8_t *payload, size_t l
 	memcpy(rb->data + rb->len, payload, len);
 	rb->len += len;
 	return 0;
+}
+
+/**
+ * fdr_rtbuf_add_drops - add one drop record per reason with a count to @rb
+ * @rb:		the runtime buffer
+ * @tid:	the thread that dropped them (0: the process)
+ * @rec:	records dropped, by reason
+ * @bufs:	buffers dropped, by reason
+ *
+ * Context: whoever owns @rb; async-signal-safe.
+ */
+notrace void fdr_rtbuf_add_drops(struct fdr_rtbuf *rb, int32_t tid, const uint64_t *rec,
+				 const uint64_t *bufs)
+{
+	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+		uint8_t p[64];
+		size_t n;
+
+		if (!rec[r] && !bufs[r])
+			continue;
+		n = fdr_ext_drop(p, sizeof(p), (uint32_t)tid, (uint8_t)r, rec[r], bufs[r]);
+		if (n)
+			fdr_rtbuf_add(rb, p, n);
+	}
 }
 
 notrace int fdr_rtbuf_flush(struct fdr_rtbuf *rb)

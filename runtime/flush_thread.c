@@ -24,10 +24,12 @@
 #include <stdio.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,6 +75,144 @@ static notrace uint64_t fl_now_ns(int clk)
 	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+/*
+ * A buffer was queued (stream policy). Wake the flush thread when a
+ * batch is ready (a sixteenth of the pool, at most FDR_WRITE_BATCH
+ * buffers: written in one system call) or when half the pool or less is
+ * free (and ask for a larger pool); below that the buffers wait for more, or for the flush
+ * thread's next tick (at most 50 ms). One wake-up per batch instead of one
+ * per buffer: on a machine with no idle core each wake-up preempts a
+ * thread of the program. A nearly empty pool always wakes it at once,
+ * whatever the timer says.
+ */
+static _Atomic int fl_pressure;	/* the pool ran low: grow it (fl_grow()) */
+static _Atomic bool fl_grow_failed;	/* no memory for more: the pool stays as it is */
+
+/* May the pool grow now? (stream policy, below its limit, memory found so far) */
+static notrace bool fl_can_grow(void)
+{
+	return !atomic_load_explicit(&fl_grow_failed, memory_order_relaxed) &&
+	       fdr_pool_count() < fdr_pool_limit();
+}
+
+notrace void fdr_flush_queued(void)
+{
+	uint64_t queued = atomic_load_explicit(&fdr_enqueued, memory_order_relaxed) -
+			  atomic_load_explicit(&fdr_written, memory_order_relaxed);
+	uint32_t count = fdr_pool_count();
+	uint32_t batch = count / 16;
+	bool low = fdr_pool_free() <= count / 2;
+
+	if (low && fl_can_grow() && !atomic_load_explicit(&fl_pressure, memory_order_relaxed))
+		atomic_store_explicit(&fl_pressure, 1, memory_order_relaxed);
+	if (batch > FDR_WRITE_BATCH)
+		batch = FDR_WRITE_BATCH;
+	if (queued >= batch || low)
+		fdr_flush_wake();
+}
+
+notrace void fdr_flush_starved(void)
+{
+	/*
+	 * Once per round of the flush thread at most: it clears the flag
+	 * when it grows the pool, and a thread still starved asks again.
+	 * Nothing at all once the pool cannot grow.
+	 */
+	if (fl_can_grow() && !atomic_exchange_explicit(&fl_pressure, 1, memory_order_relaxed))
+		fdr_flush_wake();
+}
+
+/* ---- the pool grows (stream policy) ---- */
+
+/*
+ * Each time the pool is found running low (fl_pressure: a handover saw
+ * half of it or less free, or a thread found it empty), the flush
+ * thread doubles its target size, up to fdr_pool_limit(), and adds the
+ * buffers FL_GROW_STEP_BYTES at a time, between batches of writes
+ * (fl_drain()): pre-faulting memory costs microseconds per page on some
+ * machines (5-30 us on this project's virtual machine), and the buffers
+ * already full must not wait for all of it. The pool's new size goes into the trace (an
+ * FDRx config record, pool_buffers=N) once the target is reached.
+ */
+#define FL_GROW_STEP_BYTES (512u << 10)
+
+static uint32_t fl_grow_target;
+
+static notrace bool fl_growing(void)
+{
+	return fl_can_grow() && fdr_pool_count() < fl_grow_target;
+}
+
+/*
+ * The data rate: buffers handed over per FL_RATE_WINDOW_NS, measured by
+ * the flush thread on its rounds. The pool is kept large enough to hold
+ * FL_POOL_LATENCY_NS of it, so that a flush thread kept from its core for
+ * that long (every core busy, a shared machine) costs no records; a
+ * program that records slowly never gets more than the start pool.
+ */
+#define FL_RATE_WINDOW_NS 50000000ull
+#define FL_POOL_LATENCY_NS 50000000ull
+
+static uint64_t fl_rate_t0, fl_rate_n0;
+
+static notrace uint32_t fl_rate_target(void)
+{
+	uint64_t now = fl_now_ns(CLOCK_MONOTONIC);
+	uint64_t n = atomic_load_explicit(&fdr_enqueued, memory_order_relaxed);
+	uint64_t want = 0;
+
+	if (!fl_rate_t0) {
+		fl_rate_t0 = now;
+		fl_rate_n0 = n;
+		return 0;
+	}
+	if (now - fl_rate_t0 < FL_RATE_WINDOW_NS)
+		return 0;
+	/* buffers per FL_POOL_LATENCY_NS at the rate of this window */
+	want = (n - fl_rate_n0) * FL_POOL_LATENCY_NS / (now - fl_rate_t0);
+	fl_rate_t0 = now;
+	fl_rate_n0 = n;
+	return want > fdr_pool_limit() ? fdr_pool_limit() : (uint32_t)want;
+}
+
+static notrace void fl_grow(struct fdr_rtbuf *rb)
+{
+	uint32_t count = fdr_pool_count(), step, want = fl_rate_target();
+	int added;
+
+	if (atomic_exchange_explicit(&fl_pressure, 0, memory_order_relaxed) && !fl_growing() &&
+	    fl_can_grow())
+		fl_grow_target = count > fdr_pool_limit() - count ? fdr_pool_limit() : 2 * count;
+	if (want > count && want > fl_grow_target && fl_can_grow())
+		fl_grow_target = want;	/* the data rate asks for more than the pool holds */
+	if (!fl_growing())
+		return;
+	step = (uint32_t)(FL_GROW_STEP_BYTES / fdr_cfg.buffer_size);
+	if (!step)
+		step = 1;
+	if (step > fl_grow_target - count)
+		step = fl_grow_target - count;
+	added = fdr_pool_grow(step);
+	if (added <= 0)
+		atomic_store_explicit(&fl_grow_failed, true, memory_order_relaxed);
+	if (!fl_growing()) {
+		char num[24];
+		const char *key = "pool_buffers", *val = num;
+		size_t n;
+
+		snprintf(num, sizeof(num), "%u", fdr_pool_count());
+		n = fdr_ext_config(fl_scratch, sizeof(fl_scratch), 1, &key, &val);
+		if (n)
+			fdr_rtbuf_add(rb, fl_scratch, n);
+		if (fdr_cfg.verbosity >= 2)
+			dprintf(2, "fdrtrace: the pool is now %u buffers of %llu bytes%s\n",
+				fdr_pool_count(), (unsigned long long)fdr_cfg.buffer_size,
+				atomic_load_explicit(&fl_grow_failed, memory_order_relaxed)
+					? " (no memory for more)" : "");
+	}
+}
+
 
 /* ---- start records ---- */
 
@@ -398,21 +538,6 @@ notrace void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names)
 		fl_scan_from++;
 }
 
-static notrace void fl_add_drops(struct fdr_rtbuf *rb, int32_t tid, const uint64_t *rec,
-				 const uint64_t *bufs)
-{
-	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
-		uint8_t p[64];
-		size_t n;
-
-		if (!rec[r] && !bufs[r])
-			continue;
-		n = fdr_ext_drop(p, sizeof(p), (uint32_t)tid, (uint8_t)r, rec[r], bufs[r]);
-		if (n)
-			fdr_rtbuf_add(rb, p, n);
-	}
-}
-
 /*
  * One round: take every queued buffer, name new ids, write the buffers.
  * Caller holds fl_mutex. Return: buffers written.
@@ -434,18 +559,29 @@ static notrace unsigned fl_drain(struct fdr_rtbuf *rb)
 	}
 	fdr_flush_emit_funcs(rb, true);
 	fdr_rtbuf_flush(rb);
-	for (b = first; b; b = first) {
-		first = (struct fdr_buffer *)b->node.next;
-		if (b->len > 0 && b->data)
-			fdr_file_write_buffer(b->data, b->len);
-		if (b->borrowed) {
-			/* a snapshot node: the finisher owns (and frees) its memory */
-			fl_add_drops(rb, b->tid, b->drops, b->drop_bufs);
-		} else {
-			fdr_pool_put(b);
+	while (first) {
+		struct fdr_buffer *batch[FDR_WRITE_BATCH];
+		unsigned k = 0;
+
+		/* up to FDR_WRITE_BATCH buffers in one write, then back to the pool */
+		for (; first && k < FDR_WRITE_BATCH; k++) {
+			batch[k] = first;
+			first = (struct fdr_buffer *)first->node.next;
 		}
-		atomic_fetch_add_explicit(&fdr_written, 1, memory_order_release);
-		n++;
+		fdr_file_write_buffers(batch, k);
+		fl_grow(rb);	/* one step, if the pool is growing: between writes */
+		for (unsigned i = 0; i < k; i++) {
+			b = batch[i];
+			if (b->borrowed) {
+				/* a snapshot node: the finisher owns (and frees) its memory */
+				fdr_rtbuf_add_drops(rb, b->tid, b->drops, b->drop_bufs);
+			} else {
+				fdr_pool_put(b);
+			}
+		}
+		/* release: pairs with the acquire loads of waiters (fdr_flush_wait_written()) */
+		atomic_fetch_add_explicit(&fdr_written, k, memory_order_release);
+		n += k;
 	}
 	fdr_rtbuf_flush(rb);
 	fdr_file_unlock();
@@ -461,8 +597,9 @@ static struct fdr_rtbuf fl_snap_rb;
 
 struct fl_partial {
 	int32_t tid;
-	uint64_t len;
+	uint64_t len;		/* 0: the thread had no buffer (its drops only) */
 	uint8_t *copy;
+	uint64_t rec[FDRTRACE_DROP_REASON_COUNT], bufs[FDRTRACE_DROP_REASON_COUNT];
 };
 
 struct fl_partials {
@@ -470,25 +607,39 @@ struct fl_partials {
 	uint32_t used, cap;
 };
 
-/* Copy a thread's partial buffer (slot locked: a few microseconds, no I/O). */
+/*
+ * Copy a thread's partial buffer and read the drops it has not reported
+ * in a buffer yet (slot locked: a few microseconds, no I/O). The owner
+ * subtracts its pending drops after it put them in its buffer and
+ * publishes @pos after that: read here, drops are in the copy or pending,
+ * or (between the two) in neither, never in both.
+ */
 static notrace void fl_copy_partial(struct fdr_thread *t, void *arg)
 {
 	struct fl_partials *ps = arg;
 	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_acquire);
 	struct fdr_buffer *b;
 	struct fl_partial *p;
+	bool drops = false;
 
-	/* @buf only behind a non-NULL @pos: see fdr_snapshot_thread() */
-	if (!pos)
-		return;
-	b = t->buf;
-	if (ps->used == ps->cap || !b || pos <= b->data || pos > b->data + fdr_cfg.buffer_size)
+	if (ps->used == ps->cap)
 		return;
 	p = &ps->p[ps->used];
 	p->tid = t->tid;
-	p->len = (uint64_t)(pos - b->data);
-	memcpy(p->copy, b->data, p->len);
-	ps->used++;
+	p->len = 0;
+	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+		p->rec[r] = atomic_load_explicit(&t->drop_rec[r], memory_order_relaxed);
+		p->bufs[r] = atomic_load_explicit(&t->drop_buf[r], memory_order_relaxed);
+		drops |= p->rec[r] || p->bufs[r];
+	}
+	/* @buf only behind a non-NULL @pos: see fdr_snapshot_thread() */
+	b = pos ? t->buf : NULL;
+	if (b && pos > b->data && pos <= b->data + fdr_cfg.buffer_size) {
+		p->len = (uint64_t)(pos - b->data);
+		memcpy(p->copy, b->data, p->len);
+	}
+	if (p->len || drops)
+		ps->used++;
 }
 
 /*
@@ -506,6 +657,9 @@ static notrace void fl_snapshot(const char *why)
 	uint8_t *saved_emitted = fl_emitted;
 	uint32_t saved_scan = fl_scan_from;
 	uint32_t n = atomic_load_explicit(&fl_snaps, memory_order_relaxed) + 1;
+	uint64_t orphan_rec[FDRTRACE_DROP_REASON_COUNT] = { 0 };
+	uint64_t orphan_bufs[FDRTRACE_DROP_REASON_COUNT] = { 0 };
+	uint64_t upto;
 	int saved_fd, fd;
 	size_t len;
 
@@ -519,7 +673,20 @@ static notrace void fl_snapshot(const char *why)
 				strerrordesc_np(errno));
 		goto out;
 	}
-	/* partial buffers first (copies), so the ring below is not older than them */
+	/*
+	 * The ring's newest buffer now, then the partial buffers (copies): the
+	 * ring is written up to that bound, so a buffer handed over after its
+	 * copy (numbered as the copy) is not written again, and the copies are
+	 * their threads' newest buffers in the snapshot.
+	 */
+	upto = fdr_ring_newest();
+	/*
+	 * The drops of overwritten buffers and of ended threads so far, before
+	 * any buffer is written or copied: a buffer overwritten after this is
+	 * in the snapshot or in neither (a thread ending meanwhile moves its
+	 * pending drops here after it: neither), never in both.
+	 */
+	fdr_orphan_drops(orphan_rec, orphan_bufs, false);
 	ps.cap = fdr_threads_slots_used() + 4;
 	ps.p = calloc(ps.cap, sizeof(*ps.p));
 	for (uint32_t i = 0; ps.p && i < ps.cap; i++) {
@@ -555,9 +722,15 @@ static notrace void fl_snapshot(const char *why)
 	fdr_file_lock(0);
 	fdr_flush_emit_funcs(&fl_snap_rb, true);
 	fdr_rtbuf_flush(&fl_snap_rb);
-	fdr_ring_write(true);
+	fdr_ring_write(true, upto);
 	for (uint32_t i = 0; i < ps.used; i++)
-		fdr_file_write_buffer(ps.p[i].copy, ps.p[i].len);
+		if (ps.p[i].len)
+			fdr_file_write_buffer(ps.p[i].copy, ps.p[i].len);
+	/* the drops not in a buffer yet, as the final trace will report them */
+	for (uint32_t i = 0; i < ps.used; i++)
+		fdr_rtbuf_add_drops(&fl_snap_rb, ps.p[i].tid, ps.p[i].rec, ps.p[i].bufs);
+	fdr_rtbuf_add_drops(&fl_snap_rb, 0, orphan_rec, orphan_bufs);
+	fdr_rtbuf_flush(&fl_snap_rb);	/* counts them into the totals */
 	len = fdr_ext_close(fl_scratch, sizeof(fl_scratch), FDRTRACE_CLOSE_SNAPSHOT,
 			    fdr_totals.records, fdr_totals.records_dropped, fdr_totals.buffers,
 			    fdr_totals.buffers_dropped, fdr_threads_seen(), fdr_clock.freq,
@@ -637,14 +810,14 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 		fdr_file_lock(0);
 		fdr_flush_emit_funcs(rb, true);
 		fdr_rtbuf_flush(rb);
-		fdr_ring_write(false);
+		fdr_ring_write(false, UINT64_MAX);
 		fdr_file_unlock();
 	}
 	fl_drain(rb);
 	fdr_file_lock(0);
 	fdr_flush_emit_funcs(rb, true);
-	fdr_take_orphan_drops(rec, bufs);
-	fl_add_drops(rb, 0, rec, bufs);
+	fdr_orphan_drops(rec, bufs, true);
+	fdr_rtbuf_add_drops(rb, 0, rec, bufs);
 	fdr_rtbuf_flush(rb);	/* counts the drops above into the totals */
 	if (fl_exec_path) {
 		/* the image is replaced: say by what, just before the close marker */
@@ -669,6 +842,40 @@ names:
 		free(atomic_exchange_explicit(&fl_cache[id].name, NULL, memory_order_relaxed));
 }
 
+/*
+ * A short scheduler slice for the flush thread (Linux 6.12 and later,
+ * EEVDF: sched_attr.sched_runtime of a SCHED_OTHER thread, allowed
+ * unprivileged). Its CPU share stays what its weight gives it; what
+ * changes is that when it wakes with full buffers to write, its earlier
+ * deadline lets it preempt a thread of the program now, instead of
+ * after that thread's slice (several ms, longer on a busy machine, while
+ * the pool fills). Older kernels refuse or ignore it: nothing changes.
+ * The thread's nice value is kept (sched_setattr sets it too).
+ */
+#define FL_SLICE_NS 300000ull
+
+static notrace void fl_short_slice(void)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+	} attr = { .size = sizeof(attr), .policy = 0 /* SCHED_OTHER */ };
+	int nice;
+
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+	if (nice == -1 && errno)
+		return;
+	if (sched_getscheduler(0) != SCHED_OTHER)
+		return;	/* the program chose a policy for its threads: keep it */
+	attr.nice = nice;
+	attr.runtime = FL_SLICE_NS;
+	syscall(SYS_sched_setattr, 0, &attr, 0);
+}
+
 static notrace void *fl_main(void *arg)
 {
 	uint64_t interval_ns = fdr_cfg.flush_interval_ms * 1000000ull;
@@ -678,6 +885,7 @@ static notrace void *fl_main(void *arg)
 	pthread_mutex_lock(&fl_mutex);
 	fdr_self.no_wait = true;	/* instrumented code it calls must never wait for itself */
 	pthread_setname_np(pthread_self(), FL_THREAD_NAME);
+	fl_short_slice();
 	fdr_rtbuf_init(&fl_rb, (int32_t)syscall(SYS_gettid));
 	fdr_file_lock(0);
 	fdr_write_start_records(&fl_rb, (bool)(uintptr_t)arg, (uint32_t)fdr_fork_parent);
@@ -700,10 +908,12 @@ static notrace void *fl_main(void *arg)
 		}
 		if (fdr_filtering)
 			fl_decide_filters();
-		if (fdr_cfg.policy != FDR_POLICY_RING)
+		if (fdr_cfg.policy != FDR_POLICY_RING) {
 			fl_drain(&fl_rb);
-		else
+			fl_grow(&fl_rb);	/* after the drain: full buffers first */
+		} else {
 			fl_cache_names();
+		}
 		if (atomic_exchange_explicit(&fl_snap_req, 0, memory_order_acquire))
 			fl_snapshot(NULL);
 		/* acquire: pairs with fdr_flush_request_trigger() */
@@ -728,7 +938,8 @@ static notrace void *fl_main(void *arg)
 				to.tv_nsec = (long)(next - now);
 		}
 		atomic_store_explicit(&fl_sleeping, 1, memory_order_seq_cst);
-		if ((fdr_cfg.policy == FDR_POLICY_RING || fdr_queue_empty()) &&
+		if ((fdr_cfg.policy == FDR_POLICY_RING || fdr_queue_empty()) && !fl_growing() &&
+		    !(fl_can_grow() && atomic_load_explicit(&fl_pressure, memory_order_relaxed)) &&
 		    !atomic_load_explicit(&fl_snap_req, memory_order_relaxed) &&
 		    !atomic_load_explicit(&fl_trig_req, memory_order_relaxed) &&
 		    atomic_load_explicit(&fl_seq, memory_order_seq_cst) == seq &&
@@ -821,7 +1032,8 @@ notrace int fdr_flush_wait_written(uint64_t target, unsigned timeout_ms)
 notrace struct fdr_buffer *fdr_flush_wait_buffer(void)
 {
 	uint64_t written = atomic_load_explicit(&fdr_written, memory_order_acquire);
-	unsigned stalled = 0;
+	uint32_t count = fdr_pool_count();
+	uint64_t since = fl_now_ns(CLOCK_MONOTONIC);
 
 	for (;;) {
 		struct fdr_buffer *b;
@@ -830,15 +1042,23 @@ notrace struct fdr_buffer *fdr_flush_wait_buffer(void)
 		if (!fl_running || atomic_load_explicit(&fdr_phase, memory_order_acquire) !=
 					   FDR_PHASE_RECORDING || fdr_file_failed())
 			return NULL;
+		fdr_flush_starved();	/* a larger pool, while it may grow */
 		fdr_flush_wake();
 		b = fdr_pool_get_wait(FL_WAIT_STEP_MS);
 		if (b)
 			return b;
+		/*
+		 * Progress is a buffer written or the pool grown, and the stall
+		 * is timed, not counted in steps: each put wakes every waiter
+		 * and only one gets the buffer, so with many waiters a step
+		 * often ends at once.
+		 */
 		now = atomic_load_explicit(&fdr_written, memory_order_acquire);
-		if (now != written) {
+		if (now != written || fdr_pool_count() != count) {
 			written = now;
-			stalled = 0;
-		} else if (++stalled * FL_WAIT_STEP_MS >= FL_WAIT_STALL_MS) {
+			count = fdr_pool_count();
+			since = fl_now_ns(CLOCK_MONOTONIC);
+		} else if (fl_now_ns(CLOCK_MONOTONIC) - since >= FL_WAIT_STALL_MS * 1000000ull) {
 			return NULL;
 		}
 	}
@@ -870,6 +1090,9 @@ notrace void fdr_flush_reset_child(void)
 	atomic_store_explicit(&fl_stop, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_seq, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_sleeping, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_pressure, 0, memory_order_relaxed);
+	fl_grow_target = 0;
+	fl_rate_t0 = 0;
 	atomic_store_explicit(&fdr_enqueued, 0, memory_order_relaxed);
 	atomic_store_explicit(&fdr_written, 0, memory_order_relaxed);
 	fl_rb.len = 0;

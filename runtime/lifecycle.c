@@ -16,7 +16,11 @@
  *     the trace first (exec.c, fdr_before_exec()).
  *   - Other threads may still run during the finish: their partial
  *     buffers are snapshot up to their published position (whole records
- *     only) and never written again.
+ *     only) and never written again. A thread whose hook got past the
+ *     gate before it closed may hand a full buffer over before its
+ *     snapshot: that buffer is written, before the snapshot (writer.c,
+ *     fdr_thread_handover()); one handed over after it is not (the
+ *     snapshot has its records).
  *   - fork: the prepare handler holds the flush thread's mutex, so the
  *     child never inherits a half-written buffer or a loader lock taken by
  *     a symbol lookup; the child gets its own file, an empty pool, a new
@@ -330,30 +334,56 @@ static notrace void lc_request_all(struct fdr_thread *t, void *arg)
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 }
 
+/* ---- the pool's size ---- */
+
+/*
+ * The most buffers the pool may grow to (docs/recording.md, "The pool"):
+ * in stream policy pool_max bytes, by default an eighth of physical
+ * memory; buffer_max alone (pool_max not given) fixes the pool, as does
+ * ring policy (the ring is the pool, its size known up front).
+ */
+static notrace uint64_t lc_pool_limit(void)
+{
+	uint64_t bytes = fdr_cfg.pool_max, limit;
+
+	if (fdr_cfg.policy != FDR_POLICY_STREAM ||
+	    (fdr_config_was_set(&fdr_cfg, "buffer_max") && !fdr_config_was_set(&fdr_cfg, "pool_max")))
+		return fdr_cfg.buffer_max;
+	if (!bytes) {
+		long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+		if (pages <= 0 || psize <= 0)
+			return fdr_cfg.buffer_max;
+		bytes = (uint64_t)pages * (uint64_t)psize / 8;
+	}
+	limit = bytes / fdr_cfg.buffer_size;
+	if (limit > (1ull << 20))
+		limit = 1ull << 20;	/* buffer_max's own ceiling */
+	return limit > fdr_cfg.buffer_max ? limit : fdr_cfg.buffer_max;
+}
+
 /* ---- fatal signals ---- */
 
 static notrace void lc_sig_snap(struct fdr_thread *t, void *arg)
 {
-	struct fdr_buffer node;
+	struct fdr_buffer node, *b;
 
 	memset(&node, 0, sizeof(node));
 	fdr_snapshot_thread(t, &node);
 	/* ids used before the snapshot's position are all handed out now: name them first */
 	fdr_flush_emit_funcs(arg, false);
 	fdr_rtbuf_flush(arg);
+	/*
+	 * Buffers handed over since lc_dump() took the queue: this thread's
+	 * came before its snapshot (the slot lock orders them), so they go
+	 * first (fdr_thread_handover()).
+	 */
+	while ((b = fdr_queue_pop(false)))
+		if (b->len && b->data)
+			fdr_file_write_buffer(b->data, b->len);
 	if (node.len && node.data)
 		fdr_file_write_buffer(node.data, node.len);
-	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
-		uint8_t p[64];
-		size_t n;
-
-		if (!node.drops[r] && !node.drop_bufs[r])
-			continue;
-		n = fdr_ext_drop(p, sizeof(p), (uint32_t)node.tid, (uint8_t)r, node.drops[r],
-				 node.drop_bufs[r]);
-		if (n)
-			fdr_rtbuf_add(arg, p, n);
-	}
+	fdr_rtbuf_add_drops(arg, node.tid, node.drops, node.drop_bufs);
 }
 
 static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
@@ -394,7 +424,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 		if (b->len && b->data)
 			fdr_file_write_buffer(b->data, b->len);
 	if (fdr_cfg.policy == FDR_POLICY_RING)
-		fdr_ring_write(false);	/* the recent past, oldest first */
+		fdr_ring_write(false, UINT64_MAX);	/* the recent past, oldest first */
 	fdr_threads_foreach(lc_sig_snap, rb, 100000);
 	if (crash_len) {
 		/* in a buffer of its own, so that its time is now: after the thread's last record */
@@ -405,14 +435,8 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 		uint64_t rec[FDRTRACE_DROP_REASON_COUNT] = { 0 };
 		uint64_t bufs[FDRTRACE_DROP_REASON_COUNT] = { 0 };
 
-		fdr_take_orphan_drops(rec, bufs);
-		for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
-			if (!rec[r] && !bufs[r])
-				continue;
-			n = fdr_ext_drop(p, sizeof(p), 0, (uint8_t)r, rec[r], bufs[r]);
-			if (n)
-				fdr_rtbuf_add(rb, p, n);
-		}
+		fdr_orphan_drops(rec, bufs, true);
+		fdr_rtbuf_add_drops(rb, 0, rec, bufs);
 	}
 	fdr_rtbuf_flush(rb);
 	n = fdr_ext_close(p, sizeof(p), FDRTRACE_CLOSE_SIGNAL, fdr_totals.records,
@@ -579,7 +603,7 @@ static notrace void lc_init(void)
 	fdr_pid = getpid();
 	fdr_start_ns = lc_realtime_ns();
 	lc_program_name();
-	err = fdr_pool_init(fdr_cfg.buffer_size, fdr_cfg.buffer_max);
+	err = fdr_pool_init(fdr_cfg.buffer_size, fdr_cfg.buffer_max, lc_pool_limit());
 	if (!err)
 		err = fdr_funcid_init();
 	if (!err)

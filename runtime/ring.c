@@ -7,7 +7,9 @@
  * nothing is written). A thread that finds the free pool empty takes the
  * FULL buffer with the smallest number back (fdr_ring_take_oldest()),
  * counting its function records as OVERWRITTEN drops (process-wide, as
- * the buffer may be another thread's). So the pool holds the newest
+ * the buffer may be another thread's), and the drops its FDRx drop
+ * records reported (a gap before it) under their own reasons, so that
+ * records kept + records dropped = records made still holds. So the pool holds the newest
  * buffers of the whole process, oldest overwritten first. A dump (exit,
  * fatal signal, snapshot) writes the FULL buffers oldest first
  * (fdr_ring_write(), caller holds the file lock), each claimed FULL ->
@@ -15,6 +17,10 @@
  * snapshot puts them back to FULL afterwards. Threads skip BUSY buffers.
  * All of it is lock-free and async-signal-safe; the scans are linear in
  * buffer_max (once per buffer claimed when the pool is empty).
+ * A dump writes the ring only up to the handover number it read before it
+ * took the threads' partial buffers (fdr_ring_newest()), so that a thread's
+ * buffer numbers in a dump only grow and none is written twice: a buffer
+ * handed over after its partial copy was taken is newer than the bound.
  *
  * Stacks: each thread keeps, in TLS, the function ids of its calls open at
  * the start of its current buffer. When it hands the buffer over it walks
@@ -23,7 +29,11 @@
  * the next buffer starts with an FDRTRACE_EXT_STACK record of it, so a
  * reader can rebuild the calls of a trace that starts mid-stack. At most
  * FDR_STACK_MAX calls are kept (the innermost), and a stack record takes
- * at most a quarter of a buffer.
+ * at most a quarter of a buffer. Every buffer of a thread starts with one
+ * (depth 0 too), numbered: the thread's buffer number (from 1) and the
+ * function records it wrote in its earlier buffers, so that a reader sees
+ * when buffers of the thread between two it holds were overwritten
+ * (docs/format.md 5.2) instead of joining calls across them.
  */
 #include <string.h>
 
@@ -36,10 +46,15 @@
 static _Atomic uint64_t ring_next_seq;
 static fdr_tls uint32_t ring_stk[FDR_STACK_MAX];
 static fdr_tls uint32_t ring_depth;
+static fdr_tls uint64_t ring_bufno;	/* buffers this thread began */
+static fdr_tls uint64_t ring_recs;	/* function records in the buffers it handed over */
 
+/* After fork, in the child's only thread: its buffers are numbered anew. */
 notrace void fdr_ring_reset(void)
 {
 	atomic_store_explicit(&ring_next_seq, 0, memory_order_relaxed);
+	ring_bufno = 0;
+	ring_recs = 0;
 }
 
 notrace void fdr_ring_put(struct fdr_buffer *b)
@@ -92,15 +107,50 @@ notrace struct fdr_buffer *fdr_ring_take_oldest(void)
 					  memory_order_relaxed);
 		atomic_fetch_add_explicit(&fdr_orphan_buf[FDRTRACE_DROP_OVERWRITTEN], 1,
 					  memory_order_relaxed);
+		/* the drops it reported (a gap before it) go with it: count them process-wide */
+		for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+			if (b->drops[r])
+				atomic_fetch_add_explicit(&fdr_orphan_rec[r], b->drops[r],
+							  memory_order_relaxed);
+			if (b->drop_bufs[r])
+				atomic_fetch_add_explicit(&fdr_orphan_buf[r], b->drop_bufs[r],
+							  memory_order_relaxed);
+		}
 		atomic_store_explicit(&b->ring_state, FDR_RING_NONE, memory_order_relaxed);
 		return b;
 	}
 	return NULL;
 }
 
-notrace void fdr_ring_write(bool keep)
+/**
+ * fdr_ring_newest - the handover number of the newest buffer handed over so far
+ *
+ * A dump that copies threads' partial buffers reads it before the copies
+ * and writes the ring only up to it (fdr_ring_write()): a buffer handed
+ * over after its copy was taken then has a larger number, so it is not
+ * written twice, and no buffer of a thread newer than its copied partial
+ * one is written before it.
+ *
+ * Context: any thread; async-signal-safe.
+ * Return: the number (0 when none was handed over).
+ */
+notrace uint64_t fdr_ring_newest(void)
 {
-	uint64_t limit = atomic_load_explicit(&ring_next_seq, memory_order_relaxed);
+	return atomic_load_explicit(&ring_next_seq, memory_order_relaxed);
+}
+
+/**
+ * fdr_ring_write - write the FULL buffers handed over up to @upto, oldest first
+ * @keep:	put them back FULL afterwards (a snapshot); else they stay BUSY
+ * @upto:	the newest handover number to write (fdr_ring_newest() read
+ *		before the dump copied partial buffers), UINT64_MAX: all
+ *
+ * Context: the caller holds the file lock; async-signal-safe.
+ */
+notrace void fdr_ring_write(bool keep, uint64_t upto)
+{
+	uint64_t now = fdr_ring_newest();
+	uint64_t limit = upto < now ? upto : now;
 	uint64_t last = 0;
 	struct fdr_buffer *b;
 
@@ -125,11 +175,29 @@ notrace void fdr_ring_write(bool keep)
 	}
 }
 
-notrace uint64_t fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end)
+/* The drop counts of an FDRx drop record whose payload is @q..@q+@size, into @b. */
+static notrace void ring_note_drop(struct fdr_buffer *b, const uint8_t *q, int32_t size)
 {
+	/* header (magic, version, kind, body_len), then tid u32, reason u8, records, buffers */
+	uint64_t rec, bufs;
+
+	if (size < 8 + 4 + 1 + 16 || memcmp(q, FDRTRACE_EXT_MAGIC, FDRTRACE_EXT_MAGIC_LEN) ||
+	    q[5] != FDRTRACE_EXT_DROP || !q[12] || q[12] >= FDRTRACE_DROP_REASON_COUNT)
+		return;
+	memcpy(&rec, q + 13, sizeof(rec));
+	memcpy(&bufs, q + 21, sizeof(bufs));
+	b->drops[q[12]] += rec;
+	b->drop_bufs[q[12]] += bufs;
+}
+
+notrace void fdr_ring_stack_advance(struct fdr_buffer *b, const uint8_t *end)
+{
+	const uint8_t *p = b->data;
 	uint32_t depth = ring_depth;
 	uint64_t records = 0;
 
+	memset(b->drops, 0, sizeof(b->drops));
+	memset(b->drop_bufs, 0, sizeof(b->drop_bufs));
 	while (p + FDRTRACE_FUNC_RECORD_SIZE <= end) {
 		unsigned md = p[0] >> 1;
 		uint32_t word;
@@ -170,31 +238,37 @@ notrace uint64_t fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end)
 			memcpy(&size, p - FDRTRACE_METADATA_RECORD_SIZE + 1, sizeof(size));
 			if (size < 0 || size > end - p)
 				break;
+			if (md == FDRTRACE_MD_CUSTOM_EVENT)
+				ring_note_drop(b, p, size);
 			p += size;
 		}
 	}
 	ring_depth = depth;
-	return records;
+	ring_recs += records;
+	b->ring_records = records;
 }
 
 notrace size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint64_t tsc)
 {
-	uint32_t depth = ring_depth, skip = 0;
-	size_t max_ids, n;
+	struct fdr_ext_bufpos pos = { .buffer_no = ring_bufno + 1, .records_before = ring_recs };
+	uint32_t depth = ring_depth;
+	size_t max_ids, n, fixed = FDRTRACE_METADATA_RECORD_SIZE +
+				   sizeof(struct fdrtrace_ext_header) + 8 + 20;
 
-	if (!depth || room < 2 * FDRTRACE_METADATA_RECORD_SIZE + 8)
-		return 0;
 	room = room < fdr_cfg.buffer_size / 4 ? room : fdr_cfg.buffer_size / 4;
-	/* marker, ext header, tid, depth, then the ids */
-	max_ids = (room - FDRTRACE_METADATA_RECORD_SIZE - sizeof(struct fdrtrace_ext_header) - 8) / 4;
+	if (room < fixed)
+		return 0;
+	/* marker, ext header, tid, depth, the ids, then the buffer's position */
+	max_ids = (room - fixed) / 4;
 	if (depth > max_ids) {
-		skip = depth - (uint32_t)max_ids;
+		pos.skipped = depth - (uint32_t)max_ids;
 		depth = (uint32_t)max_ids;
 	}
 	n = fdr_ext_stack(p + FDRTRACE_METADATA_RECORD_SIZE, room - FDRTRACE_METADATA_RECORD_SIZE,
-			  (uint32_t)tid, depth, ring_stk + skip);
+			  (uint32_t)tid, depth, ring_stk + pos.skipped, &pos);
 	if (!n)
 		return 0;
+	ring_bufno++;
 	return fdr_custom_event_md(p, (uint32_t)n, tsc) + n;
 }
 

@@ -94,7 +94,9 @@ struct fdr_fcache_ent {
  *	written by a dump or taken back by a thread that found the pool
  *	empty), BUSY while one of those holds it, NONE otherwise
  * @ring_seq: ring policy only: the order of handovers (oldest smallest)
- * @drops: a snapshot's pending drop counts (records; buffers in @drop_bufs)
+ * @drops: a snapshot's pending drop counts (records; buffers in @drop_bufs);
+ *	ring policy: the drop counts the FDRx drop records in a handed-over
+ *	buffer report (counted process-wide if it is overwritten)
  */
 struct fdr_buffer {
 	struct cds_wfcq_node node;
@@ -165,6 +167,7 @@ struct fdr_thread {
 	_Atomic uint32_t flush_req;
 	bool starved;		/* in a pool-empty episode */
 	bool ignored;		/* fdrtrace_thread_ignore(): hooks record nothing */
+	bool snapped;		/* the final dump took this thread's buffer (slot lock) */
 	uint8_t *rewind_floor;	/* func_duration_threshold_us: never erase below this */
 	uint8_t *arg_end;	/* just after the last CallArgument (fdrtrace_log_arg) */
 	uint64_t depth;		/* max_depth: traced calls open on this thread */
@@ -219,7 +222,7 @@ extern _Atomic uint64_t fdr_after_fini_drops fdr_hidden;
 /* drops of threads that exited without a buffer to report them in */
 extern _Atomic uint64_t fdr_orphan_rec[FDRTRACE_DROP_REASON_COUNT] fdr_hidden;
 extern _Atomic uint64_t fdr_orphan_buf[FDRTRACE_DROP_REASON_COUNT] fdr_hidden;
-void fdr_take_orphan_drops(uint64_t *rec, uint64_t *bufs) fdr_hidden;
+void fdr_orphan_drops(uint64_t *rec, uint64_t *bufs, bool take) fdr_hidden;
 /* on_full=wait: clock ticks all threads spent waiting for a free buffer */
 extern _Atomic uint64_t fdr_wait_ticks fdr_hidden;
 
@@ -233,6 +236,9 @@ bool fdr_file_created(void) fdr_hidden;
 void fdr_file_close(void) fdr_hidden;
 int fdr_file_write_header(void) fdr_hidden;
 int fdr_file_write_buffer(const uint8_t *data, uint64_t len) fdr_hidden;
+/* the most buffers fdr_file_write_buffers() writes at once */
+#define FDR_WRITE_BATCH 16u
+int fdr_file_write_buffers(struct fdr_buffer *const *bufs, unsigned count) fdr_hidden;
 void fdr_file_patch_freq(uint64_t freq) fdr_hidden;
 bool fdr_file_lock(unsigned spin_limit) fdr_hidden;
 void fdr_file_unlock(void) fdr_hidden;
@@ -257,6 +263,8 @@ struct fdr_rtbuf {
 int fdr_rtbuf_init(struct fdr_rtbuf *rb, int32_t tid) fdr_hidden;
 int fdr_rtbuf_add(struct fdr_rtbuf *rb, const uint8_t *payload, size_t len) fdr_hidden;
 int fdr_rtbuf_flush(struct fdr_rtbuf *rb) fdr_hidden;
+void fdr_rtbuf_add_drops(struct fdr_rtbuf *rb, int32_t tid, const uint64_t *rec,
+			 const uint64_t *bufs) fdr_hidden;
 
 /* Totals of what went into the file (flush thread / finisher only). */
 struct fdr_totals {
@@ -272,6 +280,10 @@ extern struct fdr_totals fdr_totals fdr_hidden;
 
 int fdr_flush_start(void) fdr_hidden;
 void fdr_flush_wake(void) fdr_hidden;
+/* a buffer was queued: wake the flush thread when a batch is ready or the pool runs low */
+void fdr_flush_queued(void) fdr_hidden;
+/* a thread found the pool empty: the flush thread grows it (stream policy, when allowed) */
+void fdr_flush_starved(void) fdr_hidden;
 void fdr_flush_finish(uint8_t how) fdr_hidden;
 /* the coming finish is for an exec of @path: an FDRTRACE_EXT_EXEC record before the close */
 void fdr_flush_note_exec(const char *path) fdr_hidden;
@@ -304,10 +316,11 @@ enum fdr_ring_state {
 
 void fdr_ring_put(struct fdr_buffer *b) fdr_hidden;
 struct fdr_buffer *fdr_ring_take_oldest(void) fdr_hidden;
-void fdr_ring_write(bool keep) fdr_hidden;
+uint64_t fdr_ring_newest(void) fdr_hidden;
+void fdr_ring_write(bool keep, uint64_t upto) fdr_hidden;
 /* the calling thread's open calls at the start of its next buffer */
 /* Return: the function records in [p, end) */
-uint64_t fdr_ring_stack_advance(const uint8_t *p, const uint8_t *end) fdr_hidden;
+void fdr_ring_stack_advance(struct fdr_buffer *b, const uint8_t *end) fdr_hidden;
 size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint64_t tsc) fdr_hidden;
 /* a pool-empty gap closed @exited of the open calls and opened @depth (@ids) */
 void fdr_ring_stack_gap(uint32_t exited, uint32_t depth, const uint32_t *ids) fdr_hidden;

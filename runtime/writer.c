@@ -191,6 +191,7 @@ static notrace int wr_register(struct fdr_thread *t)
 	t->cpu = UINT32_MAX;
 	t->buf = NULL;
 	t->starved = false;
+	t->snapped = false;
 	memset(&t->gap, 0, sizeof(t->gap));
 	t->wait_first_tsc = t->wait_last_tsc = 0;
 	t->sigmask = 0;
@@ -387,8 +388,10 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	if (!b && fdr_cfg.policy == FDR_POLICY_RING)
 		b = fdr_ring_take_oldest();
 	else if (!b && fdr_cfg.on_full == FDR_ON_FULL_WAIT)
-		b = wr_wait(t);
+		b = wr_wait(t);	/* asks for a larger pool while it waits */
 	if (!b) {
+		if (fdr_cfg.policy == FDR_POLICY_STREAM)
+			fdr_flush_starved();	/* a larger pool, while it may grow */
 		if (!t->starved) {
 			t->starved = true;
 			atomic_fetch_add_explicit(&t->drop_buf[FDRTRACE_DROP_POOL_EMPTY], 1,
@@ -430,12 +433,20 @@ notrace int fdr_thread_handover(struct fdr_thread *t)
 		return 0;
 	if (fdr_cfg.policy == FDR_POLICY_RING)
 		/* the open calls at the end of this buffer, for the next one's stack record */
-		b->ring_records = fdr_ring_stack_advance(
-			b->data, atomic_load_explicit(&t->pos, memory_order_relaxed));
+		fdr_ring_stack_advance(b, atomic_load_explicit(&t->pos, memory_order_relaxed));
 	wr_slot_lock(t->slot, t);
 	phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 	t->buf = NULL;
-	if (phase == FDR_PHASE_RECORDING) {
+	/*
+	 * Once recording ends, the final dump snapshots each thread's buffer
+	 * in turn, under this lock, and only then writes the queue (exit) or
+	 * takes what was queued since (fatal signal). A buffer handed over
+	 * before its thread's snapshot is queued as usual: its thread got
+	 * past the gate before it closed (preempted in the hook, say) and
+	 * nothing else would write it. After the snapshot, the snapshot
+	 * holds what it had: it is abandoned.
+	 */
+	if (phase == FDR_PHASE_RECORDING || !t->snapped) {
 		b->len = (uint64_t)(atomic_load_explicit(&t->pos, memory_order_relaxed) - b->data);
 		if (fdr_cfg.policy == FDR_POLICY_RING) {
 			fdr_ring_put(b);
@@ -444,12 +455,12 @@ notrace int fdr_thread_handover(struct fdr_thread *t)
 			fdr_queue_push(b);
 		}
 	}
-	/* else: the finisher took (or will take) no further data; the buffer is abandoned */
+	/* else: the final dump took this buffer's records; the buffer is abandoned */
 	atomic_store_explicit(&t->pos, NULL, memory_order_release);
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 	wr_slot_unlock(t->slot, t);
 	if (phase == FDR_PHASE_RECORDING && fdr_cfg.policy != FDR_POLICY_RING)
-		fdr_flush_wake();
+		fdr_flush_queued();
 	return 0;
 }
 
@@ -458,8 +469,11 @@ notrace int fdr_thread_ensure(struct fdr_thread *t)
 {
 	if (t->state != FDR_T_ACTIVE && wr_register(t) < 0)
 		return -EAGAIN;
-	if (t->buf && atomic_exchange_explicit(&t->flush_req, 0, memory_order_relaxed))
+	if (t->buf && atomic_exchange_explicit(&t->flush_req, 0, memory_order_relaxed)) {
+		/* asked for (flush_interval_ms, dump_signal): written now, not with the next batch */
 		fdr_thread_handover(t);
+		fdr_flush_wake();
+	}
 	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) <
 			      wr_cap_end(t->buf) - FDR_SLOW_RESERVE) {
 		/* restore @end in case another thread kicked it */
@@ -560,12 +574,16 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		id = fdr_funcid_get(addr);
 
 		/*
-		 * A new id: in ring policy the flush thread looks its name up in
-		 * memory now; in any policy it maps what the next new functions
-		 * need when the map runs short (funcid_map.c).
+		 * A new id: with latency triggers the flush thread decides now
+		 * whether it is one of theirs (a slow first call must fire); in
+		 * any policy it maps what the next new functions need when the
+		 * map runs short (funcid_map.c). Not for names alone: in ring
+		 * policy the flush thread looks them up on its own (every 50 ms,
+		 * and before any dump), and a wake here made the woken thread
+		 * preempt this one on a busy machine, in the middle of the new
+		 * function's first call, adding a scheduler tick (4 ms) to it.
 		 */
-		if (fdr_funcid_limit() != before &&
-		    (fdr_cfg.policy == FDR_POLICY_RING || fdr_funcid_needs_prepare()))
+		if (fdr_funcid_limit() != before && (fdr_triggering || fdr_funcid_needs_prepare()))
 			fdr_flush_wake();
 
 		if (!id) {
@@ -851,8 +869,10 @@ static notrace void wr_thread_exit(void *arg)
 }
 
 /*
- * Snapshot a thread's buffer into @node (caller holds the slot lock).
- * The buffer stays with its owner; the node says how much of it is whole.
+ * Snapshot a thread's buffer into @node (caller holds the slot lock), for
+ * the final dump: the buffer stays with its owner, the node says how much
+ * of it is whole, and a handover after this abandons the buffer
+ * (fdr_thread_handover()).
  */
 notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
 {
@@ -868,6 +888,7 @@ notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
 	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_acquire);
 	struct fdr_buffer *b = pos ? t->buf : NULL;
 
+	t->snapped = true;
 	node->tid = t->tid;
 	node->borrowed = true;
 	node->index = UINT32_MAX;
@@ -914,15 +935,29 @@ notrace void fdr_writer_after_fork_child(void)
 	}
 }
 
-/* Move the drops of exited threads into @rec/@bufs (indexed by reason). */
-notrace void fdr_take_orphan_drops(uint64_t *rec, uint64_t *bufs)
+/**
+ * fdr_orphan_drops - add the process-wide drop counts to @rec and @bufs
+ * @rec:	records dropped, by reason
+ * @bufs:	buffers dropped, by reason
+ * @take:	true for the final trace (the counts are taken: zero after);
+ *		false for a snapshot (left for the final trace)
+ *
+ * The drops no thread's buffer reports: records of overwritten buffers and
+ * the drops they had reported, drops of threads that ended without a
+ * buffer, drops before init.
+ *
+ * Context: any thread; async-signal-safe.
+ */
+notrace void fdr_orphan_drops(uint64_t *rec, uint64_t *bufs, bool take)
 {
+#define ORPHAN_READ(c) (take ? atomic_exchange_explicit(&(c), 0, memory_order_relaxed) \
+			     : atomic_load_explicit(&(c), memory_order_relaxed))
 	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
-		rec[r] += atomic_exchange_explicit(&fdr_orphan_rec[r], 0, memory_order_relaxed);
-		bufs[r] += atomic_exchange_explicit(&fdr_orphan_buf[r], 0, memory_order_relaxed);
+		rec[r] += ORPHAN_READ(fdr_orphan_rec[r]);
+		bufs[r] += ORPHAN_READ(fdr_orphan_buf[r]);
 	}
-	rec[FDRTRACE_DROP_BEFORE_INIT] +=
-		atomic_exchange_explicit(&fdr_before_init_drops, 0, memory_order_relaxed);
+	rec[FDRTRACE_DROP_BEFORE_INIT] += ORPHAN_READ(fdr_before_init_drops);
+#undef ORPHAN_READ
 }
 
 /* The fast path for clocks that are not read inline (writer_api.h). */

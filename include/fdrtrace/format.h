@@ -361,7 +361,11 @@ enum fdrtrace_ext_kind {
 	 * trace that was closed by the runtime. */
 	FDRTRACE_EXT_CLOSE = 10,
 	/* tid u32, depth u32, then depth function ids u32, outermost first:
-	 * the calls open on the thread when the buffer was started. */
+	 * the calls open on the thread when the buffer was started. Ring
+	 * policy appends the buffer's place in its thread's records:
+	 * buffer_no u64 (the thread's buffers from 1), records_before u64
+	 * (function records in its earlier buffers), skipped u32 (outer calls
+	 * left out of the ids). */
 	FDRTRACE_EXT_STACK = 11,
 	/* tid u32, why u8 (enum fdrtrace_native_why), signal u8 (0: none),
 	 * fault_address u64 (si_addr; 0 unless a signal gave one), depth u32,

@@ -403,6 +403,11 @@ struct fdrtrace_ext {
 			uint32_t tid;
 			uint32_t depth;
 			const uint8_t *ids;	/* depth little-endian u32s */
+			/* ring policy: the buffer's place in its thread's records */
+			bool numbered;		/* the three fields below are set */
+			uint64_t buffer_no;	/* the thread's buffers, from 1 */
+			uint64_t records_before; /* function records in its earlier buffers */
+			uint32_t skipped;	/* outer calls left out of ids */
 		} stack;
 		struct {
 			uint32_t tid;

@@ -196,20 +196,22 @@ Test(children, a_process_that_runs_nothing_instrumented_leaves_no_file)
 	tc_done(&r);
 }
 
-Test(children, exec_closes_the_trace_and_the_new_image_gets_its_own)
+/*
+ * it_target runs work(), then execs it_preload (preloaded), which runs
+ * basic; by each of the exec functions the runtime wraps with an
+ * argument list or vector of its own making.
+ */
+static void exec_by(const char *how)
 {
-	/* it_target runs work(), then execs it_preload (preloaded), which runs basic */
-	const char *argv[] = { TARGET, "exec", PRELOAD_TARGET, NULL };
+	const char *argv[] = { TARGET, "exec", PRELOAD_TARGET, how, NULL };
 	const char *env[] = { MODE_ON, PRELOAD, NULL };
 	char paths[3][512];
 	struct tc_run r;
 	struct tc_trace t;
 
-	if (IT_SANITIZED)
-		cr_skip_test("a sanitized libfdrtrace cannot be preloaded");
 	tc_run(&r, argv, env);
 	tc_assert_exited_ok(&r);
-	cr_expect_str_eq(r.out, "ok basic\n");
+	cr_expect_str_eq(r.out, "ok basic\n", "%s", how);
 	cr_assert_eq(tc_find_traces(&r, paths, 3), 2, "%s", r.err);
 	/* sorted: fdrtrace.it_preload.PID.fdr, then fdrtrace.it_target.PID.fdr (one pid) */
 	cr_assert(strstr(paths[0], "it_preload.") && strstr(paths[1], "it_target."), "%s %s",
@@ -220,7 +222,7 @@ Test(children, exec_closes_the_trace_and_the_new_image_gets_its_own)
 	for (int i = 0; i < 2; i++) {
 		tc_read(paths[i], &t);
 		cr_expect(t.ok, "%s: %s", paths[i], t.error);
-		cr_expect(t.closed, "%s", paths[i]);
+		cr_expect(t.closed, "%s: %s", how, paths[i]);
 		cr_expect_eq(t.close_how, FDRTRACE_CLOSE_EXIT);
 		cr_expect_eq(tc_calls(&t, "work"), 1, "%s", paths[i]);
 		cr_expect_eq(tc_calls(&t, "leaf"), 1300, "%s", paths[i]);
@@ -229,10 +231,26 @@ Test(children, exec_closes_the_trace_and_the_new_image_gets_its_own)
 		/* the image exec replaced is still inside main: its entry has no exit */
 		cr_expect_eq(t.open_at_end, i == 1 ? 1 : 0, "%s", paths[i]);
 		/* and it says what replaced it, just before its close marker */
-		cr_expect_eq(t.execs, i == 1 ? 1 : 0, "%s", paths[i]);
+		cr_expect_eq(t.execs, i == 1 ? 1 : 0, "%s: %s", how, paths[i]);
 		if (i == 1)
 			cr_expect_str_eq(t.exec_path, PRELOAD_TARGET);
 		tc_free(&t);
 	}
 	tc_done(&r);
+}
+
+Test(children, exec_closes_the_trace_and_the_new_image_gets_its_own)
+{
+	if (IT_SANITIZED)
+		cr_skip_test("a sanitized libfdrtrace cannot be preloaded");
+	exec_by("execv");
+}
+
+Test(children, execl_execlp_and_execle_close_the_trace_too)
+{
+	if (IT_SANITIZED)
+		cr_skip_test("a sanitized libfdrtrace cannot be preloaded");
+	exec_by("execl");
+	exec_by("execlp");
+	exec_by("execle");
 }

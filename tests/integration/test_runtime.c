@@ -233,6 +233,86 @@ Test(threads, churn_with_more_threads_than_buffers_accounts_for_every_record)
 	tc_done(&r);
 }
 
+/*
+ * The pool grows (stream policy). "hold N": N threads each make one call,
+ * so each holds a buffer, and wait at a barrier until all N have: with
+ * more threads than buffers some find the pool empty before any buffer
+ * can come back, and only a larger pool lets them record (on_full=wait:
+ * they wait for it; without growth they give up after 1 s and drop).
+ */
+static void assert_pool_grew_losslessly(const char *options, long threads, uint64_t min_pool,
+					uint64_t max_pool)
+{
+	char nthreads[16], opt[256], paths[2][512], cmd[1200], out[8192];
+	const char *argv[] = { TARGET, "hold", nthreads, NULL };
+	const char *env[] = { MODE_ON, opt, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	size_t n;
+	FILE *p;
+
+	snprintf(nthreads, sizeof(nthreads), "%ld", threads);
+	snprintf(opt, sizeof(opt), "FDRTRACE_OPTIONS=%s", options);
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_geq(t.pool_growths, 1, "%s: the pool never grew", options);
+	cr_expect(t.pool_buffers >= min_pool && t.pool_buffers <= max_pool,
+		  "%s: %llu buffers, not in %llu..%llu", options,
+		  (unsigned long long)t.pool_buffers, (unsigned long long)min_pool,
+		  (unsigned long long)max_pool);
+	cr_expect_eq(t.dropped, 0, "%s: %llu records lost", options,
+		     (unsigned long long)t.dropped);
+	/* per thread: hold_main, leaf, work, leaf x1000, mid x100 (3 leaves each), rec x51; main */
+	cr_expect_eq(t.func_records, 2 * (1 + threads * (1 + 1 + 1 + 1000 + 100 * 4 + 51)), "%s",
+		     options);
+	tc_find_traces(&r, paths, 2);
+	snprintf(cmd, sizeof(cmd), "%s info '%s' 2>&1", FDRTRACE_TOOL, paths[0]);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	cr_expect(strstr(out, "grew"), "fdrtrace info does not say the pool grew:\n%s", out);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(pool, grows_by_default_when_threads_outnumber_buffers)
+{
+	/*
+	 * 130 threads and main, 128 buffers at start (the default): 256 at
+	 * least to get past the barrier; more when the threads then record
+	 * faster than the flush thread writes (it doubles each time)
+	 */
+	assert_pool_grew_losslessly("buffer_size=4096:on_full=wait", 130, 256, 4096);
+}
+
+Test(pool, grows_past_buffer_max_up_to_pool_max_when_both_are_given)
+{
+	/* 2 buffers at start, 6 threads and main: 2 -> 4 -> 8 (pool_max 32 KiB = 8 buffers) */
+	assert_pool_grew_losslessly("buffer_size=4096:buffer_max=2:pool_max=32K:on_full=wait", 6, 8,
+				    8);
+}
+
+Test(pool, buffer_max_alone_keeps_the_pool_fixed)
+{
+	const char *argv[] = { TARGET, "hold", "4", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=4096:buffer_max=2", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_eq(t.pool_growths, 0, "buffer_max=2 was given: the pool must stay at 2");
+	/* two of the four threads found no buffer for their first call: lost, and counted */
+	cr_expect_gt(t.dropped_by[FDRTRACE_DROP_POOL_EMPTY], 0);
+	cr_expect_eq(t.func_records + t.dropped, 2 * (1 + 4 * (1 + 1 + 1 + 1000 + 100 * 4 + 51)));
+	tc_free(&t);
+	tc_done(&r);
+}
+
 static void assert_same_as_untraced(const char *const *env, const char *needle)
 {
 	const char *argv[] = { TARGET, "basic", NULL };

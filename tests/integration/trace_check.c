@@ -127,6 +127,7 @@ struct tc_stack {
 	int32_t tid;
 	uint32_t depth, cap;
 	uint32_t *ids;
+	uint64_t buffer_no;	/* of its last numbered stack record (ring policy) */
 };
 
 static struct tc_stack *stack_of(struct tc_stack *st, int *n, int32_t tid)
@@ -139,6 +140,7 @@ static struct tc_stack *stack_of(struct tc_stack *st, int *n, int32_t tid)
 	st[*n].tid = tid;
 	st[*n].started = false;
 	st[*n].depth = 0;
+	st[*n].buffer_no = 0;
 	st[*n].cap = 1024;
 	st[*n].ids = malloc(1024 * sizeof(uint32_t));
 	return &st[(*n)++];
@@ -164,6 +166,15 @@ static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev, struct t
 		t->stacks++;
 		if (x.u.stack.depth > t->stack_depth_max)
 			t->stack_depth_max = x.u.stack.depth;
+		if (s && x.u.stack.numbered) {
+			/* ring policy: the thread's buffers, numbered */
+			t->ring_numbered++;
+			if (!s->buffer_no)
+				t->ring_first_before += x.u.stack.records_before;
+			else if (x.u.stack.buffer_no != s->buffer_no + 1)
+				t->ring_misnumbered++;
+			s->buffer_no = x.u.stack.buffer_no;
+		}
 		if (s) {
 			bool same = s->depth == x.u.stack.depth;
 
@@ -222,9 +233,22 @@ static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev, struct t
 		if (x.u.module_map.module_id < sizeof(t->mapped))
 			t->mapped[x.u.module_map.module_id] = 1;
 		break;
-	case FDRTRACE_EXT_CONFIG:
-		t->configs++;
+	case FDRTRACE_EXT_CONFIG: {
+		struct fdrtrace_str k, v;
+		size_t pos = 0;
+
+		/* the pool grew (one pair, pool_buffers=N); else the start records' configuration */
+		if (x.u.config.pairs == 1 && fdrtrace_ext_config_pair(&x, &pos, &k, &v) == 1 &&
+		    k.len == 12 && !memcmp(k.ptr, "pool_buffers", 12)) {
+			t->pool_growths++;
+			t->pool_buffers = 0;
+			for (size_t i = 0; i < v.len && v.ptr[i] >= '0' && v.ptr[i] <= '9'; i++)
+				t->pool_buffers = t->pool_buffers * 10 + (uint64_t)(v.ptr[i] - '0');
+		} else {
+			t->configs++;
+		}
 		break;
+	}
 	case FDRTRACE_EXT_EXEC:
 		t->execs++;
 		snprintf(t->exec_path, sizeof(t->exec_path), "%.*s", (int)x.u.exec.path.len,

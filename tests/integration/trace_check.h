@@ -44,6 +44,8 @@ struct tc_trace {
 	int forks;
 	uint32_t fork_parent, fork_child;
 	int processes, thread_names, funcs, module_maps, configs;
+	int pool_growths;	/* config records pool_buffers=N: the pool grew */
+	uint64_t pool_buffers;	/* the last one's N */
 	int execs;		/* FDRTRACE_EXT_EXEC records */
 	char exec_path[512];	/* the last one's path */
 	/* the first function record came after a process, a config and a module_map record */
@@ -69,6 +71,9 @@ struct tc_trace {
 	int stacks;		/* FDRTRACE_EXT_STACK records */
 	uint32_t stack_depth_max;
 	uint64_t stack_unmatched; /* stack records that disagree with the stack rebuilt so far */
+	int ring_numbered;	/* stack records with their buffer's number (ring policy) */
+	uint64_t ring_misnumbered; /* a thread's buffer not numbered one past its previous one */
+	uint64_t ring_first_before; /* sum over threads: records before their first kept buffer */
 	int buffers;
 	/* every function record in file order (tc_read fills it when tc_want_log) */
 	struct tc_rec {

@@ -242,9 +242,38 @@ Test(ext, close_and_stack)
 	cr_expect_eq(e.u.stack.tid, 9);
 	cr_expect_eq(e.u.stack.depth, 2);
 	cr_expect(memcmp(e.u.stack.ids, "\x64\0\0\0\xc8\0\0\0", 8) == 0);
+	cr_expect(!e.u.stack.numbered);
 	/* a depth the body cannot hold */
 	memcpy(b.data + 12, &(uint32_t){ 0xffffffffu }, 4);
 	cr_expect_eq(decode(&b, &e), -EBADMSG);
+	tb_free(&b);
+
+	/* ring policy: the buffer's place in its thread's records */
+	ext_begin(&b, 1, FDRTRACE_EXT_STACK);
+	u32(&b, 9);
+	u32(&b, 1);
+	u32(&b, 100);
+	u64(&b, 7);
+	u64(&b, 0x123456789ull);
+	u32(&b, 2);
+	ext_end(&b);
+	cr_assert_eq(decode(&b, &e), 0);
+	cr_expect_eq(e.u.stack.depth, 1);
+	cr_expect(e.u.stack.numbered);
+	cr_expect_eq(e.u.stack.buffer_no, 7);
+	cr_expect_eq(e.u.stack.records_before, 0x123456789ull);
+	cr_expect_eq(e.u.stack.skipped, 2);
+	tb_free(&b);
+
+	/* fewer bytes than the position takes: the stack alone */
+	ext_begin(&b, 1, FDRTRACE_EXT_STACK);
+	u32(&b, 9);
+	u32(&b, 0);
+	u64(&b, 7);
+	ext_end(&b);
+	cr_assert_eq(decode(&b, &e), 0);
+	cr_expect_eq(e.u.stack.depth, 0);
+	cr_expect(!e.u.stack.numbered);
 	tb_free(&b);
 }
 

@@ -37,8 +37,15 @@ if [[ -n $asan && -d $asan/tests/fuzz ]]; then
     [[ -x $f && ! -d $f && $f != *-corpus ]] || continue
     name=$(basename "$f")
     mkdir -p "$work/corpus-$name"
-    out=$("$f" -runs=200000 -max_len=16384 -timeout=20 -rss_limit_mb=1024 \
-      "$work/corpus-$name" "$top/tests/fuzz/corpus" 2>&1)
+    # the command's targets run a whole command (or eleven) per input
+    case $name in
+      fuzz_analysis) runs=10000 len=65536 seeds=("$top/tests/fuzz/corpus-$name" "$top/tests/fuzz/corpus") ;;
+      fuzz_roundtrip) runs=30000 len=65536 seeds=("$top/tests/fuzz/corpus-$name" "$top/tests/fuzz/corpus") ;;
+      fuzz_assemble) runs=50000 len=16384 seeds=("$top/tests/fuzz/corpus-$name") ;;
+      *) runs=200000 len=16384 seeds=("$top/tests/fuzz/corpus") ;;
+    esac
+    out=$("$f" -runs=$runs -max_len=$len -timeout=20 -rss_limit_mb=1024 \
+      -artifact_prefix="$work/$name-" "$work/corpus-$name" "${seeds[@]}" 2>&1)
     rc=$?
     execs=$(grep -o 'Done [0-9]* runs' <<<"$out" | grep -o '[0-9]*' | tail -1)
     echo "Fuzz: $name (ASan+UBSan, LeakSanitizer)|${execs:-0}|$((rc != 0))|${execs:-0} executions, $((rc != 0)) crashes" \

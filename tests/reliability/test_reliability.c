@@ -535,6 +535,32 @@ Test(endings, every_way_out_leaves_a_parseable_trace_that_says_how_it_ended)
 	score("Endings: return, exit, _exit, abort, SIGSEGV", runs, fails, "%s", fig);
 }
 
+/*
+ * The process ends (_exit, from a preloaded write()) at the very first
+ * write to its trace file: the file is written before it gets its name
+ * (runtime/file_writer.c), so there is no file at all, never an empty one
+ * (before, _exit on one thread while the flush thread created the file
+ * left a 0-byte trace now and then).
+ */
+Test(endings, ending_at_the_trace_files_first_write_leaves_no_empty_file)
+{
+	char preload[600], paths[2][512];
+	const char *argv[] = { REL_TARGET, "end", "return", NULL };
+	const char *env[] = { MODE_ON, preload, NULL };
+	struct tc_run r;
+	int n;
+
+	if (REL_SANITIZED)
+		cr_skip_test("a preload in front of the sanitizer's runtime");
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", DIE_AT_FIRST_WRITE);
+	tc_run(&r, argv, env);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 77,
+		  "status 0x%x: the trace file was never written", r.status);
+	n = tc_find_traces(&r, paths, 2);
+	cr_expect_eq(n, 0, "%d trace file(s), the first %s", n, n ? paths[0] : "");
+	tc_done(&r);
+}
+
 Test(endings, sigkill_at_random_points_leaves_a_parseable_unclosed_trace, .timeout = 1200)
 {
 	const char *argv[] = { REL_TARGET, "end", "spin", NULL };
@@ -554,7 +580,7 @@ Test(endings, sigkill_at_random_points_leaves_a_parseable_unclosed_trace, .timeo
 		cr_expect(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL, "status 0x%x",
 			  r.status);
 		if (tc_find_traces(&r, paths, 2) != 1) {
-			/* killed before the constructor created it: nothing to check */
+			/* killed before the file was created: nothing to check */
 			tc_done(&r);
 			continue;
 		}

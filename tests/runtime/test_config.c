@@ -467,7 +467,7 @@ Test(config, foreach_visits_every_option_as_text)
 
 	parse(&P, "fdr", "buffer_size=1M clock=monotonic logfile_base=/tmp/t. format_version=1");
 	fdr_config_foreach(&P.cfg, collect, &s);
-	cr_assert_eq(s.n, 17);
+	cr_assert_eq(s.n, 18);
 	cr_assert_str_eq(s.names[0], "buffer_size", "table order");
 	cr_assert_str_eq(lookup(&s, "on_full"), "drop");
 	cr_assert_str_eq(lookup(&s, "policy"), "stream");
@@ -477,6 +477,7 @@ Test(config, foreach_visits_every_option_as_text)
 	cr_assert_str_eq(lookup(&s, "dump_signal"), "none");
 	cr_assert_str_eq(lookup(&s, "buffer_size"), "1048576");
 	cr_assert_str_eq(lookup(&s, "buffer_max"), "128");
+	cr_assert_str_eq(lookup(&s, "pool_max"), "0");
 	cr_assert_str_eq(lookup(&s, "func_duration_threshold_us"), "0");
 	cr_assert_str_eq(lookup(&s, "logfile_base"), "/tmp/t.");
 	cr_assert_str_eq(lookup(&s, "verbosity"), "1");
@@ -502,8 +503,26 @@ Test(config, foreach_output_parses_back_to_the_same_config)
 	}
 	parse(q, "fdr", opts);
 	cr_assert_eq(q->bad, 0, "%s", q->err);
+	/* every option was given in the round trip; the values are what must agree */
+	q->cfg.set_mask = P.cfg.set_mask;
 	cr_assert_eq(memcmp(&q->cfg, &P.cfg, sizeof(P.cfg)), 0);
 	free(q);
+}
+
+Test(config, options_given_are_told_from_defaults)
+{
+	/* the runtime fixes the pool when buffer_max is given and pool_max is not */
+	parse(&P, "fdr", "buffer_max=128 pool_max=1G verbosity=x policy=nope");
+	cr_assert(fdr_config_was_set(&P.cfg, "buffer_max"), "given, even at its default value");
+	cr_assert(fdr_config_was_set(&P.cfg, "pool_max"));
+	cr_assert_eq(P.cfg.pool_max, 1ull << 30);
+	cr_assert_not(fdr_config_was_set(&P.cfg, "buffer_size"), "left at its default");
+	cr_assert_not(fdr_config_was_set(&P.cfg, "verbosity"), "a bad value keeps the default");
+	cr_assert_not(fdr_config_was_set(&P.cfg, "policy"), "a bad value keeps the default");
+	cr_assert_not(fdr_config_was_set(&P.cfg, "no_such_option"));
+	parse(&P, "fdr", "");
+	cr_assert_not(fdr_config_was_set(&P.cfg, "buffer_max"));
+	cr_assert_not(fdr_config_was_set(&P.cfg, "pool_max"));
 }
 
 Test(config, load_reads_the_environment)

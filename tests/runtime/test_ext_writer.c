@@ -238,7 +238,7 @@ Test(ext_writer, close)
 Test(ext_writer, stack)
 {
 	const uint32_t ids[] = { 1, 0x0abcdef0, 3 };
-	size_t len = fdr_ext_stack(buf, sizeof(buf), 9, 3, ids);
+	size_t len = fdr_ext_stack(buf, sizeof(buf), 9, 3, ids, NULL);
 
 	cr_assert_eq(header(len, FDRTRACE_EXT_STACK), 4 + 4 + 12);
 	cr_assert_eq(rd(buf + 8, 4), 9);
@@ -246,12 +246,28 @@ Test(ext_writer, stack)
 	cr_assert_eq(rd(buf + 16, 4), 1);
 	cr_assert_eq(rd(buf + 20, 4), 0x0abcdef0);
 	cr_assert_eq(rd(buf + 24, 4), 3);
-	CHECK_CAPACITY(fdr_ext_stack(buf, cap, 9, 3, ids));
+	CHECK_CAPACITY(fdr_ext_stack(buf, cap, 9, 3, ids, NULL));
 
 	fill();
-	len = fdr_ext_stack(buf, sizeof(buf), 9, 0, NULL);
+	len = fdr_ext_stack(buf, sizeof(buf), 9, 0, NULL, NULL);
 	cr_assert_eq(header(len, FDRTRACE_EXT_STACK), 8);
 	cr_assert_eq(rd(buf + 12, 4), 0);
+}
+
+Test(ext_writer, stack_with_the_buffer_position_appends_it)
+{
+	const uint32_t ids[] = { 4, 5 };
+	const struct fdr_ext_bufpos pos = { .buffer_no = 7, .records_before = 0x123456789ull,
+					    .skipped = 3 };
+	size_t len = fdr_ext_stack(buf, sizeof(buf), 9, 2, ids, &pos);
+
+	cr_assert_eq(header(len, FDRTRACE_EXT_STACK), 4 + 4 + 8 + 8 + 8 + 4);
+	cr_assert_eq(rd(buf + 12, 4), 2);
+	cr_assert_eq(rd(buf + 20, 4), 5);
+	cr_assert_eq(rd(buf + 24, 8), 7);
+	cr_assert_eq(rd(buf + 32, 8), 0x123456789ull);
+	cr_assert_eq(rd(buf + 40, 4), 3);
+	CHECK_CAPACITY(fdr_ext_stack(buf, cap, 9, 2, ids, &pos));
 }
 
 Test(ext_writer, stack_too_deep_for_body_len_returns_0)
@@ -259,10 +275,10 @@ Test(ext_writer, stack_too_deep_for_body_len_returns_0)
 	static uint32_t ids[20000];
 
 	fill();
-	cr_assert_eq(fdr_ext_stack(buf, sizeof(buf), 1, 20000, ids), 0);
+	cr_assert_eq(fdr_ext_stack(buf, sizeof(buf), 1, 20000, ids, NULL), 0);
 	cr_assert_eq(buf[0], GUARD);
-	/* The deepest that fits: (65535 - 8) / 4. */
-	cr_assert_eq(fdr_ext_stack(buf, sizeof(buf), 1, 16381, ids), 8 + 8 + 16381 * 4);
+	/* The deepest that fits with the position fields: (65535 - 28) / 4. */
+	cr_assert_eq(fdr_ext_stack(buf, sizeof(buf), 1, 16376, ids, NULL), 8 + 8 + 16376 * 4);
 }
 
 Test(ext_writer, native_stack)

@@ -9,10 +9,14 @@ shift
 work=$(mktemp -d /tmp/fdrtrace-tsan.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$TSAN_SUPP"
+# the pool_max ones: the flush thread grows the pool while threads take
+# and return buffers (with on_full=wait, while threads wait for one);
 # the last: latency triggers firing from several threads at once (every
 # call of rec lasts more than 1 ns), snapshots written meanwhile
 for opts in "buffer_size=4096 buffer_max=8" "buffer_size=4096 buffer_max=8 policy=ring" \
 	"buffer_size=65536 flush_interval_ms=1" \
+	"buffer_size=4096 buffer_max=8 pool_max=1M" \
+	"buffer_size=4096 buffer_max=8 pool_max=256K on_full=wait verbosity=2" \
 	"buffer_size=4096 buffer_max=8 policy=ring trigger=rec>1ns trigger_max=3 trigger_holdoff_ms=0"; do
 	rm -f "$work"/*.fdr
 	rc=0

@@ -14,12 +14,17 @@
  *                    more work
  *   recorder elide   short and long calls; long ones log the TSC read before them
  *   recorder filter  calls keep_me, skip_me, deep(8)
+ *   recorder newfuncs  200 distinct functions, each first called 1 ms
+ *                    after the previous one; prints how many times the
+ *                    runtime's flush thread was woken meanwhile
+ *                    ("flush_wakes N": its voluntary context switches)
  */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +148,49 @@ __attribute__((no_instrument_function)) static int snapshot_files(void)
 	return n;
 }
 
+#define NF(n) __attribute__((noinline)) static void nf##n(void) { sink += n##u; }
+#define NF10(p) NF(p##0) NF(p##1) NF(p##2) NF(p##3) NF(p##4) NF(p##5) NF(p##6) NF(p##7) \
+	NF(p##8) NF(p##9)
+#define NF100(p) NF10(p##0) NF10(p##1) NF10(p##2) NF10(p##3) NF10(p##4) NF10(p##5) \
+	NF10(p##6) NF10(p##7) NF10(p##8) NF10(p##9)
+NF100(1) NF100(2)
+#undef NF
+#define NF(n) nf##n,
+static void (*const new_fns[])(void) = { NF100(1) NF100(2) };
+
+/* The voluntary context switches of the thread named fdrtrace-flush, or -1. */
+__attribute__((no_instrument_function)) static long flush_switches(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	long n = -1;
+
+	while (d && n < 0 && (de = readdir(d))) {
+		char path[300], line[256];
+		FILE *f;
+		bool flush = false;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		flush = fgets(line, sizeof(line), f) && !strcmp(line, "fdrtrace-flush\n");
+		fclose(f);
+		if (!flush)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", de->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+				n = atol(line + 24);
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "api";
@@ -215,6 +263,18 @@ int main(int argc, char **argv)
 			skip_me();
 		}
 		deep(8);
+	} else if (!strcmp(mode, "newfuncs")) {
+		struct timespec ms = { 0, 1000000 };
+		long before;
+
+		leaf(0);
+		nanosleep(&ms, NULL);
+		before = flush_switches();
+		for (size_t i = 0; i < sizeof(new_fns) / sizeof(new_fns[0]); i++) {
+			nanosleep(&ms, NULL);
+			new_fns[i]();
+		}
+		printf("flush_wakes %ld\n", before < 0 ? -1 : flush_switches() - before);
 	}
 	printf("ok %s\n", mode);
 	return 0;

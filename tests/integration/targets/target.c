@@ -14,7 +14,8 @@
  *   target abort            work, then abort()
  *   target longjmp          longjmp out of 5 nested calls, 10 times
  *   target children         work; system("true"); a popen'd shell; work
- *   target exec PROG        work, then execv(PROG, { PROG, "basic" })
+ *   target exec PROG [HOW]  work, then exec PROG with argument "basic", by HOW:
+ *                           execv (the default), execl, execlp or execle
  *   target spin             work in a loop, forever (for SIGKILL)
  *   target quick_exit N     work N times, then _exit(0)
  */
@@ -64,6 +65,18 @@ __attribute__((noinline)) static void work(void)
 static void *thread_main(void *arg)
 {
 	(void)arg;
+	work();
+	return NULL;
+}
+
+static pthread_barrier_t hold_barrier;
+
+/* "hold": one call (the thread now holds a buffer), wait for every other thread, then work */
+static void *hold_main(void *arg)
+{
+	(void)arg;
+	leaf(0);
+	pthread_barrier_wait(&hold_barrier);
 	work();
 	return NULL;
 }
@@ -120,6 +133,17 @@ int main(int argc, char **argv)
 			for (long i = 0; i < n; i++)
 				pthread_join(th[i], NULL);
 		free(th);
+	} else if (!strcmp(mode, "hold")) {
+		pthread_t *th = calloc((size_t)n, sizeof(*th));
+
+		if (n < 1 || pthread_barrier_init(&hold_barrier, NULL, (unsigned)n))
+			return 2;
+		for (long i = 0; i < n; i++)
+			if (pthread_create(&th[i], NULL, hold_main, NULL))
+				return 2;
+		for (long i = 0; i < n; i++)
+			pthread_join(th[i], NULL);
+		free(th);
 	} else if (!strcmp(mode, "deep")) {
 		rec(n);
 	} else if (!strcmp(mode, "fork")) {
@@ -168,11 +192,19 @@ int main(int argc, char **argv)
 		work();
 		printf("%s", line);
 	} else if (!strcmp(mode, "exec")) {
+		const char *how = argc > 3 ? argv[3] : "execv";
 		char *args[] = { argv[2], "basic", NULL };
 
 		work();
 		fflush(stdout);
-		execv(argv[2], args);
+		if (!strcmp(how, "execl"))
+			execl(argv[2], argv[2], "basic", (char *)NULL);
+		else if (!strcmp(how, "execlp"))
+			execlp(argv[2], argv[2], "basic", (char *)NULL);
+		else if (!strcmp(how, "execle"))
+			execle(argv[2], argv[2], "basic", (char *)NULL, environ);
+		else
+			execv(argv[2], args);
 		return 6;
 	} else if (!strcmp(mode, "spin")) {
 		for (;;)
