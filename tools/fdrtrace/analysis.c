@@ -56,14 +56,11 @@ static int an_fn_hash_grow(struct analysis *a)
 	return 0;
 }
 
-struct an_func *an_func_get(struct analysis *a, uint32_t id)
+struct an_func *an_func_get_slow(struct analysis *a, uint32_t id)
 {
 	struct an_func *f;
 	uint32_t j;
 
-	/* Runtimes number functions densely from 1: most ids hit this table. */
-	if (id < AN_FN_DIRECT && a->fn_direct[id])
-		return a->fn_direct[id];
 	if (a->fn_hash_cap) {
 		j = an_hash32(id) & (a->fn_hash_cap - 1);
 		while ((f = a->fn_hash[j])) {
@@ -389,6 +386,7 @@ static void an_func_rename(struct analysis *a, struct an_func *f)
 	f->display = f->base = NULL;
 	f->base_len = 0;
 	f->collides = false;
+	f->name_gen++;
 }
 
 double an_seconds(const struct analysis *a, uint64_t ticks)
@@ -565,8 +563,13 @@ uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn,
 /* The call-stack machine                                              */
 /* ------------------------------------------------------------------ */
 
+/*
+ * @plain (a constant where it is inlined): the command has no enter or
+ * exit callback and no calling-context tree is built, so neither is
+ * looked for (account's loop).
+ */
 static inline __attribute__((always_inline)) struct an_frame *an_push(struct analysis *a, struct an_thread *t, struct an_func *fn,
-				uint64_t tsc, bool partial)
+				uint64_t tsc, bool partial, bool plain)
 {
 	struct an_frame *f;
 
@@ -588,13 +591,13 @@ static inline __attribute__((always_inline)) struct an_frame *an_push(struct ana
 	f->partial = partial;
 	f->lost = false;
 	f->node = 0;
-	if (a->want_cct)
+	if (!plain && a->want_cct)
 		f->node = an_node_child(a, t->depth > 1 ? t->stack[t->depth - 2].node : t->root,
 					fn, t);
 	return f;
 }
 
-static inline __attribute__((always_inline)) void an_close_top(struct analysis *a, struct an_thread *t, uint64_t end, enum an_end how)
+static inline __attribute__((always_inline)) void an_close_top(struct analysis *a, struct an_thread *t, uint64_t end, enum an_end how, bool plain)
 {
 	struct an_frame *f = &t->stack[t->depth - 1];
 	struct an_func *fn = f->fn;
@@ -612,7 +615,7 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 	}
 	if (how == AN_END_UNWOUND)
 		a->st.unwound++;
-	if (a->ops && a->ops->exit)
+	if (!plain && a->ops && a->ops->exit)
 		a->ops->exit(a, t, f, end, dur, how);
 	if (t == a->cur && t->depth - 1 < a->buf_low)
 		a->buf_low = t->depth - 1;
@@ -628,7 +631,7 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 		fn->self += self;
 		if (a->want_hist)
 			hist_add(&fn->hist, dur);
-		if (f->node) {
+		if (!plain && f->node) {
 			a->nodes[f->node].calls++;
 			a->nodes[f->node].incl += dur;
 			a->nodes[f->node].self += self;
@@ -640,27 +643,27 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 }
 
 static inline __attribute__((always_inline)) void an_function(struct analysis *a, struct an_thread *t, unsigned action, uint32_t id,
-			uint64_t tsc)
+			uint64_t tsc, bool plain)
 {
 	struct an_func *fn;
 	uint32_t i;
 
-	if (!t->first_tsc || tsc < t->first_tsc)
-		t->first_tsc = tsc;
-	if (tsc > t->last_tsc)
-		t->last_tsc = tsc;
-	a->st.records++;
 	switch (action) {
 	case FDRTRACE_FN_ENTRY:
 	case FDRTRACE_FN_ENTRY_ARGS:
 		fn = an_func_get(a, id);
-		if (!fn || !an_push(a, t, fn, tsc, false))
+		if (!fn || !an_push(a, t, fn, tsc, false, plain))
 			return;	/* out of memory: the call is lost, the stack stays right */
-		if (a->ops && a->ops->enter)
+		if (!plain && a->ops && a->ops->enter)
 			a->ops->enter(a, t, &t->stack[t->depth - 1]);
 		return;
 	case FDRTRACE_FN_EXIT:
 	case FDRTRACE_FN_TAIL_EXIT:
+		/* Mostly the innermost call's exit. */
+		if (__builtin_expect(t->depth && t->stack[t->depth - 1].id == id, 1)) {
+			an_close_top(a, t, tsc, AN_END_EXIT, plain);
+			return;
+		}
 		for (i = t->depth; i > 0; i--)
 			if (t->stack[i - 1].id == id)
 				break;
@@ -669,8 +672,8 @@ static inline __attribute__((always_inline)) void an_function(struct analysis *a
 			return;
 		}
 		while (t->depth > i)
-			an_close_top(a, t, tsc, AN_END_UNWOUND);
-		an_close_top(a, t, tsc, AN_END_EXIT);
+			an_close_top(a, t, tsc, AN_END_UNWOUND, plain);
+		an_close_top(a, t, tsc, AN_END_EXIT, plain);
 		return;
 	default:
 		return;	/* actions 4..7 have no meaning */
@@ -687,15 +690,89 @@ static void an_forget(struct analysis *a, struct an_thread *t, uint32_t depth)
 	}
 }
 
-/* FDRTRACE_EXT_STACK: the calls open on the thread when its buffer began. */
+static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x);
+
+/*
+ * Ring policy: buffers of @t between the one it read last and this one
+ * (@x, numbered) were overwritten. Their records are a gap from the last
+ * record read for @t to this buffer's start (@tsc), of as many function
+ * records as the two buffers' numbering says: every call open across it
+ * spans the loss. The calls of the stack record that the thread's stack
+ * already had, outermost first, stay (lost); the others end at the gap,
+ * the record's others are pushed (lost), as an FDRx drop gap does.
+ * The first buffer read of a thread, numbered above 1: its earlier
+ * buffers were overwritten, a gap at the thread's start of the records
+ * its records_before says, whose first TSC is unknown (0; an_ops.gap).
+ */
+static void an_ring_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
+			uint64_t tsc)
+{
+	uint64_t seen = t->ring_before + (t->records - t->ring_records);
+	struct fdrtrace_ext g;
+	uint32_t same = 0, n = x->u.stack.depth;
+
+	/* a stack record with its outer calls left out cannot be lined up */
+	while (!x->u.stack.skipped && same < n && same < t->depth) {
+		uint32_t id;
+
+		memcpy(&id, x->u.stack.ids + 4 * same, 4);
+		if (t->stack[same].id != id)
+			break;
+		same++;
+	}
+	memset(&g, 0, sizeof(g));
+	g.kind = FDRTRACE_EXT_DROP;
+	g.u.drop.tid = x->u.stack.tid;
+	g.u.drop.reason = FDRTRACE_DROP_OVERWRITTEN;
+	g.u.drop.records = x->u.stack.records_before > seen ? x->u.stack.records_before - seen : 0;
+	g.u.drop.buffers = x->u.stack.buffer_no - t->ring_no - 1;
+	g.u.drop.gap = true;
+	g.u.drop.first_tsc = !t->ring_no ? 0 : t->last_tsc && t->last_tsc < tsc ? t->last_tsc : tsc;
+	g.u.drop.last_tsc = tsc;
+	g.u.drop.exited = t->depth - same;
+	g.u.drop.depth = n - same;
+	g.u.drop.ids = x->u.stack.ids + 4 * (size_t)same;
+	an_gap(a, t, &g);
+}
+
+/*
+ * FDRTRACE_EXT_STACK: the calls open on the thread when its buffer began.
+ * Numbered (ring policy): a buffer number more than one past the thread's
+ * previous one is a gap (an_ring_gap()).
+ */
 static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint64_t tsc)
 {
 	struct an_thread *t = an_thread_get(a, (int32_t)x->u.stack.tid);
 	uint32_t i, n = x->u.stack.depth;
-	bool same;
+	bool same, gap;
 
 	if (!t)
 		return;
+	if (x->u.stack.numbered && t->ring_no && x->u.stack.buffer_no <= t->ring_no &&
+	    t == a->cur) {
+		/*
+		 * A buffer of the thread already read (or an older one): a
+		 * snapshot can hold a thread's partial buffer twice, handed
+		 * over and copied. Its records are not applied again.
+		 */
+		a->buf_repeat = true;
+		a->st.repeated++;
+		if (a->buf_ooo)
+			a->st.out_of_order--;	/* not out of order: a repeat */
+		a->buf_ooo = false;
+		return;
+	}
+	if (x->u.stack.numbered) {
+		gap = t->ring_no ? x->u.stack.buffer_no > t->ring_no + 1 :
+				   x->u.stack.buffer_no > 1 && !t->records && !t->depth;
+		if (gap)
+			an_ring_gap(a, t, x, tsc);
+		t->ring_no = x->u.stack.buffer_no;
+		t->ring_before = x->u.stack.records_before;
+		t->ring_records = t->records;
+		if (gap)
+			return;
+	}
 	same = t->depth == n;
 	for (i = 0; same && i < n; i++) {
 		uint32_t id;
@@ -721,7 +798,7 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
 
 		memcpy(&id, x->u.stack.ids + 4 * i, 4);
 		fn = an_func_get(a, id);
-		if (!fn || !an_push(a, t, fn, tsc, true))
+		if (!fn || !an_push(a, t, fn, tsc, true, false))
 			return;
 		if (a->ops && a->ops->enter)
 			a->ops->enter(a, t, &t->stack[t->depth - 1]);
@@ -736,6 +813,8 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
  */
 static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x)
 {
+	/* where the calls it closed end and those it opened begin (a thread's start: its end) */
+	uint64_t at = x->u.drop.first_tsc ? x->u.drop.first_tsc : x->u.drop.last_tsc;
 	uint32_t i, n;
 
 	a->st.gaps++;
@@ -750,14 +829,14 @@ static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrac
 	if (x->u.drop.exited == FDRTRACE_GAP_UNKNOWN)
 		return;	/* which of them returned is not known: exits will say */
 	for (n = x->u.drop.exited; n && t->depth; n--)
-		an_close_top(a, t, x->u.drop.first_tsc, AN_END_LOST);
+		an_close_top(a, t, at, AN_END_LOST, false);
 	for (i = 0; i < x->u.drop.depth; i++) {
 		struct an_func *fn;
 		uint32_t id;
 
 		memcpy(&id, x->u.drop.ids + 4 * i, 4);
 		fn = an_func_get(a, id);
-		if (!fn || !an_push(a, t, fn, x->u.drop.first_tsc, true))
+		if (!fn || !an_push(a, t, fn, at, true, false))
 			return;
 		t->stack[t->depth - 1].lost = true;
 		if (a->ops && a->ops->enter)
@@ -772,8 +851,8 @@ static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrac
  */
 static void an_app_event(struct analysis *a, const struct fdrtrace_event *ev)
 {
-	if (a->pass_mode == 1)
-		return;	/* the reordering pass sees it again */
+	if (a->pass_mode == 1 || a->buf_repeat)
+		return;	/* the reordering pass sees it again; a repeated buffer was seen */
 	if (ev->type == FDRTRACE_EV_TYPED_EVENT)
 		a->st.app_typed++;
 	else
@@ -808,8 +887,8 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 		return;
 	}
 	/* a gap or a wait is applied in time order, where the thread's buffer says */
-	if (a->pass_mode != 1 && a->cur && x.kind == FDRTRACE_EXT_DROP && x.u.drop.gap &&
-	    x.u.drop.tid == (uint32_t)a->cur->tid)
+	if (a->pass_mode != 1 && a->cur && !a->buf_repeat && x.kind == FDRTRACE_EXT_DROP &&
+	    x.u.drop.gap && x.u.drop.tid == (uint32_t)a->cur->tid)
 		an_gap(a, a->cur, &x);
 	if (a->pass_mode != 1 && a->cur && x.kind == FDRTRACE_EXT_WAIT &&
 	    x.u.wait.tid == (uint32_t)a->cur->tid) {
@@ -911,6 +990,8 @@ static void an_event(struct analysis *a, const struct fdrtrace_event *ev)
 			a->st.buffers++;
 		a->cur = an_thread_get(a, ev->tid);
 		a->buf_fresh = true;
+		a->buf_repeat = false;
+		a->buf_ooo = false;
 		a->buf_low = a->cur ? a->cur->depth : 0;
 		return;
 	case FDRTRACE_EV_PID:
@@ -923,14 +1004,18 @@ static void an_event(struct analysis *a, const struct fdrtrace_event *ev)
 			return;
 		/* The first reference of a buffer: is it before the thread's last? */
 		a->buf_fresh = false;
-		if (t->last_tsc && ev->tsc < t->last_tsc)
-			a->st.out_of_order++;
+		a->buf_ooo = t->last_tsc && ev->tsc < t->last_tsc;
+		a->st.out_of_order += a->buf_ooo;
 		return;
 	case FDRTRACE_EV_FUNCTION:
 		t = a->cur;
-		if (!t || a->pass_mode == 1)
+		if (!t || a->pass_mode == 1 || a->buf_repeat)
 			return;
-		an_function(a, t, ev->u.func.action, ev->u.func.func_id, ev->tsc);
+		if (ev->tsc > t->last_tsc)
+			t->last_tsc = ev->tsc;
+		t->records++;
+		a->st.records++;
+		an_function(a, t, ev->u.func.action, ev->u.func.func_id, ev->tsc, false);
 		return;
 	case FDRTRACE_EV_CUSTOM_EVENT:
 		an_ext(a, ev);
@@ -1144,6 +1229,61 @@ static uint64_t an_le64(const uint8_t *p)
 /* ------------------------------------------------------------------ */
 
 /*
+ * Function records from @r (one at least) until a metadata record or
+ * @run_end, applied when @apply; *@bad set at an action with no meaning
+ * (the return value is then that record). @apply and @plain are constants
+ * where it is inlined: one loop each, without tests that cannot change.
+ * Return: where it stopped.
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+an_fast_run(struct analysis *a, struct an_thread *t, const uint8_t *r, const uint8_t *run_end,
+	    uint64_t *tscp, bool *bad, bool apply, bool plain)
+{
+	uint64_t tsc = *tscp;
+
+	do {
+		uint32_t word = an_le32(r);
+		unsigned action = fdrtrace_func_word_action(word);
+
+		if (__builtin_expect(action > FDRTRACE_FN_ENTRY_ARGS, 0)) {
+			*bad = true;
+			break;
+		}
+		tsc += an_le32(r + 4);
+		if (apply)
+			an_function(a, t, action, fdrtrace_func_word_id(word), tsc, plain);
+		r += 8;
+	} while (r < run_end && !(r[0] & 1));
+	*tscp = tsc;
+	return r;
+}
+
+/*
+ * A run of function records [@run, @run_end) was applied, its TSC going
+ * from @tsc0 (before the first) to @tsc (the last's): count the records
+ * and keep the thread's latest TSC (an_function() does not, so that the
+ * loop stays short). The deltas are unsigned, so the TSC only grows in a
+ * run, unless it wrapped past 2^64 (tsc < tsc0: a run's deltas sum to less
+ * than 2^64); then the largest is found again record by record.
+ */
+static void an_run_done(struct analysis *a, struct an_thread *t, const uint8_t *run,
+			const uint8_t *run_end, uint64_t tsc0, uint64_t tsc)
+{
+	uint64_t max = tsc;
+
+	t->records += (uint64_t)(run_end - run) / 8;
+	a->st.records += (uint64_t)(run_end - run) / 8;
+	if (tsc < tsc0) {
+		for (max = 0; run < run_end; run += 8) {
+			tsc0 += an_le32(run + 4);
+			max = tsc0 > max ? tsc0 : max;
+		}
+	}
+	if (max > t->last_tsc)
+		t->last_tsc = max;
+}
+
+/*
  * One buffer of @len bytes at file offset @pos (from its BufferExtents in
  * v2+, its NewBuffer in v1), streamed through the window in one pass: each
  * record is checked against every rule the reader enforces inside a buffer
@@ -1163,6 +1303,8 @@ static int an_fast_buffer(struct analysis *a, uint64_t pos, uint64_t len)
 	struct an_thread *t;
 	int32_t tid, pid = 0;
 	bool args = false, apply = a->pass_mode != 1;
+	/* nothing to call back per call, no tree: account's loop */
+	bool plain = !a->want_cct && (!a->ops || (!a->ops->enter && !a->ops->exit));
 
 	/* The preamble: [BufferExtents] NewBuffer WallTime [Pid (v3+)] NewCPUId. */
 	b = an_win_get(a, pos, len < 96 ? (size_t)len : 96);
@@ -1204,9 +1346,10 @@ static int an_fast_buffer(struct analysis *a, uint64_t pos, uint64_t len)
 	a->buf_low = t->depth;
 	if (pid)
 		t->pid = pid;
-	if (apply && t->last_tsc && tsc < t->last_tsc)
-		a->st.out_of_order++;
+	a->buf_ooo = apply && t->last_tsc && tsc < t->last_tsc;
+	a->st.out_of_order += a->buf_ooo;
 	a->buf_fresh = false;
+	a->buf_repeat = false;
 
 	/* The body, record by record. */
 	while (p < end) {
@@ -1215,18 +1358,26 @@ static int an_fast_buffer(struct analysis *a, uint64_t pos, uint64_t len)
 			goto io;
 		/* Function records, as many as the window holds. */
 		lim = a->win_pos + a->win_len < end ? a->win_pos + a->win_len : end;
-		while (p + 8 <= lim && !(r[0] & 1)) {
-			uint32_t word = an_le32(r);
-			unsigned action = fdrtrace_func_word_action(word);
+		if (p + 8 <= lim && !(r[0] & 1)) {
+			const uint8_t *run = r, *run_end = r + (lim - p) / 8 * 8;
+			uint64_t tsc0 = tsc;
+			bool bad = false;
 
-			if (action > FDRTRACE_FN_ENTRY_ARGS)
+			if (apply && plain)
+				r = an_fast_run(a, t, r, run_end, &tsc, &bad, true, true);
+			else if (apply)
+				r = an_fast_run(a, t, r, run_end, &tsc, &bad, true, false);
+			else
+				r = an_fast_run(a, t, r, run_end, &tsc, &bad, false, false);
+			p += (uint64_t)(r - run);
+			if (r > run) {
+				args = fdrtrace_func_word_action(an_le32(r - 8)) ==
+				       FDRTRACE_FN_ENTRY_ARGS;
+				if (apply)
+					an_run_done(a, t, run, r, tsc0, tsc);
+			}
+			if (bad)
 				return an_reader_buffer(a, pos, len, p);
-			args = action == FDRTRACE_FN_ENTRY_ARGS;
-			tsc += an_le32(r + 4);
-			if (apply)
-				an_function(a, t, action, fdrtrace_func_word_id(word), tsc);
-			p += 8;
-			r += 8;
 		}
 		if (p >= end)
 			break;
@@ -1291,6 +1442,8 @@ static int an_fast_buffer(struct analysis *a, uint64_t pos, uint64_t len)
 			ev.raw_len = 16 + ev.u.event.size;
 			ev.size = ev.raw_len;
 			an_event(a, &ev);
+			if (a->buf_repeat)
+				apply = false;	/* a buffer already read: an_seed_stack() */
 			args = false;
 			p += 16 + (uint64_t)size;
 			break;
@@ -1591,6 +1744,11 @@ void an_summary(const struct analysis *a, const char *cmd)
 			" call%s spanning a loss left out of every duration, sum and self time\n",
 			cmd, a->path, s->gap_records, s->gaps, s->gaps == 1 ? "" : "s", s->spanning,
 			s->spanning == 1 ? "" : "s");
+	if (s->repeated)
+		fprintf(stderr,
+			"fdrtrace %s: %s: %" PRIu64 " buffer%s numbered as one already read "
+			"(ring policy) left out\n",
+			cmd, a->path, s->repeated, s->repeated == 1 ? "" : "s");
 	if (s->waits)
 		fprintf(stderr,
 			"fdrtrace %s: %s: threads waited %.6f s for free buffers in %" PRIu64

@@ -88,6 +88,9 @@
  *	first use (the same pointer as @base when there is nothing to add)
  * @base_len: strlen(@base): @display starts with it
  * @collides: another function of the trace has the same @base
+ * @name_gen: bumped when a record names the function after it was named
+ *	(its @base and @display are then made again): a command that keeps
+ *	a name of its own made from them compares it
  * @calls, @sum, @self, @min, @max: completed calls and their durations (ticks)
  * @spanning: calls whose lifetime crossed a loss (not in the numbers above)
  * @hist: the durations, for percentiles (when struct analysis.want_hist)
@@ -101,6 +104,7 @@ struct an_func {
 	char *base;
 	char *display;
 	uint32_t base_len;
+	uint32_t name_gen;
 	bool collides;
 	uint64_t calls, sum, self, min, max;
 	uint64_t spanning;
@@ -134,7 +138,9 @@ struct an_frame {
  * @tid, @pid: from the buffers
  * @name: from FDRTRACE_EXT_THREAD_NAME, NULL when unknown
  * @stack, @depth, @cap: the open calls, outermost first
- * @first_tsc, @last_tsc: the earliest and latest TSC seen on the thread
+ * @last_tsc: the latest TSC of a function record seen on the thread (kept
+ *	per run of function records by the fast path, per record by the reader
+ *	path): a buffer that starts before it is out of order
  * @scan_tsc: first TSC of its last buffer (used by the order scan)
  * @index: order of first appearance, from 0
  * @root: its calling-context node when struct analysis.cct_per_thread
@@ -145,10 +151,15 @@ struct an_thread {
 	char *name;
 	struct an_frame *stack;
 	uint32_t depth, cap;
-	uint64_t first_tsc, last_tsc, scan_tsc;
+	uint64_t last_tsc, scan_tsc;
 	uint32_t index;
 	uint32_t root;
 	void *uptr;
+	/* ring policy: the numbered stack record of the thread's last buffer */
+	uint64_t records;	/* function records read for the thread */
+	uint64_t ring_no;	/* that buffer's number (0: none seen yet) */
+	uint64_t ring_before;	/* function records the thread wrote before it */
+	uint64_t ring_records;	/* @records when it was read */
 };
 
 /* A node of the calling-context tree: one distinct call path. */
@@ -199,7 +210,9 @@ struct analysis;
  *	unknown; innermost first, t->stack[t->depth - 1], removed after
  * @gap: @t lost @records records (enum fdrtrace_drop_reason @reason) made
  *	from @first_tsc to @last_tsc; t->stack holds the calls open where the
- *	gap began (all marked lost after the callback)
+ *	gap began (all marked lost after the callback). @first_tsc 0: the
+ *	records the thread made before its first buffer read (ring policy,
+ *	overwritten), when is not known; @last_tsc is that buffer's start
  * @wait: @t waited for a free buffer from @first_tsc to @last_tsc
  *	(on_full=wait; nothing was lost)
  */
@@ -225,6 +238,7 @@ struct an_stats {
 	uint64_t unwound;		/* closed by the exit of an outer call */
 	uint64_t partial;		/* calls whose entry was not in the trace */
 	uint64_t gaps, gap_records;	/* gaps in threads' records, and records lost in them */
+	uint64_t repeated;		/* buffers numbered as one already read: left out */
 	uint64_t spanning;		/* calls open across a gap: not timed */
 	uint64_t waits, wait_ticks;	/* on_full=wait: waits for a free buffer */
 	uint64_t clamped;		/* ends before their starts */
@@ -308,6 +322,8 @@ struct analysis {
 	int pass_mode;
 	bool fast;		/* buffers parsed by the core's fast path */
 	bool buf_fresh;		/* no NewCPUId yet in the current buffer */
+	bool buf_repeat;	/* its stack record numbers it as one already read */
+	bool buf_ooo;		/* counted as out of time order */
 	uint32_t buf_low;	/* lowest stack depth of a->cur in this buffer */
 
 	struct an_stats st;
@@ -358,6 +374,9 @@ void an_fini(struct analysis *a);
  */
 const char *an_func_name(struct analysis *a, struct an_func *f);
 
+/* an_func_get()'s slow path: ids beyond the direct table, and new ones. */
+struct an_func *an_func_get_slow(struct analysis *a, uint32_t id);
+
 /**
  * an_func_get - the function of an id, created on first use
  * @a: the analysis
@@ -365,7 +384,13 @@ const char *an_func_name(struct analysis *a, struct an_func *f);
  *
  * Return: the function, or NULL when out of memory.
  */
-struct an_func *an_func_get(struct analysis *a, uint32_t id);
+static inline struct an_func *an_func_get(struct analysis *a, uint32_t id)
+{
+	/* Runtimes number functions densely from 1: most ids hit this table. */
+	if (__builtin_expect(id < AN_FN_DIRECT && a->fn_direct[id] != NULL, 1))
+		return a->fn_direct[id];
+	return an_func_get_slow(a, id);
+}
 
 /**
  * an_node_child - the calling-context node of @fn called under @parent

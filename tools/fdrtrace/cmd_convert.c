@@ -36,13 +36,6 @@ void cv_flush(struct cv *cv)
 	cv->len = 0;
 }
 
-char *cv_room(struct cv *cv, size_t n)
-{
-	if (cv->len + n > CV_OUT_SIZE)
-		cv_flush(cv);
-	return cv->out + cv->len;
-}
-
 void cv_put(struct cv *cv, const void *p, size_t n)
 {
 	if (n > CV_OUT_SIZE / 2) {
@@ -52,16 +45,6 @@ void cv_put(struct cv *cv, const void *p, size_t n)
 	}
 	memcpy(cv_room(cv, n), p, n);
 	cv->len += n;
-}
-
-uint64_t cv_ns(const struct analysis *a, uint64_t ticks)
-{
-	return a->freq ? (uint64_t)((double)ticks * 1e9 / (double)a->freq + 0.5) : ticks * 1000;
-}
-
-int32_t cv_pid(const struct analysis *a, const struct an_thread *t)
-{
-	return t->pid ? t->pid : a->pid;
 }
 
 static void cvt_enter(struct analysis *a, struct an_thread *t, const struct an_frame *f)
@@ -147,7 +130,6 @@ static void cvt_gap(struct analysis *a, struct an_thread *t, uint64_t first_tsc,
 	struct cvt *c = a->ctx;
 	struct ord_item it;
 
-	(void)last_tsc;
 	(void)reason;
 	for (uint32_t d = 1; d <= t->depth; d++) {
 		struct sel_frame *fr = sel_frame(&c->sel, t, d);
@@ -157,6 +139,8 @@ static void cvt_gap(struct analysis *a, struct an_thread *t, uint64_t first_tsc,
 			fr->user = 0;
 		}
 	}
+	if (!first_tsc)
+		first_tsc = last_tsc;	/* the thread's start (an_ops.gap): at its first buffer */
 	if (!sel_event(&c->sel, a, t, first_tsc))
 		return;
 	memset(&it, 0, sizeof(it));

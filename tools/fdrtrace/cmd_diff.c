@@ -401,9 +401,11 @@ int cmd_diff(int argc, char **argv)
 		status = EXIT_FAIL;
 		goto out;
 	}
-	/* Match by name: both sorted, then merged. */
-	qsort(old.fns, old.n, sizeof(*old.fns), df_name_cmp);
-	qsort(new.fns, new.n, sizeof(*new.fns), df_name_cmp);
+	/* Match by name: both sorted, then merged (fns is NULL when there is none). */
+	if (old.n > 1)
+		qsort(old.fns, old.n, sizeof(*old.fns), df_name_cmp);
+	if (new.n > 1)
+		qsort(new.fns, new.n, sizeof(*new.fns), df_name_cmp);
 	while (i < old.n || j < new.n) {
 		int cmp = i == old.n ? 1 : j == new.n ? -1 :
 			  strcmp(old.fns[i].name, new.fns[j].name);

@@ -188,6 +188,9 @@ static void dump_ext(const uint8_t *data, size_t len)
 		printf(" tid=%" PRIu32 " depth=%" PRIu32 " ids=", x.u.stack.tid, x.u.stack.depth);
 		for (i = 0; i < x.u.stack.depth; i++)
 			printf("%s%" PRIu32, i ? "," : "", dump_u32(x.u.stack.ids + 4 * i));
+		if (x.u.stack.numbered)
+			printf(" buffer_no=%" PRIu64 " records_before=%" PRIu64 " skipped=%" PRIu32,
+			       x.u.stack.buffer_no, x.u.stack.records_before, x.u.stack.skipped);
 		break;
 	}
 	case FDRTRACE_EXT_NATIVE_STACK: {

@@ -71,6 +71,9 @@ struct info {
 	uint64_t close_records, close_records_dropped, close_buffers, close_buffers_dropped;
 	uint32_t close_threads;
 	uint64_t close_freq, close_end_ns;
+	/* the pool: buffer_max of the first config record, pool_buffers of the last growth */
+	uint64_t pool_start, pool_now;
+	unsigned pool_grew;
 
 	/* native stacks (crash, start), printed at the end, named from the modules */
 	struct nstack ns;
@@ -147,6 +150,38 @@ static void info_copy_str(char *dst, size_t cap, struct fdrtrace_str s)
 	dst[n] = '\0';
 }
 
+/* A decimal value of a config pair; 0 for anything else. */
+static uint64_t info_cfg_u64(const struct fdrtrace_str *v)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < v->len; i++) {
+		if (v->ptr[i] < '0' || v->ptr[i] > '9' || n > UINT64_MAX / 10 - 9)
+			return 0;
+		n = n * 10 + (uint64_t)(v->ptr[i] - '0');
+	}
+	return n;
+}
+
+/*
+ * The pool's size: buffer_max in the start records' configuration, then
+ * pool_buffers each time the runtime grew the pool (stream policy).
+ */
+static void info_config(struct info *in, const struct fdrtrace_ext *x)
+{
+	struct fdrtrace_str k, v;
+	size_t pos = 0;
+
+	while (fdrtrace_ext_config_pair(x, &pos, &k, &v) == 1) {
+		if (k.len == 10 && !memcmp(k.ptr, "buffer_max", 10) && !in->pool_start) {
+			in->pool_start = info_cfg_u64(&v);
+		} else if (k.len == 12 && !memcmp(k.ptr, "pool_buffers", 12)) {
+			in->pool_now = info_cfg_u64(&v);
+			in->pool_grew++;
+		}
+	}
+}
+
 static void info_ext(struct info *in, const uint8_t *data, size_t len)
 {
 	struct fdrtrace_ext x;
@@ -190,6 +225,9 @@ static void info_ext(struct info *in, const uint8_t *data, size_t len)
 		in->drop_buffers[r] += x.u.drop.buffers;
 		break;
 	}
+	case FDRTRACE_EXT_CONFIG:
+		info_config(in, &x);
+		break;
 	case FDRTRACE_EXT_MODULE_MAP:
 		ns_add_module(&in->ns, &x);
 		break;
@@ -351,6 +389,14 @@ static void info_print(const struct info *in, const char *path)
 		putchar('\n');
 	}
 	printf("%-17s%" PRIu64 "\n", "buffers:", in->buffers);
+	if (in->pool_start) {
+		printf("%-17s%" PRIu64 " buffers at start", "pool:", in->pool_start);
+		if (in->pool_grew)
+			printf(", grew %u time%s to %" PRIu64 " (%" PRIu64 " MiB)", in->pool_grew,
+			       in->pool_grew == 1 ? "" : "s", in->pool_now,
+			       in->pool_now * in->hdr.buffer_size >> 20);
+		putchar('\n');
+	}
 	printf("%-17s%" PRIu64 "\n", "records:", in->events - in->by_type[FDRTRACE_EV_HEADER]);
 	for (i = 0; i < FDRTRACE_EV_TYPE_COUNT; i++) {
 		if (!in->by_type[i] || i == FDRTRACE_EV_HEADER)

@@ -19,17 +19,23 @@
  * them; -F, -N, -D and --threshold do not hide them (they are not calls).
  *
  * The selectors are select.c's; its state per open call (struct sel_frame)
- * also holds whether the call's opening line is out (RP_OPENED).
+ * also holds whether the call's opening line is out (RP_OPENED). Per
+ * thread, t->uptr counts the outermost frames whose shown calls are all
+ * opened. With no selector every call is shown, so a call is opened
+ * exactly when its frame is below t->uptr: that run (rp_plain_ops) keeps
+ * no selection state at all.
  *
  * Contract: single-threaded.
  */
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
 #include "cli.h"
+#include "outbuf.h"
 #include "util.h"
 
 #define RP_PREVIEW 32	/* payload bytes shown of an application event */
@@ -37,66 +43,259 @@
 /* struct sel_frame.user: the call's "name() {" line is out. */
 #define RP_OPENED 1u
 
+/*
+ * One replay: the selection (a->ctx points here), the output, the trace's
+ * clock for durations, and the thread column " [    TID] | " of the last
+ * thread printed.
+ */
+struct rp {
+	struct sel sel;
+	struct obuf ob;
+	bool have_clock;
+	struct fmt_dur clock;
+	bool have_tid;
+	int32_t tid;
+	uint8_t tid_len;
+	char tid_text[32];
+};
+
+/*
+ * The text before and after a name on a line, padded so that it is copied
+ * whole (a constant-size copy, no call).
+ */
+#define RP_AFFIX 40
+
+struct rp_affix {
+	char s[RP_AFFIX];
+	uint8_t n;
+};
+
+#define RP_AFFIX_OF(lit) { lit, sizeof(lit) - 1 }
+
+static const struct rp_affix rp_none = RP_AFFIX_OF("");
+static const struct rp_affix rp_close = RP_AFFIX_OF("} /* ");
+static const struct rp_affix rp_open_end = RP_AFFIX_OF(" {\n");
+static const struct rp_affix rp_open_early_end = RP_AFFIX_OF(" { /* entered before the trace */\n");
+static const struct rp_affix rp_leaf_end = RP_AFFIX_OF(";\n");
+static const struct rp_affix rp_leaf_unwound_end = RP_AFFIX_OF("; /* ended by an outer exit */\n");
+static const struct rp_affix rp_close_end = RP_AFFIX_OF(" */\n");
+static const struct rp_affix rp_close_unwound_end = RP_AFFIX_OF(" */ /* ended by an outer exit */\n");
+static const struct rp_affix rp_never_end = RP_AFFIX_OF(": did not return */\n");
+
+static const char rp_blanks[32] = "                                ";
+
+/* A name's bytes are read 16 at a time: 15 more must be readable. */
+#define RP_NAME_SLACK 16
+
+/*
+ * A function's two printed forms, made once (an_func.uptr): the call,
+ * "name()" and its location ("helper() (a.c:2)"; no "()" when the name
+ * has its own, a demangled C++ signature), and an_func_name()'s. Made again
+ * when a record renames the function (@gen).
+ */
+struct rp_name {
+	uint32_t gen;
+	uint32_t call_len;
+	uint32_t disp_len;
+	char text[];	/* the call, then the name */
+};
+
+static const struct rp_name *rp_name_make(struct analysis *a, struct an_func *fn)
+{
+	struct rp_name *rn = fn->uptr;
+	const char *name, *paren;
+	size_t len, n;
+
+	/* an_func_name() is called when the name is first printed, as before */
+	name = an_func_name(a, fn);
+	len = strlen(name);
+	n = fn->base ? fn->base_len : len;
+	paren = memchr(name, '(', n) ? "" : "()";
+	free(rn);
+	fn->uptr = rn = malloc(sizeof(*rn) + 2 * len + 2 + RP_NAME_SLACK);
+	if (!rn)
+		return NULL;
+	rn->gen = fn->name_gen;
+	memcpy(rn->text, name, n);
+	memcpy(rn->text + n, paren, strlen(paren));
+	memcpy(rn->text + n + strlen(paren), name + n, len - n);
+	rn->call_len = (uint32_t)(len + strlen(paren));
+	memcpy(rn->text + rn->call_len, name, len);
+	rn->disp_len = (uint32_t)len;
+	return rn;
+}
+
+static inline const struct rp_name *rp_name(struct analysis *a, struct an_func *fn)
+{
+	const struct rp_name *rn = fn->uptr;
+
+	if (__builtin_expect(rn && rn->gen == fn->name_gen, 1))
+		return rn;
+	return rp_name_make(a, fn);
+}
+
+/* The call form of a name, or its an_func_name() form (with @len). */
+static inline __attribute__((always_inline)) const char *
+rp_text(struct analysis *a, struct an_func *fn, bool call, size_t *len)
+{
+	static const char unknown[RP_NAME_SLACK * 2] = "?()";	/* out of memory */
+	const struct rp_name *rn = rp_name(a, fn);
+
+	if (!rn) {
+		*len = call ? 3 : 1;
+		return unknown;
+	}
+	*len = call ? rn->call_len : rn->disp_len;
+	return call ? rn->text : rn->text + rn->call_len;
+}
+
+/* printf into the output, for the rare lines (gaps, waits, crash stacks). */
+static void rp_printf(struct rp *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void rp_printf(struct rp *rp, const char *fmt, ...)
+{
+	char small[512], *big = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		ob_put(&rp->ob, small, (size_t)n);
+		return;
+	}
+	va_start(ap, fmt);
+	n = vasprintf(&big, fmt, ap);
+	va_end(ap);
+	if (n >= 0)
+		ob_put(&rp->ob, big, (size_t)n);
+	free(big);
+}
+
+/* t->uptr: how many frames from the outermost have their shown calls opened */
+static inline uint32_t rp_opened(const struct an_thread *t)
+{
+	return (uint32_t)(uintptr_t)t->uptr;
+}
+
+static void rp_enter_plain(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+{
+	(void)a;
+	(void)f;
+	if (rp_opened(t) > t->depth - 1)
+		t->uptr = (void *)(uintptr_t)(t->depth - 1);
+}
+
 static void rp_enter(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
-	(void)f;
-	sel_enter(a->ctx, a, t);
+	struct rp *rp = a->ctx;
+
+	rp_enter_plain(a, t, f);
+	sel_enter(&rp->sel, a, t);
 }
 
 /*
- * A call's name: "()" after the function's name, unless it has its own (a
- * demangled C++ signature), then its location when it has one:
- * "helper() (a.c:2)".
+ * A line's start at @p (room for OB_PIECE bytes): the duration (or
+ * blanks) and the thread. Return: the end.
  */
-static void rp_call(struct analysis *a, struct an_func *fn)
+static inline char *rp_head(struct rp *rp, struct analysis *a, struct an_thread *t, char *p,
+		     bool with_dur, uint64_t dur)
 {
-	const char *name = an_func_name(a, fn);
-	int n = (int)fn->base_len;
+	if (with_dur) {
+		if (__builtin_expect(!rp->have_clock || rp->clock.freq != a->freq, 0)) {
+			fmt_dur_init(&rp->clock, a->freq);
+			rp->have_clock = true;
+		}
+		p = fmt_dur(p, &rp->clock, dur);
+	} else {
+		p = fmt_lit(p, "             ");
+	}
+	if (!rp->have_tid || rp->tid != t->tid) {
+		char *e = fmt_lit(rp->tid_text, " [");
 
-	if (!fn->base)
-		n = (int)strlen(name);
-	printf("%.*s%s%s", n, name, memchr(name, '(', (size_t)n) ? "" : "()", name + n);
+		e = fmt_i64_w(e, t->tid, 7);
+		e = fmt_lit(e, "] | ");
+		rp->tid_len = (uint8_t)(e - rp->tid_text);
+		rp->tid = t->tid;
+		rp->have_tid = true;
+	}
+	memcpy(p, rp->tid_text, sizeof(rp->tid_text));
+	return p + rp->tid_len;
 }
 
-static void rp_prefix(struct analysis *a, struct an_thread *t, bool with_dur, uint64_t dur,
-		      uint32_t level)
+/* A line's start and the indentation of @level, for a line built of pieces. */
+static void rp_prefix(struct rp *rp, struct analysis *a, struct an_thread *t, bool with_dur,
+		      uint64_t dur, uint32_t level)
 {
-	uint32_t i;
+	ob_commit(&rp->ob, rp_head(rp, a, t, ob_room(&rp->ob), with_dur, dur));
+	ob_fill(&rp->ob, ' ', 2 * (size_t)level);
+}
 
-	if (with_dur) {
-		double ns = a->freq ? (double)dur * 1e9 / (double)a->freq : (double)dur;
+/*
+ * A whole line about a call: its start, the indentation of @level, @pre,
+ * @len bytes of @name (RP_NAME_SLACK more readable), @post. Built in place
+ * with constant-size copies when it fits in OB_PIECE, else in pieces.
+ */
+static inline __attribute__((always_inline)) void
+rp_line(struct rp *rp, struct analysis *a, struct an_thread *t, bool with_dur, uint64_t dur,
+	uint32_t level, const struct rp_affix *pre, const char *name, size_t len,
+	const struct rp_affix *post)
+{
+	char *start = ob_room(&rp->ob), *p = rp_head(rp, a, t, start, with_dur, dur);
+	size_t indent = 2 * (size_t)level, k;
 
-		if (ns < 1e3)
-			printf("%10.3f ns", ns);
-		else if (ns < 1e6)
-			printf("%10.3f us", ns / 1e3);
-		else if (ns < 1e9)
-			printf("%10.3f ms", ns / 1e6);
-		else
-			printf("%10.3f  s", ns / 1e9);
-	} else {
-		printf("%13s", "");
+	if ((size_t)(p - start) + indent + 32 + 2 * RP_AFFIX + len + RP_NAME_SLACK > OB_PIECE) {
+		ob_commit(&rp->ob, p);
+		ob_fill(&rp->ob, ' ', indent);
+		ob_put(&rp->ob, pre->s, pre->n);
+		ob_put(&rp->ob, name, len);
+		ob_put(&rp->ob, post->s, post->n);
+		return;
 	}
-	printf(" [%7" PRId32 "] | ", t->tid);
-	for (i = 0; i < level; i++)
-		fputs("  ", stdout);
+	/* most indentation is at most 32 blanks, most names at most 16 bytes */
+	memcpy(p, rp_blanks, 32);
+	for (k = 32; k < indent; k += 32)
+		memcpy(p + k, rp_blanks, 32);
+	p += indent;
+	memcpy(p, pre->s, RP_AFFIX);
+	p += pre->n;
+	memcpy(p, name, 16);
+	for (k = 16; k < len; k += 16)
+		memcpy(p + k, name + k, 16);
+	p += len;
+	memcpy(p, post->s, RP_AFFIX);
+	ob_commit(&rp->ob, p + post->n);
 }
 
 /* Print the opening lines of the shown open calls around frame index @upto. */
-static void rp_open_ancestors(struct analysis *a, struct an_thread *t, uint32_t upto)
+static void rp_open_ancestors(struct rp *rp, struct analysis *a, struct an_thread *t,
+			      uint32_t upto)
 {
-	uint32_t i;
+	uint32_t i = (uint32_t)(uintptr_t)t->uptr;
+	const char *name;
+	size_t len;
 
-	for (i = 0; i < upto; i++) {
-		struct sel_frame *s = sel_frame(a->ctx, t, i + 1);
+	/* Below t->uptr every shown call is open already (rp_enter() lowers it). */
+	for (; rp->sel.plain && i < upto; i++) {
+		name = rp_text(a, t->stack[i].fn, true, &len);
+		rp_line(rp, a, t, false, 0, i, &rp_none, name, len,
+			t->stack[i].partial ? &rp_open_early_end : &rp_open_end);
+	}
+	for (; i < upto; i++) {
+		struct sel_frame *s = sel_frame(&rp->sel, t, i + 1);
 
 		if (!s || !s->shown || (s->user & RP_OPENED))
 			continue;
-		rp_prefix(a, t, false, 0, s->level);
-		rp_call(a, t->stack[i].fn);
-		printf(" {%s\n", t->stack[i].partial ? " /* entered before the trace */" : "");
+		name = rp_text(a, t->stack[i].fn, true, &len);
+		rp_line(rp, a, t, false, 0, s->level, &rp_none, name, len,
+			t->stack[i].partial ? &rp_open_early_end : &rp_open_end);
 		s->user |= RP_OPENED;
 	}
+	if (upto > (uint32_t)(uintptr_t)t->uptr)
+		t->uptr = (void *)(uintptr_t)upto;
 }
 
 /*
@@ -104,9 +303,11 @@ static void rp_open_ancestors(struct analysis *a, struct an_thread *t, uint32_t 
  * printable ASCII (a final NUL of the payload aside; '"' and '\\' escaped),
  * else "hex " and two digits a byte; "..." when the payload is longer.
  */
-static void rp_preview(const uint8_t *p, uint32_t size)
+static void rp_preview(struct rp *rp, const uint8_t *p, uint32_t size)
 {
+	static const char hex[] = "0123456789abcdef";
 	uint32_t n = size < RP_PREVIEW ? size : RP_PREVIEW, i, text = n;
+	char *o = ob_room(&rp->ob);	/* at most 4 + 2 * RP_PREVIEW + 3 bytes */
 	bool printable = true;
 
 	if (n == size && n && !p[n - 1])
@@ -114,20 +315,23 @@ static void rp_preview(const uint8_t *p, uint32_t size)
 	for (i = 0; i < text && printable; i++)
 		printable = p[i] >= 0x20 && p[i] < 0x7f;
 	if (printable) {
-		putchar('"');
+		*o++ = '"';
 		for (i = 0; i < text; i++) {
 			if (p[i] == '"' || p[i] == '\\')
-				putchar('\\');
-			putchar(p[i]);
+				*o++ = '\\';
+			*o++ = (char)p[i];
 		}
-		putchar('"');
+		*o++ = '"';
 	} else {
-		fputs("hex ", stdout);
-		for (i = 0; i < n; i++)
-			printf("%02x", p[i]);
+		o = fmt_lit(o, "hex ");
+		for (i = 0; i < n; i++) {
+			*o++ = hex[p[i] >> 4];
+			*o++ = hex[p[i] & 15];
+		}
 	}
 	if (n < size)
-		fputs("...", stdout);
+		o = fmt_lit(o, "...");
+	ob_commit(&rp->ob, o);
 }
 
 /*
@@ -135,16 +339,23 @@ static void rp_preview(const uint8_t *p, uint32_t size)
  * level inside the innermost shown open call, whose opening lines are then
  * printed. Return: false when --tid or --time-range leave it out.
  */
-static bool rp_place(struct analysis *a, struct an_thread *t, uint64_t tsc, uint32_t *level)
+static bool rp_place(struct rp *rp, struct analysis *a, struct an_thread *t, uint64_t tsc,
+		     uint32_t *level)
 {
-	struct sel_frame *s = sel_frame(a->ctx, t, t->depth);
+	struct sel_frame *s = sel_frame(&rp->sel, t, t->depth);
 
 	*level = 0;
-	if (!sel_event(a->ctx, a, t, tsc))
+	if (rp->sel.plain) {
+		/* one inside the innermost call: every call is shown */
+		*level = t->depth;
+		rp_open_ancestors(rp, a, t, t->depth);
+		return true;
+	}
+	if (!sel_event(&rp->sel, a, t, tsc))
 		return false;
 	if (s) {
 		*level = s->level + (s->shown ? 1 : 0);
-		rp_open_ancestors(a, t, t->depth);
+		rp_open_ancestors(rp, a, t, t->depth);
 	}
 	return true;
 }
@@ -152,21 +363,22 @@ static bool rp_place(struct analysis *a, struct an_thread *t, uint64_t tsc, uint
 /* An application event: a line of its own, inside the innermost shown call. */
 static void rp_event(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
 {
+	struct rp *rp = a->ctx;
 	uint32_t level, size = ev->u.event.size;
 
-	if (!rp_place(a, t, ev->tsc, &level))
+	if (!rp_place(rp, a, t, ev->tsc, &level))
 		return;
-	rp_prefix(a, t, false, 0, level);
+	rp_prefix(rp, a, t, false, 0, level);
 	if (ev->type == FDRTRACE_EV_TYPED_EVENT)
-		printf("[event typed type=%u ", (unsigned)ev->u.event.event_type);
+		rp_printf(rp, "[event typed type=%u ", (unsigned)ev->u.event.event_type);
 	else
-		fputs("[event custom ", stdout);
-	printf("%" PRIu32 " byte%s", size, size == 1 ? "" : "s");
+		ob_put(&rp->ob, "[event custom ", 14);
+	rp_printf(rp, "%" PRIu32 " byte%s", size, size == 1 ? "" : "s");
 	if (size) {
-		putchar(' ');
-		rp_preview(ev->u.event.data, size);
+		ob_put(&rp->ob, " ", 1);
+		rp_preview(rp, ev->u.event.data, size);
 	}
-	fputs("]\n", stdout);
+	ob_put(&rp->ob, "]\n", 2);
 }
 
 /*
@@ -177,40 +389,78 @@ static void rp_event(struct analysis *a, struct an_thread *t, const struct fdrtr
 static void rp_native(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
 		      uint64_t tsc)
 {
+	struct rp *rp = a->ctx;
 	struct ns_frame f;
 	uint64_t addr;
 	uint32_t level;
 
-	if (!rp_place(a, t, tsc, &level))
+	if (!rp_place(rp, a, t, tsc, &level))
 		return;
-	rp_prefix(a, t, false, 0, level);
+	rp_prefix(rp, a, t, false, 0, level);
 	if (x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL) {
-		printf("[crash: signal %u (%s)", x->u.native_stack.signal,
-		       sigabbrev_np(x->u.native_stack.signal) ?
-			       sigabbrev_np(x->u.native_stack.signal) : "?");
+		rp_printf(rp, "[crash: signal %u (%s)", x->u.native_stack.signal,
+			  sigabbrev_np(x->u.native_stack.signal) ?
+				  sigabbrev_np(x->u.native_stack.signal) : "?");
 		if (x->u.native_stack.fault_address)
-			printf(", fault address 0x%" PRIx64, x->u.native_stack.fault_address);
+			rp_printf(rp, ", fault address 0x%" PRIx64,
+				  x->u.native_stack.fault_address);
 	} else {
-		printf("[recording started%s", x->u.native_stack.why == FDRTRACE_NATIVE_START ?
-							 " by fdrtrace_start()" : "");
+		rp_printf(rp, "[recording started%s",
+			  x->u.native_stack.why == FDRTRACE_NATIVE_START ?
+				  " by fdrtrace_start()" : "");
 	}
-	printf("; native stack, %" PRIu32 " frames, innermost first]\n",
-	       x->u.native_stack.depth);
+	rp_printf(rp, "; native stack, %" PRIu32 " frames, innermost first]\n",
+		  x->u.native_stack.depth);
 	for (uint32_t i = 0; ns_resolve(&a->ns, x, i, &addr, &f) == 0; i++) {
-		rp_prefix(a, t, false, 0, level);
-		printf("[  #%-2" PRIu32 " %s", i, f.name ? f.name : "??");
+		rp_prefix(rp, a, t, false, 0, level);
+		rp_printf(rp, "[  #%-2" PRIu32 " %s", i, f.name ? f.name : "??");
 		if (f.module)
-			printf(" (%s+0x%" PRIx64 ")]\n", f.module, f.offset);
+			rp_printf(rp, " (%s+0x%" PRIx64 ")]\n", f.module, f.offset);
 		else
-			printf(" (0x%" PRIx64 ", unknown module)]\n", addr);
+			rp_printf(rp, " (0x%" PRIx64 ", unknown module)]\n", addr);
 	}
+}
+
+/*
+ * rp_exit() when every call is shown: the call is opened when its frame is
+ * below t->uptr. One line: its closing line (with no duration when its
+ * entry was never seen), or its leaf line after its callers' opening lines.
+ */
+static void rp_exit_plain(struct analysis *a, struct an_thread *t, const struct an_frame *f,
+			  uint64_t end, uint64_t dur, enum an_end how)
+{
+	struct rp *rp = a->ctx;
+	uint32_t d = t->depth - 1;	/* the call's frame */
+	bool opened = d < rp_opened(t);
+	const struct rp_affix *post;
+	const char *name;
+	size_t len;
+
+	(void)end;
+	if (f->partial) {
+		/* Its entry was never seen: it was never opened here. */
+		if (!opened)
+			return;
+		post = &rp_close_end;
+	} else if (opened) {
+		post = how == AN_END_UNWOUND ? &rp_close_unwound_end : &rp_close_end;
+	} else {
+		if (rp_opened(t) < d)
+			rp_open_ancestors(rp, a, t, d);
+		post = how == AN_END_UNWOUND ? &rp_leaf_unwound_end : &rp_leaf_end;
+	}
+	name = rp_text(a, f->fn, !opened, &len);
+	rp_line(rp, a, t, !f->partial, dur, d, opened ? &rp_close : &rp_none, name, len, post);
 }
 
 static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
 		    uint64_t end, uint64_t dur, enum an_end how)
 {
-	struct sel_frame *s = sel_frame(a->ctx, t, t->depth);
-	bool shown = sel_exit(a->ctx, a, t, dur);
+	struct rp *rp = a->ctx;
+	struct sel_frame *s = sel_frame(&rp->sel, t, t->depth);
+	bool shown = sel_exit(&rp->sel, a, t, dur);
+	const char *name;
+	size_t len;
 
 	(void)end;
 	if (!s)
@@ -218,30 +468,42 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	if (f->partial) {
 		/* Its entry was never seen: it was never opened here. */
 		if (s->user & RP_OPENED) {
-			rp_prefix(a, t, false, 0, s->level);
-			printf("} /* %s */\n", an_func_name(a, f->fn));
+			name = rp_text(a, f->fn, false, &len);
+			rp_line(rp, a, t, false, 0, s->level, &rp_close, name, len, &rp_close_end);
 		}
 		return;
 	}
 	/* An opened call stays balanced even under the threshold (an event opened it). */
 	if (!shown && !(s->shown && (s->user & RP_OPENED)))
 		return;
-	rp_open_ancestors(a, t, t->depth - 1);
-	rp_prefix(a, t, true, dur, s->level);
+	if ((uintptr_t)t->uptr < t->depth - 1)
+		rp_open_ancestors(rp, a, t, t->depth - 1);
 	if (s->user & RP_OPENED) {
-		printf("} /* %s */", an_func_name(a, f->fn));
+		name = rp_text(a, f->fn, false, &len);
+		rp_line(rp, a, t, true, dur, s->level, &rp_close, name, len,
+			how == AN_END_UNWOUND ? &rp_close_unwound_end : &rp_close_end);
 	} else {
-		rp_call(a, f->fn);
-		putchar(';');
+		name = rp_text(a, f->fn, true, &len);
+		rp_line(rp, a, t, true, dur, s->level, &rp_none, name, len,
+			how == AN_END_UNWOUND ? &rp_leaf_unwound_end : &rp_leaf_end);
 	}
-	fputs(how == AN_END_UNWOUND ? " /* ended by an outer exit */\n" : "\n", stdout);
 }
 
 /* A call that never ended: close its opening line, if it was printed. */
 static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
-	struct sel_frame *s = sel_frame(a->ctx, t, t->depth);
+	struct rp *rp = a->ctx;
+	struct sel_frame *s = sel_frame(&rp->sel, t, t->depth);
+	const char *name;
+	size_t len;
 
+	if (rp->sel.plain) {
+		/* as below, every call shown: opened here when it is not yet */
+		rp_open_ancestors(rp, a, t, t->depth);
+		name = rp_text(a, f->fn, false, &len);
+		rp_line(rp, a, t, false, 0, t->depth - 1, &rp_close, name, len, &rp_never_end);
+		return;
+	}
 	if (!s)
 		return;
 	/*
@@ -250,42 +512,63 @@ static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct 
 	 * next), whatever the threshold: its duration is unknown.
 	 */
 	if (!(s->user & RP_OPENED) && s->shown)
-		rp_open_ancestors(a, t, t->depth);
+		rp_open_ancestors(rp, a, t, t->depth);
 	if (!(s->user & RP_OPENED))
 		return;
-	rp_prefix(a, t, false, 0, s->level);
-	printf("} /* %s: did not return */\n", an_func_name(a, f->fn));
+	name = rp_text(a, f->fn, false, &len);
+	rp_line(rp, a, t, false, 0, s->level, &rp_close, name, len, &rp_never_end);
 }
 
 /* A gap: where it is, how many records, how long; the calls open here are not timed. */
 static void rp_gap(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc,
 		   uint64_t records, unsigned reason)
 {
+	struct rp *rp = a->ctx;
 	uint32_t level;
 
-	if (!rp_place(a, t, first_tsc, &level))
+	if (!rp_place(rp, a, t, first_tsc ? first_tsc : last_tsc, &level))
 		return;
-	rp_prefix(a, t, false, 0, level);
-	printf("[lost %" PRIu64 " record%s (%s) over %.6f s: the calls open here are not timed]\n",
-	       records, records == 1 ? "" : "s", fdrtrace_drop_reason_name(reason),
-	       an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0));
+	rp_prefix(rp, a, t, false, 0, level);
+	if (!first_tsc) {
+		/* the thread's start: when those records were made is not known */
+		rp_printf(rp, "[lost %" PRIu64 " record%s (%s) before the thread's first kept "
+			  "buffer: the calls open here are not timed]\n", records,
+			  records == 1 ? "" : "s", fdrtrace_drop_reason_name(reason));
+		return;
+	}
+	rp_printf(rp, "[lost %" PRIu64 " record%s (%s) over %.6f s: the calls open here are "
+		  "not timed]\n", records, records == 1 ? "" : "s",
+		  fdrtrace_drop_reason_name(reason),
+		  an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0));
 }
 
 /* on_full=wait: the thread waited for the flush thread (nothing was lost). */
 static void rp_wait(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc)
 {
+	struct rp *rp = a->ctx;
 	uint32_t level;
 
-	if (!rp_place(a, t, first_tsc, &level))
+	if (!rp_place(rp, a, t, first_tsc, &level))
 		return;
-	rp_prefix(a, t, false, 0, level);
-	printf("[waited %.6f s for a free buffer (on_full=wait)]\n",
-	       an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0));
+	rp_prefix(rp, a, t, false, 0, level);
+	rp_printf(rp, "[waited %.6f s for a free buffer (on_full=wait)]\n",
+		  an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0));
 }
 
 static const struct an_ops rp_ops = {
 	.enter = rp_enter,
 	.exit = rp_exit,
+	.event = rp_event,
+	.unfinished = rp_unfinished,
+	.native = rp_native,
+	.gap = rp_gap,
+	.wait = rp_wait,
+};
+
+/* No selector: no selection state (see rp_opened()). */
+static const struct an_ops rp_plain_ops = {
+	.enter = rp_enter_plain,
+	.exit = rp_exit_plain,
 	.event = rp_event,
 	.unfinished = rp_unfinished,
 	.native = rp_native,
@@ -316,25 +599,33 @@ int cmd_replay(int argc, char **argv)
 {
 	struct analysis a;
 	struct cli cl;
-	struct sel sel;
+	struct rp rp = { .have_tid = false };	/* the rest zero too */
+	uint32_t i;
 	int status = EXIT_OK;
 
 	if (!cli_parse(&replay_cli, NULL, &cl, argc, argv, &status))
 		return status;
+	if (ob_init(&rp.ob, stdout)) {
+		tool_err("out of memory");
+		return EXIT_FAIL;
+	}
 	memset(&a, 0, sizeof(a));
 	cli_apply(&cl, &a);
-	sel_init(&sel, &cl.sel);
-	a.ops = &rp_ops;
-	a.ctx = &sel;
+	sel_init(&rp.sel, &cl.sel);
+	a.ops = rp.sel.plain ? &rp_plain_ops : &rp_ops;
+	a.ctx = &rp;
 	printf("# %11s  %9s   %s\n", "DURATION", "TID", "FUNCTION");
 	if (an_run(&a, cl.files[0])) {
 		status = EXIT_FAIL;
 	} else {
-		if (sel.oom)
+		if (rp.sel.oom)
 			tool_err("out of memory: some calls are missing");
 		an_summary(&a, "replay");
 	}
-	sel_fini(&sel);
+	ob_fini(&rp.ob);
+	for (i = 0; i < a.n_threads; i++)
+		a.threads[i]->uptr = NULL;	/* a frame count, not memory */
+	sel_fini(&rp.sel);
 	an_fini(&a);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;

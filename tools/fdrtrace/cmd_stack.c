@@ -199,8 +199,7 @@ int cmd_stack(int argc, char **argv)
 		else if (k.unit == STK_TICKS || !a.freq)
 			v = ticks;
 		else
-			v = (uint64_t)((double)ticks * (k.unit == STK_NS ? 1e9 : 1e6) /
-				       (double)a.freq + 0.5);
+			v = tool_scale(ticks, k.unit == STK_NS ? 1e9 : 1e6, a.freq);
 		if (!v)
 			continue;
 		if (n->parent && stk_path(&a, n->parent, &path, &path_cap)) {

@@ -21,6 +21,7 @@
 
 #include "analysis.h"
 #include "order.h"
+#include "util.h"
 
 #define CV_OUT_SIZE (1u << 20)
 
@@ -63,13 +64,26 @@ extern const struct cv_format cv_chrome;
 extern const struct cv_format cv_perfetto;
 
 /**
+ * cv_flush - write the buffer to stdout
+ * @cv: the conversion
+ */
+void cv_flush(struct cv *cv);
+
+/**
  * cv_room - space for @n more bytes of output (flushes the buffer if needed)
  * @cv: the conversion
  * @n: at most CV_OUT_SIZE
  *
+ * Inline: called for every event written.
+ *
  * Return: where to write; commit with cv->len += bytes written.
  */
-char *cv_room(struct cv *cv, size_t n);
+static inline char *cv_room(struct cv *cv, size_t n)
+{
+	if (__builtin_expect(cv->len + n > CV_OUT_SIZE, 0))
+		cv_flush(cv);
+	return cv->out + cv->len;
+}
 
 /**
  * cv_put - append bytes to the output
@@ -80,20 +94,27 @@ char *cv_room(struct cv *cv, size_t n);
 void cv_put(struct cv *cv, const void *p, size_t n);
 
 /**
- * cv_flush - write the buffer to stdout
- * @cv: the conversion
- */
-void cv_flush(struct cv *cv);
-
-/**
  * cv_ns - ticks to nanoseconds with the trace's clock (ticks * 1000 when
  * the frequency is unknown)
  * @a: the analysis
  * @ticks: a TSC value or duration
  *
- * Return: nanoseconds.
+ * Inline: called for every event written.
+ *
+ * Return: nanoseconds; UINT64_MAX when they do not fit (tool_scale()).
  */
-uint64_t cv_ns(const struct analysis *a, uint64_t ticks);
+static inline uint64_t cv_ns(const struct analysis *a, uint64_t ticks)
+{
+	if (__builtin_expect(a->freq != 0, 1)) {
+		/* tool_scale()'s arithmetic; below 2^63 a signed conversion is exact */
+		double r = (double)ticks * 1e9 / (double)a->freq + 0.5;
+
+		if (__builtin_expect(r < 9223372036854775808.0, 1))
+			return (uint64_t)(int64_t)r;
+		return tool_scale(ticks, 1e9, a->freq);
+	}
+	return ticks <= UINT64_MAX / 1000 ? ticks * 1000 : UINT64_MAX;
+}
 
 /**
  * cv_pid - the process id of a thread (the trace's when the buffer had none)
@@ -102,6 +123,9 @@ uint64_t cv_ns(const struct analysis *a, uint64_t ticks);
  *
  * Return: the pid.
  */
-int32_t cv_pid(const struct analysis *a, const struct an_thread *t);
+static inline int32_t cv_pid(const struct analysis *a, const struct an_thread *t)
+{
+	return t->pid ? t->pid : a->pid;
+}
 
 #endif /* FDRTRACE_TOOL_CONVERT_H */

@@ -16,6 +16,7 @@
  *
  * Contract: single-threaded tool code.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,42 +24,75 @@
 #include <string.h>
 
 #include "convert.h"
+#include "outbuf.h"
 
 #define CH_LINE_MAX 256	/* room for one event line, without its name */
+#define CH_NAME_SLACK 16	/* a name is copied 16 bytes at a time */
+#define CH_X_FAST 64		/* a complete event's start up to this is one copy */
 
 /* Append @v as decimal. */
-static char *ch_u64(char *p, uint64_t v)
+static inline char *ch_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	return fmt_u64(p, v);
 }
 
-static char *ch_i32(char *p, int32_t v)
+static inline char *ch_i32(char *p, int32_t v)
 {
-	if (v < 0) {
-		*p++ = '-';
-		return ch_u64(p, (uint64_t)-(int64_t)v);
+	return fmt_i64(p, v);
+}
+
+/*
+ * ".000" to ".999": the three decimals of a time in microseconds, four
+ * bytes each (one copy), filled by ch_start().
+ */
+static char ch_frac[1000][4];
+
+static void ch_frac_init(void)
+{
+	for (unsigned r = 0; r < 1000; r++) {
+		ch_frac[r][0] = '.';
+		ch_frac[r][1] = (char)('0' + r / 100);
+		ch_frac[r][2] = (char)('0' + r / 10 % 10);
+		ch_frac[r][3] = (char)('0' + r % 10);
 	}
-	return ch_u64(p, (uint64_t)v);
+}
+
+/*
+ * Append exactly eight digits of @v (below 10^8), as fmt_8digits(), in one
+ * 64-bit register: two 4-digit halves in 32-bit lanes, split into four
+ * 2-digit quarters in 16-bit lanes, then into eight digits in bytes. Each
+ * multiply stays inside its lane (9999 * 10486 < 2^32, 99 * 103 < 2^16),
+ * and the two reciprocals are exact there (x * 10486 >> 20 is x / 100 for
+ * x < 10^4; x * 103 >> 10 is x / 10 for x < 100).
+ */
+static inline char *ch_8digits(char *p, uint32_t v)
+{
+	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32;
+	uint64_t q = (x * 10486 >> 20) & 0x0000007f0000007full;
+
+	x = q | (x - q * 100) << 16;
+	q = (x * 103 >> 10) & 0x000f000f000f000full;
+	x = (q | (x - q * 10) << 8) + 0x3030303030303030ull;
+	memcpy(p, &x, 8);
+	return p + 8;
 }
 
 /* Append nanoseconds as microseconds with three decimals: "12.345". */
-static char *ch_us3(char *p, uint64_t ns)
+static inline char *ch_us3(char *p, uint64_t ns)
 {
-	p = ch_u64(p, ns / 1000);
-	*p++ = '.';
-	*p++ = (char)('0' + ns / 100 % 10);
-	*p++ = (char)('0' + ns / 10 % 10);
-	*p++ = (char)('0' + ns % 10);
-	return p;
+	uint64_t us = ns / 1000;
+	unsigned r = (unsigned)(ns - us * 1000);
+
+	if (us < 10) {
+		*p++ = (char)('0' + us);
+	} else if (us < 100) {
+		memcpy(p, &fmt_digits2[us * 2], 2);
+		p += 2;
+	} else {
+		p = fmt_u64(p, us);
+	}
+	memcpy(p, ch_frac[r], 4);
+	return p + 4;
 }
 
 static char *ch_str(char *p, const char *s)
@@ -90,21 +124,45 @@ static char *ch_json(char *p, const char *s)
 	return p;
 }
 
-/* The function's name as a JSON string, quotes included, made once. */
-static const char *ch_name(struct analysis *a, struct an_func *fn)
+/*
+ * A function's two printed forms, made once (in an_func.uptr): its name as
+ * a JSON string, quotes included (@len bytes at @text), and the start of
+ * its complete events up to the timestamp (@x_len bytes at @text + @x_off):
+ * ',\n{"name":NAME,"cat":"function","ph":"X","ts":'. Each is followed by
+ * CH_NAME_SLACK bytes, so either can be copied 16 bytes at a time.
+ */
+struct ch_name {
+	size_t len;
+	size_t x_off, x_len;
+	char text[];
+};
+
+#define CH_X_HEAD ",\n{\"name\":"
+#define CH_X_TAIL ",\"cat\":\"function\",\"ph\":\"X\",\"ts\":"
+
+static const struct ch_name *ch_name(struct analysis *a, struct an_func *fn)
 {
+	struct ch_name *q;
 	const char *s;
-	char *q;
+	size_t room;
+	char *x;
 
 	if (fn->uptr)
 		return fn->uptr;
 	s = an_func_name(a, fn);
 	if (strlen(s) > CV_OUT_SIZE / 8)
 		s = "?";
-	q = malloc(strlen(s) * 6 + 3);
+	room = strlen(s) * 6 + 3 + CH_NAME_SLACK;
+	/* ch_complete() reads CH_X_FAST bytes of a short start */
+	q = malloc(sizeof(*q) + 2 * room + sizeof(CH_X_HEAD) + sizeof(CH_X_TAIL) + CH_X_FAST);
 	if (!q)
-		return "\"?\"";
-	ch_json(q, s);
+		return NULL;
+	q->len = (size_t)(ch_json(q->text, s) - q->text);
+	q->x_off = q->len + CH_NAME_SLACK;
+	x = fmt_lit(q->text + q->x_off, CH_X_HEAD);
+	memcpy(x, q->text, q->len);
+	x = fmt_lit(x + q->len, CH_X_TAIL);
+	q->x_len = (size_t)(x - (q->text + q->x_off));
 	fn->uptr = q;
 	return q;
 }
@@ -127,30 +185,92 @@ static void ch_end_line(struct cv *cv, char *start, char *p)
 	cv->len += (size_t)(p - start);
 }
 
-static char *ch_where(char *p, const struct analysis *a, const struct an_thread *t)
+/*
+ * The format's state: the tail ',"pid":P,"tid":T' of the last thread
+ * written, made again when another thread (or a new pid) comes; and the
+ * digits of the last start's microseconds above the eight lowest (the same
+ * for about 100 s of trace), made again when they change.
+ */
+struct ch_state {
+	const struct an_thread *t;
+	int32_t pid;
+	size_t len;
+	char text[48];
+	bool have_ts;
+	uint64_t ts_hi;
+	size_t ts_len;
+	char ts_text[24];
+};
+
+/* ch_us3() of a start time, the high digits from the state (fmt_u64()'s split). */
+static inline char *ch_ts(char *p, struct ch_state *st, uint64_t ns)
 {
-	p = ch_str(p, ",\"pid\":");
-	p = ch_i32(p, cv_pid(a, t));
-	p = ch_str(p, ",\"tid\":");
-	return ch_i32(p, t->tid);
+	uint64_t us = ns / 1000, hi;
+	unsigned r = (unsigned)(ns - us * 1000);
+
+	if (us <= UINT32_MAX)
+		return ch_us3(p, ns);
+	hi = us / 100000000;
+	if (__builtin_expect(!st->have_ts || st->ts_hi != hi, 0)) {
+		st->ts_len = (size_t)(fmt_u64(st->ts_text, hi) - st->ts_text);
+		st->ts_hi = hi;
+		st->have_ts = true;
+	}
+	memcpy(p, st->ts_text, 16);	/* hi has at most 12 digits */
+	p = ch_8digits(p + st->ts_len, (uint32_t)(us - hi * 100000000));
+	memcpy(p, ch_frac[r], 4);
+	return p + 4;
+}
+
+/* Make the state's tail for @t (another thread than the last, or a new pid). */
+static void ch_where_make(struct ch_state *st, int32_t pid, const struct an_thread *t)
+{
+	char *e = fmt_lit(st->text, ",\"pid\":");
+
+	e = ch_i32(e, pid);
+	e = fmt_lit(e, ",\"tid\":");
+	e = ch_i32(e, t->tid);
+	st->len = (size_t)(e - st->text);
+	st->pid = pid;
+	st->t = t;
+}
+
+/* Append ',"pid":P,"tid":T' of @t. */
+static inline char *ch_where(char *p, struct ch_state *st, const struct analysis *a,
+			     const struct an_thread *t)
+{
+	int32_t pid = cv_pid(a, t);
+
+	if (__builtin_expect(st->t != t || st->pid != pid, 0))
+		ch_where_make(st, pid, t);
+	memcpy(p, st->text, sizeof(st->text));
+	return p + st->len;
 }
 
 static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
 		    const struct ord_item *it, char ph, const char *args)
 {
-	const char *name = ch_name(a, it->fn);
-	size_t name_len = strlen(name);
+	const struct ch_name *name = ch_name(a, it->fn);
+	const char *text = name ? name->text : "\"?\"";
+	size_t name_len = name ? name->len : 3;
+	uint64_t start_ns = cv_ns(a, it->tsc);
 	char *start, *p;
 
 	p = ch_begin_line(cv, name_len);
 	start = cv->out + cv->len;
-	p = ch_str(p, "\"name\":");
-	memcpy(p, name, name_len);
+	p = fmt_lit(p, "\"name\":");
+	if (name) {
+		/* constant-size copies: the text has CH_NAME_SLACK bytes more */
+		for (size_t k = 0; k < name_len; k += 16)
+			memcpy(p + k, text + k, 16);
+	} else {
+		memcpy(p, text, name_len);
+	}
 	p += name_len;
-	p = ch_str(p, ",\"cat\":\"function\",\"ph\":\"");
+	p = fmt_lit(p, ",\"cat\":\"function\",\"ph\":\"");
 	*p++ = ph;
-	p = ch_str(p, "\",\"ts\":");
-	p = ch_us3(p, cv_ns(a, it->tsc));
+	p = fmt_lit(p, "\",\"ts\":");
+	p = ch_ts(p, cv->fmt_state, start_ns);
 	if (ph == 'X') {
 		/*
 		 * The end's nanosecond minus the start's, not the duration's
@@ -158,20 +278,54 @@ static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
 		 * printed end, so a call that ends before its sibling starts
 		 * (in ticks) never overlaps it in the JSON by a rounding.
 		 */
-		p = ch_str(p, ",\"dur\":");
-		p = ch_us3(p, cv_ns(a, it->tsc + it->dur) - cv_ns(a, it->tsc));
+		p = fmt_lit(p, ",\"dur\":");
+		p = ch_us3(p, cv_ns(a, it->tsc + it->dur) - start_ns);
 	}
-	p = ch_where(p, a, t);
+	p = ch_where(p, cv->fmt_state, a, t);
 	if (args)
 		p = ch_str(p, args);
 	ch_end_line(cv, start, p);
 }
 
+/*
+ * A complete event, the most of the output: ch_call()'s bytes for 'X'
+ * without args, from the function's prepared start (ch_name()).
+ */
 static void ch_complete(void *w, struct analysis *a, struct an_thread *t,
 			const struct ord_item *it)
 {
-	ch_call(w, a, t, it, 'X',
-		it->unwound ? ",\"args\":{\"ended\":\"by an outer exit\"}" : NULL);
+	struct cv *cv = w;
+	const struct ch_name *name = ch_name(a, it->fn);
+	uint64_t start_ns, end_ns;
+	const char *x;
+	size_t n, first;
+	char *p;
+
+	if (__builtin_expect(it->unwound || !name, 0)) {
+		ch_call(w, a, t, it, 'X',
+			it->unwound ? ",\"args\":{\"ended\":\"by an outer exit\"}" : NULL);
+		return;
+	}
+	start_ns = cv_ns(a, it->tsc);
+	end_ns = cv_ns(a, it->tsc + it->dur);
+	p = cv_room(cv, name->x_len + CH_LINE_MAX);
+	first = cv->events++ == 0;	/* the first event has no ',' before it */
+	x = name->text + name->x_off + first;
+	n = name->x_len - first;
+	/* constant-size copies: the text has at least CH_NAME_SLACK bytes more */
+	if (__builtin_expect(n <= CH_X_FAST, 1)) {
+		memcpy(p, x, CH_X_FAST);
+	} else {
+		for (size_t k = 0; k < n; k += 16)
+			memcpy(p + k, x + k, 16);
+	}
+	p = ch_ts(p + n, cv->fmt_state, start_ns);
+	/* the end's nanosecond minus the start's: see ch_call() */
+	p = fmt_lit(p, ",\"dur\":");
+	p = ch_us3(p, end_ns - start_ns);
+	p = ch_where(p, cv->fmt_state, a, t);
+	*p++ = '}';
+	cv->len = (size_t)(p - cv->out);
 }
 
 static void ch_open(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it)
@@ -195,7 +349,7 @@ static void ch_close(void *w, struct analysis *a, struct an_thread *t, const str
 	start = cv->out + cv->len;
 	p = ch_str(p, "\"ph\":\"E\",\"ts\":");
 	p = ch_us3(p, cv_ns(a, end_tsc));
-	p = ch_where(p, a, t);
+	p = ch_where(p, cv->fmt_state, a, t);
 	if (it->unwound)
 		p = ch_str(p, ",\"args\":{\"ended\":\"by an outer exit\"}");
 	ch_end_line(cv, start, p);
@@ -217,7 +371,7 @@ static void ch_instant(void *w, struct analysis *a, struct an_thread *t,
 		p = ch_str(p, "\"name\":\"custom event\",\"cat\":\"event\"");
 	p = ch_str(p, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
 	p = ch_us3(p, cv_ns(a, it->tsc));
-	p = ch_where(p, a, t);
+	p = ch_where(p, cv->fmt_state, a, t);
 	if (it->kind == ORD_GAP) {
 		p = ch_str(p, ",\"args\":{\"records\":");
 		p = ch_u64(p, it->size);
@@ -258,7 +412,7 @@ static void ch_native(struct cv *cv, struct analysis *a, struct an_thread *t,
 	p = ch_str(p, crash ? "\"name\":\"crash\"" : "\"name\":\"recording started\"");
 	p = ch_str(p, ",\"cat\":\"native_stack\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
 	p = ch_us3(p, cv_ns(a, tsc));
-	p = ch_where(p, a, t);
+	p = ch_where(p, cv->fmt_state, a, t);
 	p = ch_str(p, ",\"args\":{");
 	if (crash)
 		p += sprintf(p, "\"signal\":%u,\"fault_address\":\"0x%" PRIx64 "\",",
@@ -287,8 +441,18 @@ static int ch_start(struct cv *cv)
 {
 	static const char head[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
 
+	cv->fmt_state = calloc(1, sizeof(struct ch_state));
+	if (!cv->fmt_state)
+		return -ENOMEM;
+	ch_frac_init();
 	cv_put(cv, head, sizeof(head) - 1);
 	return 0;
+}
+
+static void ch_fini(struct cv *cv)
+{
+	free(cv->fmt_state);
+	cv->fmt_state = NULL;
 }
 
 /* A metadata event naming a process or a thread. */
@@ -338,4 +502,5 @@ const struct cv_format cv_chrome = {
 	.start = ch_start,
 	.native = ch_native,
 	.finish = ch_finish,
+	.fini = ch_fini,
 };

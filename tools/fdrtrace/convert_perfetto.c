@@ -60,6 +60,8 @@
 #define PF_INSTANT 3
 
 #define PF_SEQ 1		/* our only packet sequence */
+#define PF_SLICE_ROOM 64	/* what pf_slice_put() may touch */
+#define PF_TS_NONE UINT64_MAX	/* no timestamp's bits 21 and above are this */
 #define PF_NAME_MAX 4096	/* longer names are cut (never in practice) */
 #define PF_MSG_MAX 40000	/* a packet: a name, or a native stack of 64 frames */
 
@@ -71,10 +73,32 @@ enum { PF_NAME_CUSTOM = 1, PF_NAME_TYPED, PF_NAME_LOST, PF_NAME_CRASH, PF_NAME_S
 static const char *const pf_names[] = { NULL, "custom event", "typed event", "records lost",
 					"crash", "recording started" };
 
+/*
+ * A thread's state: described yet, and the bytes of its slice packets after
+ * the timestamp (pf_slice()): 'sequence id 1, flags 2, TrackEvent (length
+ * at [5]): type BEGIN|END, track uuid U', @tail_len bytes; a begin adds its
+ * name's iid (struct pf_name).
+ */
 struct pf_thread {
-	bool described;
+	bool described, ready;
+	uint8_t tail_len;	/* at most 9 + 5: a uuid below 2^35 */
+	uint8_t begin[16], end[16];
 };
 
+/* A function's interned name (an_func.uptr): the iid, and 'name_iid IID' as bytes. */
+struct pf_name {
+	uint64_t iid;
+	uint8_t field[16];	/* at most 1 + 10 bytes */
+	uint8_t len;
+};
+
+/*
+ * @last_t, @last: the thread of the last slice and its state (the array
+ * moves when it grows: both are reset then); @ts_hi, @ts_len, @ts_bytes:
+ * the timestamp varint of the last slice, reused from its fourth byte on
+ * when the next one has the same bits 21 and above, @ts_hi (PF_TS_NONE
+ * when there is none, or it had three bytes or fewer: see pf_ts()).
+ */
 struct pf {
 	uint64_t next_iid;	/* the next function name iid */
 	struct pf_thread *threads;
@@ -82,6 +106,12 @@ struct pf {
 	int32_t *pids;		/* processes described */
 	uint32_t n_pids, pids_cap;
 	bool oom;
+	const struct an_thread *last_t;
+	struct pf_thread *last;
+	uint64_t ts_hi;
+	uint32_t ts_low;	/* the continuation bits of the three low bytes, the fourth byte */
+	uint8_t ts_len;
+	uint8_t ts_bytes[16];
 };
 
 /* A message being built, in a fixed buffer. */
@@ -225,10 +255,30 @@ static void pf_describe_process(struct cv *cv, struct pf *pf, const struct analy
 	pf_describe(cv, a, pid, NULL);
 }
 
-/* Before a thread's first event: its process's and its own track. */
-static void pf_track(struct cv *cv, const struct analysis *a, const struct an_thread *t)
+/* A thread's slice bytes (struct pf_thread), made once. */
+static void pf_thread_ready(struct pf_thread *th, const struct an_thread *t)
 {
-	struct pf *pf = cv->fmt_state;
+	uint8_t uuid[10];
+	size_t n = (size_t)(pb_put_varint(uuid, pf_thread_uuid(t)) - uuid);
+	static const uint8_t head[] = {
+		10 << 3 | PB_VARINT, PF_SEQ, 13 << 3 | PB_VARINT, PF_SEQ_NEEDS,
+		11 << 3 | PB_LEN, 0, 9 << 3 | PB_VARINT, 0, 11 << 3 | PB_VARINT,
+	};
+
+	memcpy(th->begin, head, sizeof(head));
+	th->begin[7] = PF_BEGIN;
+	memcpy(th->begin + sizeof(head), uuid, n);
+	memcpy(th->end, th->begin, sizeof(th->begin));
+	th->end[7] = PF_END;
+	th->end[5] = (uint8_t)(3 + n);	/* type (2 bytes), uuid (1 + n) */
+	th->tail_len = (uint8_t)(sizeof(head) + n);
+	th->ready = true;
+}
+
+/* A thread's state, @t's slot made when new; NULL when out of memory. */
+static struct pf_thread *pf_thread(struct pf *pf, const struct an_thread *t)
+{
+	struct pf_thread *th;
 
 	if (t->index >= pf->n_threads) {
 		uint32_t n = pf->n_threads ? pf->n_threads : 16;
@@ -239,17 +289,47 @@ static void pf_track(struct cv *cv, const struct analysis *a, const struct an_th
 		p = realloc(pf->threads, n * sizeof(*p));
 		if (!p) {
 			pf->oom = true;
-			return;
+			return NULL;
 		}
 		memset(p + pf->n_threads, 0, (n - pf->n_threads) * sizeof(*p));
 		pf->threads = p;
 		pf->n_threads = n;
+		pf->last_t = NULL;	/* @last pointed into the old array */
 	}
-	if (pf->threads[t->index].described)
-		return;
-	pf->threads[t->index].described = true;
-	pf_describe_process(cv, pf, a, cv_pid(a, t));
-	pf_describe(cv, a, cv_pid(a, t), t);
+	th = &pf->threads[t->index];
+	if (!th->ready)
+		pf_thread_ready(th, t);
+	return th;
+}
+
+/* Before a thread's first event: its process's and its own track. */
+static struct pf_thread *pf_track_slow(struct cv *cv, const struct analysis *a,
+				       const struct an_thread *t)
+{
+	struct pf *pf = cv->fmt_state;
+	struct pf_thread *th = pf_thread(pf, t);
+
+	if (!th)
+		return NULL;
+	if (!th->described) {
+		th->described = true;
+		pf_describe_process(cv, pf, a, cv_pid(a, t));
+		pf_describe(cv, a, cv_pid(a, t), t);
+	}
+	pf->last_t = t;
+	pf->last = th;
+	return th;
+}
+
+/* pf_track_slow(), the same thread as the last time in a few instructions. */
+static inline struct pf_thread *pf_track(struct cv *cv, const struct analysis *a,
+					 const struct an_thread *t)
+{
+	struct pf *pf = cv->fmt_state;
+
+	if (__builtin_expect(pf->last_t == t, 1))
+		return pf->last;
+	return pf_track_slow(cv, a, t);
 }
 
 /* A debug annotation with a string name and a uint or string value. */
@@ -293,45 +373,142 @@ static void pf_event(struct cv *cv, const struct analysis *a, uint64_t tsc, cons
 }
 
 /* The interned name of a function; @interned gets its entry on first use. */
-static uint64_t pf_name_iid(struct cv *cv, struct analysis *a, struct an_func *fn,
-			    struct pb *interned, bool *fresh)
+static const struct pf_name *pf_name_slow(struct cv *cv, struct analysis *a, struct an_func *fn,
+					  struct pb *interned, bool *fresh)
 {
 	struct pf *pf = cv->fmt_state;
-	uint64_t *iid = fn->uptr;
+	struct pf_name *nm;
 	struct pb e;
 
-	*fresh = false;
-	if (iid)
-		return *iid;
-	iid = malloc(sizeof(*iid));
-	if (!iid) {
+	nm = malloc(sizeof(*nm));
+	if (!nm) {
 		pf->oom = true;
-		return 0;
+		return NULL;
 	}
-	*iid = pf->next_iid++;
-	fn->uptr = iid;	/* freed by an_fini() */
+	nm->iid = pf->next_iid++;
+	nm->field[0] = 10 << 3 | PB_VARINT;
+	nm->len = (uint8_t)(pb_put_varint(nm->field + 1, nm->iid) - nm->field);
+	fn->uptr = nm;	/* freed by an_fini() */
 	pb_init(&e);
-	pb_uint(&e, 1, *iid);
+	pb_uint(&e, 1, nm->iid);
 	pb_str(&e, 2, an_func_name(a, fn));
 	pb_init(interned);
 	pb_msg(interned, 2, &e);
 	*fresh = true;
-	return *iid;
+	return nm;
 }
 
-static void pf_begin(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it)
+/*
+ * The timestamp as a TracePacket field (tag and varint) at @p. A varint's
+ * bytes from the fourth on hold bits 21 and above, and its length depends
+ * on them only: when they are the last timestamp's (for 2 ms of trace),
+ * those bytes are copied and only the three low bytes made.
+ */
+static inline uint8_t *pf_ts(struct pf *pf, uint8_t *p, uint64_t ns)
 {
-	struct cv *cv = w;
-	static struct pb te, interned;
-	bool fresh;
-	uint64_t iid;
+	uint32_t lo = (uint32_t)ns, b;
 
-	pf_track(cv, a, t);
-	iid = pf_name_iid(cv, a, it->fn, &interned, &fresh);
+	*p++ = 8 << 3 | PB_VARINT;
+	if (__builtin_expect(ns >> 21 != pf->ts_hi, 0)) {
+		uint8_t *e = pb_put_varint(pf->ts_bytes, ns);
+
+		pf->ts_len = (uint8_t)(e - pf->ts_bytes);
+		pf->ts_hi = ns >> 21;
+		pf->ts_low = 0x808080u | (uint32_t)pf->ts_bytes[3] << 24;
+		if (pf->ts_len <= 3) {
+			/* a small timestamp: no bytes to reuse */
+			memcpy(p, pf->ts_bytes, sizeof(pf->ts_bytes));
+			pf->ts_hi = PF_TS_NONE;
+			return p + pf->ts_len;
+		}
+	}
+	/* the three low 7-bit groups, each with its continuation bit */
+	b = (lo & 0x7f) | (lo << 1 & 0x7f00) | (lo << 2 & 0x7f0000) | pf->ts_low;
+	memcpy(p, pf->ts_bytes, sizeof(pf->ts_bytes));
+	memcpy(p, &b, 4);
+	return p + pf->ts_len;
+}
+
+/*
+ * The packet of a slice's begin (@nm not NULL) or end without debug
+ * annotations, the most of the output: the bytes pf_event() makes for it,
+ * from the thread's prepared bytes, at @p (PF_SLICE_ROOM bytes of room at
+ * the end of the output). No call: pf_begin() and pf_end() need no saved
+ * registers.
+ */
+static inline __attribute__((always_inline)) void pf_slice_put(struct cv *cv, struct pf *pf,
+							       uint8_t *p, uint64_t ns,
+							       const struct pf_thread *th,
+							       const struct pf_name *nm)
+{
+	uint8_t *b = pf_ts(pf, p + 2, ns);
+
+	if (nm) {
+		memcpy(b, th->begin, sizeof(th->begin));
+		b[5] = (uint8_t)(th->end[5] + nm->len);
+		b += th->tail_len;
+		memcpy(b, nm->field, sizeof(nm->field));
+		b += nm->len;
+	} else {
+		memcpy(b, th->end, sizeof(th->end));
+		b += th->tail_len;
+	}
+	p[0] = 1 << 3 | PB_LEN;
+	p[1] = (uint8_t)(b - (p + 2));	/* < 128: a one-byte length */
+	cv->len += (size_t)(b - p);
+	cv->events++;
+}
+
+/* pf_slice_put() anywhere: flushes the output and scales the time as needed. */
+static void pf_slice(struct cv *cv, const struct analysis *a, uint64_t tsc,
+		     const struct pf_thread *th, const struct pf_name *nm)
+{
+	uint8_t *p = (uint8_t *)cv_room(cv, PF_SLICE_ROOM);
+
+	pf_slice_put(cv, cv->fmt_state, p, cv_ns(a, tsc), th, nm);
+}
+
+/*
+ * cv_ns() when the trace has a frequency and the result is below 2^63 (the
+ * same arithmetic, without a call); false otherwise.
+ */
+static inline bool pf_ns_fast(const struct analysis *a, uint64_t tsc, uint64_t *ns)
+{
+	double r;
+
+	if (__builtin_expect(!a->freq, 0))
+		return false;
+	r = (double)tsc * 1e9 / (double)a->freq + 0.5;
+	if (__builtin_expect(!(r < 9223372036854775808.0), 0))
+		return false;
+	*ns = (uint64_t)(int64_t)r;
+	return true;
+}
+
+/* pf_begin() of a new thread, a name's first use, a call without a known end, ... */
+static __attribute__((noinline)) void pf_begin_slow(struct cv *cv, struct analysis *a,
+						    struct an_thread *t, const struct ord_item *it)
+{
+	static struct pb te, interned;
+	const struct pf_thread *th = pf_track(cv, a, t);
+	const struct pf_name *nm = it->fn->uptr;
+	struct pf_thread spare;
+	bool fresh = false;
+
+	if (!nm)
+		nm = pf_name_slow(cv, a, it->fn, &interned, &fresh);
+	if (!fresh && !it->lost && it->closed && nm) {
+		if (!th) {
+			pf_thread_ready(&spare, t);
+			th = &spare;
+		}
+		pf_slice(cv, a, it->tsc, th, nm);
+		return;
+	}
 	pb_init(&te);
 	pb_uint(&te, 9, PF_BEGIN);
 	pb_uint(&te, 11, pf_thread_uuid(t));
-	pb_uint(&te, 10, iid);
+	pb_uint(&te, 10, nm ? nm->iid : 0);
 	if (it->lost)
 		pf_arg_str(&te, "ended", "unknown: records lost");
 	else if (!it->closed)
@@ -339,18 +516,63 @@ static void pf_begin(void *w, struct analysis *a, struct an_thread *t, const str
 	pf_event(cv, a, it->tsc, &te, fresh ? &interned : NULL);
 }
 
+/* Inline fast path: the thread of the last slice, a known name, room, a plain time. */
+static void pf_begin(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it)
+{
+	struct cv *cv = w;
+	struct pf *pf = cv->fmt_state;
+	const struct pf_name *nm = it->fn->uptr;
+	uint64_t ns;
+
+	if (__builtin_expect(pf->last_t != t || !nm || it->lost || !it->closed ||
+			     cv->len > CV_OUT_SIZE - PF_SLICE_ROOM ||
+			     !pf_ns_fast(a, it->tsc, &ns), 0)) {
+		pf_begin_slow(cv, a, t, it);
+		return;
+	}
+	pf_slice_put(cv, pf, (uint8_t *)cv->out + cv->len, ns, pf->last, nm);
+}
+
+/* pf_end() of a call ended by an outer exit, of another thread than the last, ... */
+static __attribute__((noinline)) void pf_end_slow(struct cv *cv, struct analysis *a,
+						  struct an_thread *t, const struct ord_item *it,
+						  uint64_t end_tsc)
+{
+	struct pf *pf = cv->fmt_state;
+	const struct pf_thread *th;
+	struct pf_thread spare;
+	struct pb te;
+
+	if (!it->unwound) {
+		th = pf->last_t == t ? pf->last : pf_thread(pf, t);
+		if (!th) {
+			pf_thread_ready(&spare, t);
+			th = &spare;
+		}
+		pf_slice(cv, a, end_tsc, th, NULL);
+		return;
+	}
+	pb_init(&te);
+	pb_uint(&te, 9, PF_END);
+	pb_uint(&te, 11, pf_thread_uuid(t));
+	pf_arg_str(&te, "ended", "by an outer exit");
+	pf_event(cv, a, end_tsc, &te, NULL);
+}
+
 static void pf_end(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it,
 		   uint64_t end_tsc)
 {
 	struct cv *cv = w;
-	struct pb te;
+	struct pf *pf = cv->fmt_state;
+	uint64_t ns;
 
-	pb_init(&te);
-	pb_uint(&te, 9, PF_END);
-	pb_uint(&te, 11, pf_thread_uuid(t));
-	if (it->unwound)
-		pf_arg_str(&te, "ended", "by an outer exit");
-	pf_event(cv, a, end_tsc, &te, NULL);
+	if (__builtin_expect(it->unwound || pf->last_t != t ||
+			     cv->len > CV_OUT_SIZE - PF_SLICE_ROOM ||
+			     !pf_ns_fast(a, end_tsc, &ns), 0)) {
+		pf_end_slow(cv, a, t, it, end_tsc);
+		return;
+	}
+	pf_slice_put(cv, pf, (uint8_t *)cv->out + cv->len, ns, pf->last, NULL);
 }
 
 static void pf_instant(void *w, struct analysis *a, struct an_thread *t,
@@ -427,6 +649,7 @@ static int pf_start(struct cv *cv)
 	if (!pf)
 		return -ENOMEM;
 	pf->next_iid = PF_NAME_FIRST_FN;
+	pf->ts_hi = PF_TS_NONE;
 	cv->fmt_state = pf;
 	pb_init(&interned);
 	for (i = 1; i < sizeof(pf_cats) / sizeof(pf_cats[0]); i++) {

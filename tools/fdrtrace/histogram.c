@@ -15,20 +15,6 @@ static unsigned hist_group_len(unsigned g)
 	return g ? 64u : 128u;
 }
 
-static void hist_index(uint64_t v, unsigned *g, unsigned *i)
-{
-	unsigned msb;
-
-	if (v < 128) {
-		*g = 0;
-		*i = (unsigned)v;
-		return;
-	}
-	msb = 63u - (unsigned)__builtin_clzll(v);
-	*g = msb - 6u;
-	*i = (unsigned)(v >> *g) - 64u;
-}
-
 /* What a bucket reports for @v: the middle of its bucket, clamped. */
 static uint64_t hist_report(const struct hist *h, uint64_t v)
 {
@@ -58,7 +44,7 @@ static int hist_count(struct hist *h, uint64_t v)
 	return 0;
 }
 
-int hist_add(struct hist *h, uint64_t v)
+int hist_add_slow(struct hist *h, uint64_t v)
 {
 	unsigned k;
 

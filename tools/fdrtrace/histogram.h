@@ -39,13 +39,52 @@ struct hist {
 };
 
 /**
+ * hist_index - the group and bucket of a value
+ * @v: the value
+ * @g: its group: 0 for values below 128, else msb(@v) - 6
+ * @i: its bucket in the group
+ *
+ * Branch-free: the analysis counts every call through here.
+ */
+static inline void hist_index(uint64_t v, unsigned *g, unsigned *i)
+{
+	/* v | 64: values below 128 have msb 6, so group 0, bucket v */
+	unsigned msb = 63u - (unsigned)__builtin_clzll(v | 64u);
+
+	*g = msb - 6u;
+	*i = (unsigned)(v >> *g) - (*g ? 64u : 0u);
+}
+
+/* hist_add()'s slow path: the inline values, a group's first value. */
+int hist_add_slow(struct hist *h, uint64_t v);
+
+/**
  * hist_add - count one value
  * @h: the histogram (zero-initialised before first use)
  * @v: the value
  *
+ * The fast path (the groups exist, and @v's group too) is inline.
+ *
  * Return: 0, or -ENOMEM (the value is then not counted).
  */
-int hist_add(struct hist *h, uint64_t v);
+static inline int hist_add(struct hist *h, uint64_t v)
+{
+	unsigned g, i;
+	uint64_t *b;
+
+	if (__builtin_expect(!h->grp, 0))
+		return hist_add_slow(h, v);
+	hist_index(v, &g, &i);
+	b = h->grp[g];
+	if (__builtin_expect(!b, 0))
+		return hist_add_slow(h, v);
+	b[i]++;
+	/* h->n > 0 here: the groups exist only once a value was counted */
+	h->min = v < h->min ? v : h->min;
+	h->max = v > h->max ? v : h->max;
+	h->n++;
+	return 0;
+}
 
 /**
  * hist_rank - the value of a 0-based rank

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "nstack.h"
+#include "printable.h"
 #include "symbolizer.h"
 
 struct ns_module {
@@ -20,6 +21,7 @@ struct ns_module {
 	uint8_t build_id[64];
 	uint8_t build_id_len;
 	char *path;
+	char *label;		/* the path's file name, printable (printable.h) */
 	int loaded;		/* 0 not tried, 1 usable, -1 failed */
 	struct sym_file *file;	/* shared by the records of one file */
 };
@@ -55,6 +57,24 @@ void ns_add_module(struct nstack *ns, const struct fdrtrace_ext *x)
 	ns->n++;
 }
 
+static const char *ns_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* The module's file name for output: any bytes in a trace become printable. */
+static const char *ns_label(struct ns_module *m)
+{
+	if (!m->label) {
+		const char *base = ns_base(m->path);
+
+		m->label = printable_dup(base, strlen(base));
+	}
+	return m->label ? m->label : "?";
+}
+
 /* The last record of @id: a fork child may number its modules again. */
 static struct ns_module *ns_module(struct nstack *ns, uint32_t id)
 {
@@ -64,16 +84,11 @@ static struct ns_module *ns_module(struct nstack *ns, uint32_t id)
 	return NULL;
 }
 
-static const char *ns_base(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
 /* The symbol at a run-time address of @m. */
 static const char *ns_lookup(struct nstack *ns, struct ns_module *m, uint64_t run)
 {
+	const char *name;
+
 	if (ns->no_elf)
 		return NULL;
 	if (!m->loaded) {
@@ -88,7 +103,13 @@ static const char *ns_lookup(struct nstack *ns, struct ns_module *m, uint64_t ru
 	}
 	if (m->loaded != 1)
 		return NULL;
-	return sym_name(m->file, sym_file_is_dyn(m->file) ? run - m->load_base : run);
+	name = sym_name(m->file, sym_file_is_dyn(m->file) ? run - m->load_base : run);
+	if (!name || printable_valid(name))
+		return name;
+	/* an ELF file's names are any bytes too */
+	free(ns->name_buf);
+	ns->name_buf = printable_dup(name, strlen(name));
+	return ns->name_buf;
 }
 
 int ns_resolve(struct nstack *ns, const struct fdrtrace_ext *x, uint32_t i, uint64_t *addr,
@@ -104,7 +125,7 @@ int ns_resolve(struct nstack *ns, const struct fdrtrace_ext *x, uint32_t i, uint
 	m = mod == 0xffffffffu ? NULL : ns_module(ns, mod);
 	if (!m || !m->path)
 		return 0;
-	out->module = ns_base(m->path);
+	out->module = ns_label(m);
 	out->offset = *addr - m->load_base;
 	/* a return address: the call is the byte before it */
 	look = (i == 0 && x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL) || !*addr ? *addr
@@ -130,9 +151,12 @@ void ns_print(struct nstack *ns, const struct fdrtrace_ext *x, FILE *out, const 
 
 void ns_fini(struct nstack *ns)
 {
-	for (uint32_t i = 0; i < ns->n; i++)
+	for (uint32_t i = 0; i < ns->n; i++) {
 		free(ns->mods[i].path);
+		free(ns->mods[i].label);
+	}
 	free(ns->mods);
+	free(ns->name_buf);
 	if (ns->own_sym)
 		sym_ctx_free(ns->sym);
 	memset(ns, 0, sizeof(*ns));

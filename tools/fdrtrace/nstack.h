@@ -39,12 +39,15 @@ struct nstack {
 	bool no_elf;
 	struct sym_ctx *sym;	/* the caller's (then not freed), else opened on first use */
 	bool own_sym;
+	char *name_buf;		/* the last name ns_resolve() had to make printable */
 };
 
 /**
  * struct ns_frame - one frame, named
- * @name: the function symbol (mangled), NULL when unknown
- * @module: the module's file name (without its directory), NULL when unknown
+ * @name: the function symbol (mangled), NULL when unknown; printable
+ *	(printable.h), valid until the next ns_resolve()
+ * @module: the module's file name (without its directory), NULL when
+ *	unknown; printable, valid until ns_fini()
  * @offset: the address minus the module's load base (when @module)
  */
 struct ns_frame {

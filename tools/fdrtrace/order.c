@@ -42,9 +42,9 @@ void ord_fini(struct ord *o)
 	o->n_q = 0;
 }
 
-static struct ord_queue *ord_queue(struct ord *o, const struct an_thread *t)
+static struct ord_queue *ord_queue_grow(struct ord *o, const struct an_thread *t)
 {
-	if (t->index >= o->n_q) {
+	{
 		uint32_t n = o->n_q ? o->n_q : 16;
 		struct ord_queue *p;
 
@@ -62,14 +62,21 @@ static struct ord_queue *ord_queue(struct ord *o, const struct an_thread *t)
 	return &o->q[t->index];
 }
 
-static struct ord_item *ord_at(struct ord_queue *q, uint64_t seq)
+static inline struct ord_queue *ord_queue(struct ord *o, const struct an_thread *t)
+{
+	if (__builtin_expect(t->index < o->n_q, 1))
+		return &o->q[t->index];
+	return ord_queue_grow(o, t);
+}
+
+static inline struct ord_item *ord_at(struct ord_queue *q, uint64_t seq)
 {
 	return &q->ring[seq & (q->cap - 1)];
 }
 
 /* Split writers: the ends owed by calls at @level or deeper come first. */
-static void ord_pop_ends(struct ord *o, struct analysis *a, struct an_thread *t,
-			 struct ord_queue *q, uint32_t level)
+static inline void ord_pop_ends(struct ord *o, struct analysis *a, struct an_thread *t,
+				struct ord_queue *q, uint32_t level)
 {
 	while (q->n_ends && q->ends[q->n_ends - 1].level >= level) {
 		const struct ord_item *e = &q->ends[--q->n_ends];
@@ -78,24 +85,31 @@ static void ord_pop_ends(struct ord *o, struct analysis *a, struct an_thread *t,
 	}
 }
 
-static void ord_push_end(struct ord *o, struct ord_queue *q, const struct ord_item *it)
+/* ord_push_end() when the stack is full: grow it (false when out of memory). */
+static __attribute__((noinline)) bool ord_ends_grow(struct ord *o, struct ord_queue *q)
 {
-	if (q->n_ends == q->ends_cap) {
-		uint32_t cap = q->ends_cap ? q->ends_cap * 2 : 64;
-		struct ord_item *n = realloc(q->ends, cap * sizeof(*n));
+	uint32_t cap = q->ends_cap ? q->ends_cap * 2 : 64;
+	struct ord_item *n = realloc(q->ends, cap * sizeof(*n));
 
-		if (!n) {
-			o->oom = true;	/* the end is lost; reported */
-			return;
-		}
-		q->ends = n;
-		q->ends_cap = cap;
+	if (!n) {
+		o->oom = true;	/* the end is lost; reported */
+		return false;
 	}
+	q->ends = n;
+	q->ends_cap = cap;
+	return true;
+}
+
+/* Inline: once per call a split writer writes. */
+static inline void ord_push_end(struct ord *o, struct ord_queue *q, const struct ord_item *it)
+{
+	if (__builtin_expect(q->n_ends == q->ends_cap, 0) && !ord_ends_grow(o, q))
+		return;
 	q->ends[q->n_ends++] = *it;
 }
 
 /* Write the front item and drop it from the queue. */
-static void ord_emit_front(struct ord *o, struct analysis *a, struct an_thread *t,
+static inline __attribute__((always_inline)) void ord_emit_front(struct ord *o, struct analysis *a, struct an_thread *t,
 			   struct ord_queue *q)
 {
 	struct ord_item *it = ord_at(q, q->head);
@@ -118,7 +132,8 @@ static void ord_emit_front(struct ord *o, struct analysis *a, struct an_thread *
 	}
 }
 
-static void ord_drain(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q)
+/* Write the closed and dead items at the front (after the front closed). */
+void ord_drain(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q)
 {
 	while (q->head < q->tail && (ord_at(q, q->head)->closed || ord_at(q, q->head)->dead))
 		ord_emit_front(o, a, t, q);
@@ -127,11 +142,8 @@ static void ord_drain(struct ord *o, struct analysis *a, struct an_thread *t, st
 /* Keep the window: flush the thread that just grew when it is exceeded. */
 static void ord_bound(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q)
 {
-	if (o->queued > o->max_queued)
-		o->max_queued = o->queued;
 	if (o->queued <= ORD_WINDOW)
 		return;
-	o->flushes++;
 	while (q->head < q->tail)
 		ord_emit_front(o, a, t, q);
 }
@@ -158,8 +170,8 @@ static struct ord_item *ord_push(struct ord *o, struct ord_queue *q)
 	return &q->ring[q->tail++ & (q->cap - 1)];
 }
 
-uint64_t ord_open(struct ord *o, struct analysis *a, struct an_thread *t, struct an_func *fn,
-		  uint64_t tsc, uint32_t level)
+uint64_t ord_open_slow(struct ord *o, struct analysis *a, struct an_thread *t,
+		       struct an_func *fn, uint64_t tsc, uint32_t level)
 {
 	struct ord_queue *q = ord_queue(o, t);
 	struct ord_item *it;
@@ -180,8 +192,8 @@ uint64_t ord_open(struct ord *o, struct analysis *a, struct an_thread *t, struct
 	return seq + 1;
 }
 
-void ord_close(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
-	       uint64_t tsc, uint64_t dur, bool unwound, bool keep)
+void ord_close_slow(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
+		    uint64_t tsc, uint64_t dur, bool unwound, bool keep)
 {
 	struct ord_queue *q = ord_queue(o, t);
 	struct ord_item *it;

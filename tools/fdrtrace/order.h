@@ -105,8 +105,6 @@ struct ord_queue {
  * @wr, @w: the writer and its state
  * @split: write complete events as begin and end
  * @queued: items queued over all threads
- * @flushes: how often the window forced a thread's flush
- * @max_queued: the most items queued at once
  * @oom: an item could not be queued (it is then lost; reported)
  */
 struct ord {
@@ -115,7 +113,7 @@ struct ord {
 	bool split;
 	struct ord_queue *q;
 	uint32_t n_q;
-	uint64_t queued, flushes, max_queued;
+	uint64_t queued;
 	bool oom;
 };
 
@@ -128,6 +126,13 @@ struct ord {
  */
 void ord_init(struct ord *o, const struct ord_writer *wr, void *w, bool split);
 
+/* The out-of-line parts of ord_open() and ord_close() (order.c). */
+uint64_t ord_open_slow(struct ord *o, struct analysis *a, struct an_thread *t,
+		       struct an_func *fn, uint64_t tsc, uint32_t level);
+void ord_close_slow(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
+		    uint64_t tsc, uint64_t dur, bool unwound, bool keep);
+void ord_drain(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q);
+
 /**
  * ord_open - a call began
  * @o: the state
@@ -137,10 +142,27 @@ void ord_init(struct ord *o, const struct ord_writer *wr, void *w, bool split);
  * @tsc: its start
  * @level: its nesting level among the emitted calls
  *
+ * Inline: one per call. The slow path grows the ring or the thread table,
+ * or flushes the thread when the window is full.
+ *
  * Return: its sequence number + 1 for ord_close(), or 0 when out of memory.
  */
-uint64_t ord_open(struct ord *o, struct analysis *a, struct an_thread *t, struct an_func *fn,
-		  uint64_t tsc, uint32_t level);
+static inline uint64_t ord_open(struct ord *o, struct analysis *a, struct an_thread *t,
+				struct an_func *fn, uint64_t tsc, uint32_t level)
+{
+	struct ord_queue *q;
+
+	if (__builtin_expect(t->index >= o->n_q || o->queued >= ORD_WINDOW, 0))
+		return ord_open_slow(o, a, t, fn, tsc, level);
+	q = &o->q[t->index];
+	if (__builtin_expect(q->tail - q->head == q->cap, 0))
+		return ord_open_slow(o, a, t, fn, tsc, level);
+	q->ring[q->tail & (q->cap - 1)] = (struct ord_item){
+		.kind = ORD_CALL, .level = level, .fn = fn, .tsc = tsc,
+	};
+	o->queued++;	/* at most ORD_WINDOW now: no flush (ord_bound()) */
+	return ++q->tail;	/* the new item's sequence number + 1 */
+}
 
 /**
  * ord_close - a call opened by ord_open() ended
@@ -153,9 +175,33 @@ uint64_t ord_open(struct ord *o, struct analysis *a, struct an_thread *t, struct
  * @unwound: it was ended by an outer call's exit
  * @keep: false to drop it (under the threshold); a call already written as a
  *	begin event gets its end event all the same
+ *
+ * Inline: one per call. Only the front item's close can make items
+ * writable (the front is open after every call, see order.c), so the
+ * queue is drained only then.
  */
-void ord_close(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
-	       uint64_t tsc, uint64_t dur, bool unwound, bool keep);
+static inline void ord_close(struct ord *o, struct analysis *a, struct an_thread *t,
+			     uint64_t seq, uint64_t tsc, uint64_t dur, bool unwound, bool keep)
+{
+	struct ord_queue *q;
+	struct ord_item *it;
+
+	/* a nonzero @seq came from ord_open(): the thread's queue exists */
+	if (!seq--)
+		return;
+	q = &o->q[t->index];
+	if (__builtin_expect(seq < q->head, 0)) {
+		ord_close_slow(o, a, t, seq + 1, tsc, dur, unwound, keep);
+		return;
+	}
+	it = &q->ring[seq & (q->cap - 1)];
+	it->closed = true;
+	it->dead = !keep;
+	it->dur = dur;
+	it->unwound = unwound;
+	if (seq == q->head)
+		ord_drain(o, a, t, q);
+}
 
 /**
  * ord_lose - a call opened by ord_open() will not end: its exit was lost

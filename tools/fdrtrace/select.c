@@ -15,6 +15,7 @@ void sel_init(struct sel *s, const struct sel_opts *o)
 {
 	memset(s, 0, sizeof(*s));
 	s->o = o;
+	s->plain = !sel_any(o);
 }
 
 void sel_fini(struct sel *s)
@@ -74,7 +75,7 @@ static bool sel_in_range(const struct sel_opts *o, double at)
 	return at >= o->from_s && (o->to_s <= 0 || at <= o->to_s);
 }
 
-struct sel_frame *sel_enter(struct sel *s, struct analysis *a, struct an_thread *t)
+struct sel_frame *sel_enter_slow(struct sel *s, struct analysis *a, struct an_thread *t)
 {
 	const struct sel_opts *o = s->o;
 	const struct an_frame *f = &t->stack[t->depth - 1];
@@ -87,6 +88,7 @@ struct sel_frame *sel_enter(struct sel *s, struct analysis *a, struct an_thread 
 	if (!s->have_base) {
 		s->base_tsc = f->tsc;
 		s->have_base = true;
+		s->inline_ok = s->plain;
 	}
 	if (d > st->cap) {
 		uint32_t cap = st->cap ? st->cap * 2 : 64;
@@ -135,7 +137,7 @@ struct sel_frame *sel_enter(struct sel *s, struct analysis *a, struct an_thread 
 	return fr;
 }
 
-bool sel_exit(struct sel *s, struct analysis *a, struct an_thread *t, uint64_t dur)
+bool sel_exit_slow(struct sel *s, struct analysis *a, struct an_thread *t, uint64_t dur)
 {
 	const struct an_frame *f = &t->stack[t->depth - 1];
 	struct sel_frame *fr = sel_frame(s, t, t->depth);

@@ -97,6 +97,8 @@ struct sel {
 	uint32_t n_threads;
 	uint64_t base_tsc;
 	bool have_base;
+	bool plain;	/* no selector: every call is shown */
+	bool inline_ok;	/* plain, and the first call seen: sel_enter() inline */
 	bool oom;
 };
 
@@ -131,7 +133,32 @@ bool sel_any(const struct sel_opts *o);
  *
  * Return: the call's state, or NULL when out of memory (@s->oom set).
  */
-struct sel_frame *sel_enter(struct sel *s, struct analysis *a, struct an_thread *t);
+struct sel_frame *sel_enter_slow(struct sel *s, struct analysis *a, struct an_thread *t);
+
+static inline struct sel_frame *sel_enter(struct sel *s, struct analysis *a,
+					  struct an_thread *t)
+{
+	struct sel_thread *st;
+	struct sel_frame *fr;
+	uint32_t d = t->depth;
+
+	/*
+	 * No selector, and room: shown, and so is every call around it: its
+	 * level is its depth - 1, its caller is the innermost shown call.
+	 */
+	if (__builtin_expect(!s->inline_ok || t->index >= s->n_threads, 0))
+		return sel_enter_slow(s, a, t);
+	st = &s->threads[t->index];
+	if (__builtin_expect(d > st->cap, 0))
+		return sel_enter_slow(s, a, t);
+	fr = &st->frames[d - 1];
+	fr->user = 0;
+	fr->shown_children = 0;
+	fr->shown = true;
+	fr->level = d - 1;
+	fr->up = d - 1;
+	return fr;
+}
 
 /**
  * sel_frame - the state of an open call
@@ -168,7 +195,22 @@ static inline struct sel_frame *sel_frame(struct sel *s, const struct an_thread 
  * at least the threshold (a partial call, whose duration is unknown, passes
  * the threshold).
  */
-bool sel_exit(struct sel *s, struct analysis *a, struct an_thread *t, uint64_t dur);
+bool sel_exit_slow(struct sel *s, struct analysis *a, struct an_thread *t, uint64_t dur);
+
+static inline bool sel_exit(struct sel *s, struct analysis *a, struct an_thread *t,
+			    uint64_t dur)
+{
+	struct sel_frame *fr = sel_frame(s, t, t->depth);
+
+	if (!fr || !fr->shown)
+		return false;
+	if (!s->plain || t->stack[t->depth - 1].partial)
+		return sel_exit_slow(s, a, t, dur);
+	/* every call is shown: the innermost shown call around it is its caller */
+	if (t->depth > 1)
+		fr[-1].shown_children += dur;
+	return true;
+}
 
 /**
  * sel_event - is an event (application event, gap) at @tsc on @t shown?

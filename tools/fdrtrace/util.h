@@ -149,6 +149,27 @@ int tool_output_open(struct tool_output *o, const char *path);
 int tool_output_close(struct tool_output *o, bool ok);
 
 /**
+ * tool_scale - @v * @mul / @div, rounded to the nearest integer
+ * @v: a count (ticks)
+ * @mul: the multiplier (1e9 for nanoseconds from ticks)
+ * @div: the divisor (the cycle frequency), not 0
+ *
+ * For durations and times that a corrupt trace may make absurd (a cycle
+ * frequency of 1 Hz and a span of 2^63 ticks): a result that does not fit
+ * in 64 bits is UINT64_MAX, never an undefined conversion.
+ *
+ * Inline: convert scales two times per call it writes.
+ *
+ * Return: the scaled value, at most UINT64_MAX.
+ */
+static inline uint64_t tool_scale(uint64_t v, double mul, uint64_t div)
+{
+	double r = (double)v * mul / (double)div + 0.5;
+
+	return r >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)r;
+}
+
+/**
  * tool_print_hex - print bytes as lowercase hex, two digits each, no separator
  * @f: the stream
  * @p: the bytes

@@ -163,6 +163,12 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 		ext->u.stack.depth = cur_u32(c);
 		/* depth <= 0xffffffff: depth * 4 fits in size_t on 64-bit hosts */
 		ext->u.stack.ids = cur_take(c, (size_t)ext->u.stack.depth * 4);
+		if (c->bad || c->len - c->pos < 20)
+			break;	/* no position: not ring policy, or an older writer */
+		ext->u.stack.numbered = true;
+		ext->u.stack.buffer_no = cur_u64(c);
+		ext->u.stack.records_before = cur_u64(c);
+		ext->u.stack.skipped = cur_u32(c);
 		break;
 	case FDRTRACE_EXT_NATIVE_STACK:
 		ext->u.native_stack.tid = cur_u32(c);

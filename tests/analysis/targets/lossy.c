@@ -2,16 +2,22 @@
 /*
  * lossy.c - a deterministic workload for the loss invariant (loss.sh).
  *
- * usage: an_lossy THREADS ROUNDS
+ * usage: an_lossy THREADS ROUNDS [flush]
  *
  * Each thread runs the same calls: ROUNDS rounds of a small recursive tree
  * (tree() to depth 6, each node calling two leaves), so every function's
  * call count is fixed by the arguments. Leaves spin a little so that
  * durations are not all alike. Built with -finstrument-functions.
+ * With "flush", main calls fdrtrace_flush() once the threads are joined
+ * (a snapshot in ring policy): every record made but main's exit is
+ * made before it.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <fdrtrace/fdrtrace.h>
 
 static __thread volatile unsigned long sink;	/* per thread: the output stays deterministic */
 
@@ -67,6 +73,8 @@ int main(int argc, char **argv)
 	worker(NULL);
 	for (unsigned i = 1; i < threads; i++)
 		pthread_join(tid[i], NULL);
+	if (argc > 3 && !strcmp(argv[3], "flush") && fdrtrace_flush() < 0)
+		return 3;
 	printf("%lu\n", sink);
 	return 0;
 }
