@@ -2,7 +2,7 @@
 """bench/overhead.py - cost per instrumented call, every configuration in one run.
 
 usage: bench/overhead.py BUILDDIR [--iters N] [--rounds R] [--threads 1,2] [--callgrind]
-                         [--only fdrtrace-rdtsc,fdrtrace-wait,...]
+                         [--only fdrtrace-rdtsc,fdrtrace-wait,...] [--base OLD_BUILDDIR]
 
 Builds bench/overhead/workload.c once per configuration (plain; empty hooks,
 the floor; the minimal reference hooks with rdtsc and with rdtscp; fdrtrace
@@ -17,7 +17,10 @@ and LTTng-UST's cyg-profile-fast are measured where installed, each on the
 same workload built with -finstrument-functions and no hooks of its own. Timing comes from the workload's own clock around its loop, so
 process start-up and the final flush are excluded for every configuration.
 With --callgrind it also counts instructions per call under valgrind for the
-configurations valgrind can run (not rdtscp).
+configurations valgrind can run (not rdtscp). With --base, every fdrtrace-*
+configuration runs a second time as base:fdrtrace-*, linked with the
+libfdrtrace of OLD_BUILDDIR (another checkout's build), interleaved with the
+rest: before and after in one run.
 """
 import argparse
 import os
@@ -36,7 +39,7 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
-def build(build_dir, work):
+def build(build_dir, work, base_dir=None):
     """Compile every configuration; return {name: (argv0, env, kind)}."""
     wl = os.path.join(SRC, "workload.c")
     rt = os.path.join(build_dir, "runtime")
@@ -69,6 +72,12 @@ def build(build_dir, work):
         cfgs[f"fdrtrace-ring-trigger-{name}"] = (f"{work}/fdrtrace", env, "fdrtrace")
     env = {"FDRTRACE_MODE": "fdr", "FDRTRACE_OPTIONS": f"on_full=wait logfile_base={base}"}
     cfgs["fdrtrace-wait"] = (f"{work}/fdrtrace", env, "fdrtrace")
+    if base_dir:
+        brt = os.path.join(base_dir, "runtime")
+        sh(cc + ["-finstrument-functions", wl, "-I", os.path.join(HERE, "..", "include"),
+                 f"-L{brt}", f"-Wl,-rpath,{brt}", "-lfdrtrace", "-o", f"{work}/fdrtrace-base"])
+        for name in [n for n in cfgs if n.startswith("fdrtrace-")]:
+            cfgs["base:" + name] = (f"{work}/fdrtrace-base", cfgs[name][1], "fdrtrace")
     # peers that preload their own hooks need a build whose hooks are libc's no-op stubs
     sh(cc + ["-finstrument-functions", wl, "-o", f"{work}/nohooks"])
     if shutil.which("uftrace"):
@@ -171,15 +180,18 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--callgrind", action="store_true")
+    ap.add_argument("--base", default=None,
+                    help="another build directory: its libfdrtrace runs as base:fdrtrace-*")
     ap.add_argument("--only", default="",
                     help="comma-separated configurations to run (the floor and references "
                          "are always run, for the ratios)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="fdrtrace-overhead.")
     try:
-        cfgs = build(os.path.abspath(a.build), work)
+        cfgs = build(os.path.abspath(a.build), work, a.base and os.path.abspath(a.base))
         if a.only:
             keep = set(a.only.split(",")) | {"empty-hooks", "reference-rdtsc", "reference-rdtscp"}
+            keep |= {"base:" + n for n in keep}
             cfgs = {n: c for n, c in cfgs.items() if n in keep}
         for threads in [int(t) for t in a.threads.split(",")]:
             results = {n: [] for n in cfgs}
@@ -188,7 +200,7 @@ def main():
                     results[name].append(run_one(argv0, env, a.iters, threads, work))
             print(f"\nthreads={threads} iterations={a.iters} calls/thread={a.iters * 36} "
                   f"rounds={a.rounds} (medians; ratios are medians of per-round ratios)")
-            print(f"{'configuration':22s} {'ns/call':>8s} {'x floor':>8s} {'x ref':>8s} "
+            print(f"{'configuration':27s} {'ns/call':>8s} {'x floor':>8s} {'x ref':>8s} "
                   f"{'x xray':>8s} {'B/call':>7s} {'RSS MB':>7s} {'faults':>7s} {'dropped':>8s}")
             for name, rows in results.items():
                 def ratio(other):
@@ -197,7 +209,7 @@ def main():
                     return statistics.median(r[0] / o[0] for r, o in zip(rows, results[other]))
                 ref = "reference-rdtscp" if "rdtscp" in name else "reference-rdtsc"
                 drops = [r[3] for r in rows if r[3] is not None]
-                print(f"{name:22s} {statistics.median(r[0] for r in rows):8.2f} "
+                print(f"{name:27s} {statistics.median(r[0] for r in rows):8.2f} "
                       f"{ratio('empty-hooks'):8.2f} {ratio(ref):8.2f} {ratio('xray-fdr'):8.2f} "
                       f"{statistics.median(r[1] for r in rows):7.2f} "
                       f"{statistics.median(r[2] for r in rows) / 1024:7.1f} "
