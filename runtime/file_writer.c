@@ -172,14 +172,54 @@ static notrace int fw_write_all(int fd, const uint8_t *p, size_t len)
  * replaced. Async-signal-safe (fdr_u64_text()).
  * Return: 0 or an errno.
  */
-static notrace int fw_link(int fd)
+static notrace int fw_link(int fd, const char *path)
 {
 	char proc[40] = "/proc/self/fd/";
 
 	fdr_u64_text(proc + strlen(proc), (uint64_t)fd);
-	if (linkat(AT_FDCWD, proc, AT_FDCWD, fdr_path, AT_SYMLINK_FOLLOW) < 0)
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) < 0)
 		return errno;
 	return 0;
+}
+
+/**
+ * fdr_file_open_unnamed - an unnamed file in the trace's directory
+ *
+ * For a snapshot: it is written unnamed and named by fdr_file_link()
+ * once whole, so that its path never shows a snapshot being written (a
+ * program or a script that waits for the file reads it complete).
+ *
+ * Return: the descriptor (writable), or a negative errno when this way is
+ * not available here (no O_TMPFILE, or no /proc to link it through): the
+ * caller then creates the file by name.
+ */
+notrace int fdr_file_open_unnamed(void)
+{
+	char proc[40] = "/proc/self/fd/";
+	int fd = open(fw_dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	/* the link fdr_file_link() goes through: known now, not after the writes */
+	fdr_u64_text(proc + strlen(proc), (uint64_t)fd);
+	if (access(proc, F_OK) == 0)
+		return fd;
+	err = errno;
+	close(fd);
+	return -err;
+}
+
+/**
+ * fdr_file_link - name the unnamed file @fd (fdr_file_open_unnamed()) @path
+ *
+ * Fails with -EEXIST when anything is at @path (nothing there is followed
+ * or replaced), as open's O_EXCL | O_NOFOLLOW would.
+ * Return: 0 or a negative errno.
+ */
+notrace int fdr_file_link(int fd, const char *path)
+{
+	return -fw_link(fd, path);
 }
 
 /*
@@ -202,7 +242,7 @@ static notrace int fw_create_whole(bool *write_failed)
 	if (err) {
 		*write_failed = true;
 	} else {
-		err = fw_link(fd);
+		err = fw_link(fd, fdr_path);
 		if (!err)
 			return fd;
 	}

@@ -652,7 +652,7 @@ static notrace void fl_snapshot(const char *why)
 {
 	char path[sizeof(fdr_path) + 32];
 	size_t base = strlen(fdr_path);
-	struct fdr_totals saved_totals = fdr_totals;
+	struct fdr_totals saved_totals, snap_totals;
 	struct fl_partials ps = { 0 };
 	uint8_t *saved_emitted = fl_emitted;
 	uint32_t saved_scan = fl_scan_from;
@@ -660,13 +660,24 @@ static notrace void fl_snapshot(const char *why)
 	uint64_t orphan_rec[FDRTRACE_DROP_REASON_COUNT] = { 0 };
 	uint64_t orphan_bufs[FDRTRACE_DROP_REASON_COUNT] = { 0 };
 	uint64_t upto;
-	int saved_fd, fd;
+	int saved_fd, fd, err;
+	bool unnamed;
 	size_t len;
 
 	if (base > 4)
 		base -= 4;	/* ".fdr" */
 	snprintf(path, sizeof(path), "%.*s.snap%u.fdr", (int)base, fdr_path, n);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/*
+	 * Written unnamed and named when whole (below), as the trace is: the
+	 * path of a snapshot being written shows nothing, so a program or a
+	 * script that waits for the file reads it complete, and a program
+	 * that waits for it does not run on (overwriting the ring) while it
+	 * is written. Where unnamed files are not available: by name, at once.
+	 */
+	fd = fdr_file_open_unnamed();
+	unnamed = fd >= 0;
+	if (!unnamed)
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		if (fdr_cfg.verbosity >= 1)
 			dprintf(2, "fdrtrace: cannot create snapshot %s: %s\n", path,
@@ -708,7 +719,13 @@ static notrace void fl_snapshot(const char *why)
 	 * and the scan in the snapshot's start records would keep them from it.
 	 */
 	fdr_modules_scan(fl_module_mapped, fl_module_unmapped, &fl_rb);
+	/*
+	 * Invariant: fdr_fd and fdr_totals are the snapshot's only while this
+	 * thread holds the file lock; whoever takes the lock in between (the
+	 * fatal-signal handler's crash dump) finds the trace's.
+	 */
 	saved_fd = fdr_fd;
+	saved_totals = fdr_totals;
 	fdr_fd = fd;
 	memset(&fdr_totals, 0, sizeof(fdr_totals));
 	fdr_file_write_header();
@@ -717,9 +734,16 @@ static notrace void fl_snapshot(const char *why)
 	/* the snapshot names every module again (the start records name only new ones) */
 	fdr_modules_foreach_reported(fl_module_again, &fl_snap_rb);
 	fdr_rtbuf_flush(&fl_snap_rb);
+	snap_totals = fdr_totals;
+	fdr_fd = saved_fd;
+	fdr_totals = saved_totals;
 	fdr_file_unlock();
 	fdr_threads_foreach(fl_copy_partial, &ps, 0);
 	fdr_file_lock(0);
+	saved_fd = fdr_fd;
+	saved_totals = fdr_totals;
+	fdr_fd = fd;
+	fdr_totals = snap_totals;
 	fdr_flush_emit_funcs(&fl_snap_rb, true);
 	fdr_rtbuf_flush(&fl_snap_rb);
 	fdr_ring_write(true, upto);
@@ -738,13 +762,19 @@ static notrace void fl_snapshot(const char *why)
 	if (len)
 		fdr_rtbuf_add(&fl_snap_rb, fl_scratch, len);
 	fdr_rtbuf_flush(&fl_snap_rb);
+	err = unnamed ? fdr_file_link(fd, path) : 0;
 	close(fd);
 	fdr_fd = saved_fd;
 	fdr_totals = saved_totals;
 	fdr_file_unlock();
 	if (fl_emitted)
 		munmap(fl_emitted, FDRTRACE_FUNC_ID_MAX + 1u);
-	if (why && fdr_cfg.verbosity >= 1)
+	if (err) {
+		/* EEXIST: something is at the path (nothing is followed or replaced) */
+		if (fdr_cfg.verbosity >= 1)
+			dprintf(2, "fdrtrace: cannot create snapshot %s: %s\n", path,
+				strerrordesc_np(-err));
+	} else if (why && fdr_cfg.verbosity >= 1)
 		dprintf(2, "fdrtrace: snapshot %s (%s)\n", path, why);
 	else if (fdr_cfg.verbosity >= 2)
 		dprintf(2, "fdrtrace: snapshot %s\n", path);

@@ -66,8 +66,14 @@ notrace void fdr_ring_put(struct fdr_buffer *b)
 	atomic_store_explicit(&b->ring_state, FDR_RING_FULL, memory_order_release);
 }
 
-/* The FULL buffer with the smallest number greater than @after, up to @limit. */
-static notrace struct fdr_buffer *ring_oldest(uint64_t after, uint64_t limit)
+/*
+ * The FULL buffer with the smallest number greater than @after, up to
+ * @limit; its number, as the scan read it, in *@seq. The buffer may be
+ * taken back and handed over again (a larger number) as soon as the scan
+ * has read it: a caller that claims it checks the number it then holds
+ * against *@seq, never against a number read again after the scan.
+ */
+static notrace struct fdr_buffer *ring_oldest(uint64_t after, uint64_t limit, uint64_t *seq)
 {
 	struct fdr_buffer *best = NULL;
 	uint64_t best_seq = UINT64_MAX;
@@ -75,23 +81,25 @@ static notrace struct fdr_buffer *ring_oldest(uint64_t after, uint64_t limit)
 
 	for (uint32_t i = 0; i < count; i++) {
 		struct fdr_buffer *b = fdr_pool_buffer(i);
-		uint64_t seq;
+		uint64_t n;
 
 		if (atomic_load_explicit(&b->ring_state, memory_order_acquire) != FDR_RING_FULL)
 			continue;
-		seq = atomic_load_explicit(&b->ring_seq, memory_order_relaxed);
-		if (seq > after && seq <= limit && seq < best_seq) {
+		n = atomic_load_explicit(&b->ring_seq, memory_order_relaxed);
+		if (n > after && n <= limit && n < best_seq) {
 			best = b;
-			best_seq = seq;
+			best_seq = n;
 		}
 	}
+	*seq = best_seq;
 	return best;
 }
 
 notrace struct fdr_buffer *fdr_ring_take_oldest(void)
 {
 	for (int tries = 0; tries < 8; tries++) {
-		struct fdr_buffer *b = ring_oldest(0, UINT64_MAX);
+		uint64_t seq;
+		struct fdr_buffer *b = ring_oldest(0, UINT64_MAX, &seq);
 		uint32_t expect = FDR_RING_FULL;
 		uint64_t lost;
 
@@ -151,19 +159,29 @@ notrace void fdr_ring_write(bool keep, uint64_t upto)
 {
 	uint64_t now = fdr_ring_newest();
 	uint64_t limit = upto < now ? upto : now;
-	uint64_t last = 0;
+	uint64_t last = 0, seq;
 	struct fdr_buffer *b;
 
-	while ((b = ring_oldest(last, limit))) {
+	/*
+	 * Invariant: every buffer written so far was handed over with a number
+	 * in (0, @limit], in increasing order, @last the largest; so none is
+	 * newer than the partial copies a snapshot writes after them.
+	 */
+	while ((b = ring_oldest(last, limit, &seq))) {
 		uint32_t expect = FDR_RING_FULL;
-		uint64_t seq = atomic_load_explicit(&b->ring_seq, memory_order_relaxed);
 
 		if (!atomic_compare_exchange_strong_explicit(&b->ring_state, &expect, FDR_RING_BUSY,
 							     memory_order_acquire,
 							     memory_order_relaxed))
 			continue;	/* taken back meanwhile: look again */
+		/*
+		 * Acquire above: the number of the handover that made it FULL.
+		 * Compared with the scan's: a buffer taken back and handed over
+		 * again between the scan and the CAS has a number past @limit
+		 * (it may hold the records of a partial copy already taken) and
+		 * is not written; read again here, it would pass.
+		 */
 		if (atomic_load_explicit(&b->ring_seq, memory_order_relaxed) != seq) {
-			/* taken back and handed over again between the scan and the CAS */
 			atomic_store_explicit(&b->ring_state, FDR_RING_FULL, memory_order_release);
 			continue;
 		}

@@ -233,6 +233,9 @@ int fdr_file_prepare(void) fdr_hidden;
 /* create the file and write what was kept (caller holds the file lock); reports a failure */
 int fdr_file_create(void) fdr_hidden;
 bool fdr_file_created(void) fdr_hidden;
+/* a snapshot's file: written unnamed in the trace's directory, named when whole */
+int fdr_file_open_unnamed(void) fdr_hidden;
+int fdr_file_link(int fd, const char *path) fdr_hidden;
 void fdr_file_close(void) fdr_hidden;
 int fdr_file_write_header(void) fdr_hidden;
 int fdr_file_write_buffer(const uint8_t *data, uint64_t len) fdr_hidden;

@@ -296,6 +296,12 @@ static void check_snapshot_and_final(struct tc_run *r)
 		cr_expect_eq(t.unnamed, 0);
 		cr_expect_eq(t.unmatched, 0, "%s", paths[i]);
 		cr_expect_eq(t.stack_unmatched, 0);
+		/*
+		 * The program does not record while the snapshot is written (it
+		 * waits for it), so both hold the ring as it was: the thread's
+		 * buffers numbered one after the other, none missing.
+		 */
+		cr_expect_eq(t.ring_misnumbered, 0, "%s", paths[i]);
 		cr_expect_eq(t.processes, 1);
 		if (LLVM_XRAY[0] && t.version == 5) {
 			char cmd[4800];

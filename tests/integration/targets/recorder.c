@@ -12,6 +12,11 @@
  *                    more work; exit
  *   recorder flush   work; fdrtrace_flush() (a snapshot in ring policy);
  *                    more work
+ *   recorder snaprun work; raise(SIGUSR2); 4000 times as much work (the
+ *                    snapshot is written meanwhile: this thread records
+ *                    and hands buffers over); wait for the snapshot file
+ *   recorder snapcrash  work; raise(SIGUSR2); a SIGSEGV in last_moment()
+ *                    at once (while the snapshot is written)
  *   recorder elide   short and long calls; long ones log the TSC read before them
  *   recorder filter  calls keep_me, skip_me, deep(8)
  *   recorder newfuncs  200 distinct functions, each first called 1 ms
@@ -241,6 +246,20 @@ int main(int argc, char **argv)
 		printf("snapshots %d\n", snapshot_files());
 		for (int i = 0; i < 20; i++)
 			work();
+	} else if (!strcmp(mode, "snaprun")) {
+		for (int i = 0; i < 20; i++)
+			work();
+		raise(SIGUSR2);
+		for (int i = 0; i < 4000; i++)
+			work();
+		for (int i = 0; i < 2000 && !snapshot_files(); i++)
+			spin_ns(1000000);
+		printf("snapshots %d\n", snapshot_files());
+	} else if (!strcmp(mode, "snapcrash")) {
+		for (int i = 0; i < 20; i++)
+			work();
+		raise(SIGUSR2);
+		last_moment(NULL);
 	} else if (!strcmp(mode, "elide")) {
 		cpu_set_t one;
 
