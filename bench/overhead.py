@@ -3,6 +3,7 @@
 
 usage: bench/overhead.py BUILDDIR [--iters N] [--rounds R] [--threads 1,2] [--callgrind]
                          [--only fdrtrace-rdtsc,fdrtrace-wait,...] [--base OLD_BUILDDIR]
+                         [--config NAME=OPTIONS ...]
 
 Builds bench/overhead/workload.c once per configuration (plain; empty hooks,
 the floor; the minimal reference hooks with rdtsc and with rdtscp; fdrtrace
@@ -11,8 +12,10 @@ interleaved (A B C ... A B C ...) for R rounds and prints, per thread count,
 the median ns per call (fdrtrace-ring-trigger-*: latency triggers, one on a
 function the workload never calls, one on leaf_c, with the difference to
 fdrtrace-ring per matching hook), the median of the per-round ratios to the floor, to
-the reference and to XRay, trace bytes per call, peak RSS, minor page faults
-of the whole process and records dropped (the most of any round). uftrace
+the reference and to XRay, the whole process's CPU time (user + system,
+start-up and exit included) per call and its ratio to the reference's,
+trace bytes per call, peak RSS, minor page faults of the whole process and
+records dropped (the most of any round). uftrace
 and LTTng-UST's cyg-profile-fast are measured where installed, each on the
 same workload built with -finstrument-functions and no hooks of its own. Timing comes from the workload's own clock around its loop, so
 process start-up and the final flush are excluded for every configuration.
@@ -20,11 +23,17 @@ With --callgrind it also counts instructions per call under valgrind for the
 configurations valgrind can run (not rdtscp). With --base, every fdrtrace-*
 configuration runs a second time as base:fdrtrace-*, linked with the
 libfdrtrace of OLD_BUILDDIR (another checkout's build), interleaved with the
-rest: before and after in one run.
+rest: before and after in one run. Each --config NAME=OPTIONS adds a
+configuration fdrtrace-NAME, the fdrtrace build run with
+FDRTRACE_OPTIONS="clock=rdtsc OPTIONS" (for instance --config
+fixed128=buffer_max=128). Every fdrtrace configuration but -rdtscp and
+-monotonic records with clock=rdtsc, so that its ratio to reference-rdtsc
+compares like with like whatever clock=auto would take on the CPU.
 """
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -39,7 +48,7 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
-def build(build_dir, work, base_dir=None):
+def build(build_dir, work, base_dir=None, extra=()):
     """Compile every configuration; return {name: (argv0, env, kind)}."""
     wl = os.path.join(SRC, "workload.c")
     rt = os.path.join(build_dir, "runtime")
@@ -61,17 +70,25 @@ def build(build_dir, work, base_dir=None):
     for clock in ("rdtsc", "rdtscp", "monotonic"):
         env = {"FDRTRACE_MODE": "fdr", "FDRTRACE_OPTIONS": f"clock={clock} logfile_base={base}"}
         cfgs[f"fdrtrace-{clock}"] = (f"{work}/fdrtrace", env, "fdrtrace")
-    env = {"FDRTRACE_MODE": "fdr", "FDRTRACE_OPTIONS": f"policy=ring logfile_base={base}"}
+    # clock=rdtsc wherever the clock is not what is measured: "auto" takes
+    # rdtscp on a CPU that has it, and every ratio here is to reference-rdtsc
+    env = {"FDRTRACE_MODE": "fdr", "FDRTRACE_OPTIONS": f"clock=rdtsc policy=ring logfile_base={base}"}
     cfgs["fdrtrace-ring"] = (f"{work}/fdrtrace", env, "fdrtrace")
     # latency triggers: one on a function the workload never calls (every
     # hook keeps the fast path), one on leaf_c (2 of the 36 hooks of an
     # iteration take the slow path; it never fires: no call lasts 1 s)
     for name, glob in (("other", "no_such_function"), ("leaf_c", "leaf_c")):
         env = {"FDRTRACE_MODE": "fdr",
-               "FDRTRACE_OPTIONS": f"policy=ring trigger={glob}>1s logfile_base={base}"}
+               "FDRTRACE_OPTIONS": f"clock=rdtsc policy=ring trigger={glob}>1s "
+                                   f"logfile_base={base}"}
         cfgs[f"fdrtrace-ring-trigger-{name}"] = (f"{work}/fdrtrace", env, "fdrtrace")
-    env = {"FDRTRACE_MODE": "fdr", "FDRTRACE_OPTIONS": f"on_full=wait logfile_base={base}"}
+    env = {"FDRTRACE_MODE": "fdr", "FDRTRACE_OPTIONS": f"clock=rdtsc on_full=wait logfile_base={base}"}
     cfgs["fdrtrace-wait"] = (f"{work}/fdrtrace", env, "fdrtrace")
+    for spec in extra:
+        name, _, opts = spec.partition("=")
+        env = {"FDRTRACE_MODE": "fdr",
+               "FDRTRACE_OPTIONS": f"clock=rdtsc {opts} logfile_base={base}"}
+        cfgs[f"fdrtrace-{name}"] = (f"{work}/fdrtrace", env, "fdrtrace")
     if base_dir:
         brt = os.path.join(base_dir, "runtime")
         sh(cc + ["-finstrument-functions", wl, "-I", os.path.join(HERE, "..", "include"),
@@ -130,7 +147,10 @@ def run_one(argv0, env, iters, threads, work):
                        check=True)
         subprocess.run(lt + ["start"], check=True)
     try:
+        # the child's CPU time (its own waited-for children included), microseconds apart
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         p = subprocess.run(argv, env=full, capture_output=True, text=True, cwd=work)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         if lttng:
             subprocess.run(["lttng", "--quiet", "destroy", "bench"], check=False)
@@ -143,7 +163,8 @@ def run_one(argv0, env, iters, threads, work):
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(tdir) for f in fs)
     m = re.search(r"(\d+) (?:dropped|lost)", p.stderr)
     dropped = int(m.group(1)) if m else None
-    return ns, size / calls if size else 0.0, rss, dropped, faults
+    cpu = (r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime) * 1e9 / calls
+    return ns, size / calls if size else 0.0, rss, dropped, faults, cpu
 
 
 def callgrind(cfgs, work):
@@ -182,15 +203,20 @@ def main():
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--base", default=None,
                     help="another build directory: its libfdrtrace runs as base:fdrtrace-*")
+    ap.add_argument("--config", action="append", default=[], metavar="NAME=OPTIONS",
+                    help="an extra configuration fdrtrace-NAME: the fdrtrace build with "
+                         "FDRTRACE_OPTIONS=\"clock=rdtsc OPTIONS\" (repeatable)")
     ap.add_argument("--only", default="",
-                    help="comma-separated configurations to run (the floor and references "
-                         "are always run, for the ratios)")
+                    help="comma-separated configurations to run (the floor, the references "
+                         "and --config ones are always run)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="fdrtrace-overhead.")
     try:
-        cfgs = build(os.path.abspath(a.build), work, a.base and os.path.abspath(a.base))
+        cfgs = build(os.path.abspath(a.build), work, a.base and os.path.abspath(a.base),
+                     a.config)
         if a.only:
             keep = set(a.only.split(",")) | {"empty-hooks", "reference-rdtsc", "reference-rdtscp"}
+            keep |= {"fdrtrace-" + c.partition("=")[0] for c in a.config}
             keep |= {"base:" + n for n in keep}
             cfgs = {n: c for n, c in cfgs.items() if n in keep}
         for threads in [int(t) for t in a.threads.split(",")]:
@@ -201,16 +227,18 @@ def main():
             print(f"\nthreads={threads} iterations={a.iters} calls/thread={a.iters * 36} "
                   f"rounds={a.rounds} (medians; ratios are medians of per-round ratios)")
             print(f"{'configuration':27s} {'ns/call':>8s} {'x floor':>8s} {'x ref':>8s} "
-                  f"{'x xray':>8s} {'B/call':>7s} {'RSS MB':>7s} {'faults':>7s} {'dropped':>8s}")
+                  f"{'x xray':>8s} {'cpu ns':>7s} {'cpu/ref':>7s} {'B/call':>7s} {'RSS MB':>7s} "
+                  f"{'faults':>7s} {'dropped':>8s}")
             for name, rows in results.items():
-                def ratio(other):
+                def ratio(other, col=0):
                     if other not in results:
                         return float("nan")
-                    return statistics.median(r[0] / o[0] for r, o in zip(rows, results[other]))
+                    return statistics.median(r[col] / o[col] for r, o in zip(rows, results[other]))
                 ref = "reference-rdtscp" if "rdtscp" in name else "reference-rdtsc"
                 drops = [r[3] for r in rows if r[3] is not None]
                 print(f"{name:27s} {statistics.median(r[0] for r in rows):8.2f} "
                       f"{ratio('empty-hooks'):8.2f} {ratio(ref):8.2f} {ratio('xray-fdr'):8.2f} "
+                      f"{statistics.median(r[5] for r in rows):7.2f} {ratio(ref, 5):7.2f} "
                       f"{statistics.median(r[1] for r in rows):7.2f} "
                       f"{statistics.median(r[2] for r in rows) / 1024:7.1f} "
                       f"{statistics.median(r[4] for r in rows):7.0f} "
