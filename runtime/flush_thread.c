@@ -762,6 +762,7 @@ static notrace void fl_snapshot(const char *why)
 	if (len)
 		fdr_rtbuf_add(&fl_snap_rb, fl_scratch, len);
 	fdr_rtbuf_flush(&fl_snap_rb);
+	fdr_file_trim();	/* fdr_fd is the snapshot's still: before it is named */
 	err = unnamed ? fdr_file_link(fd, path) : 0;
 	close(fd);
 	fdr_fd = saved_fd;

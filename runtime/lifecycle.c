@@ -445,6 +445,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 	if (n)
 		fdr_rtbuf_add(rb, p, n);
 	fdr_rtbuf_flush(rb);
+	fdr_file_trim();	/* the process dies: no more writes to reserve blocks for */
 	fdr_file_unlock();
 }
 

@@ -236,6 +236,8 @@ bool fdr_file_created(void) fdr_hidden;
 /* a snapshot's file: written unnamed in the trace's directory, named when whole */
 int fdr_file_open_unnamed(void) fdr_hidden;
 int fdr_file_link(int fd, const char *path) fdr_hidden;
+/* give back the disk blocks reserved past the end of fdr_fd (async-signal-safe) */
+void fdr_file_trim(void) fdr_hidden;
 void fdr_file_close(void) fdr_hidden;
 int fdr_file_write_header(void) fdr_hidden;
 int fdr_file_write_buffer(const uint8_t *data, uint64_t len) fdr_hidden;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -466,6 +467,51 @@ Test(signals, sigsegv_writes_a_readable_trace_and_dies_of_sigsegv)
 	cr_expect_eq(t.unmatched, 0);
 	tc_free(&t);
 	tc_done(&r);
+}
+
+/*
+ * Disk blocks reserved ahead of the writes (runtime/file_writer.c, once a
+ * trace is past 8 MiB) are given back when the trace is closed, after a
+ * normal exit and after the fatal-signal dump: the file then takes no more
+ * blocks than its size rounds up to (an extent tree block or two aside).
+ * 800 x work() is about 18 MiB of trace.
+ */
+static void assert_no_blocks_past_the_end(const char *mode, bool crashes)
+{
+	const char *argv[] = { TARGET, mode, "800", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	char paths[1][512];
+	struct tc_run r;
+	struct stat st;
+	uint64_t rounded;
+
+	tc_run(&r, argv, env);
+	if (crashes)
+		cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV, "status 0x%x",
+			  r.status);
+	else
+		tc_assert_exited_ok(&r);
+	cr_assert_eq(tc_find_traces(&r, paths, 1), 1, "stderr: %s", r.err);
+	cr_assert_eq(stat(paths[0], &st), 0);
+	cr_assert_gt(st.st_size, 12 << 20, "a trace of %lld bytes reserves nothing: tests nothing",
+		     (long long)st.st_size);
+	rounded = ((uint64_t)st.st_size + 4095) & ~4095ull;
+	cr_expect_leq((uint64_t)st.st_blocks * 512, rounded + (64 << 10),
+		      "%s: %llu bytes of blocks for a %lld-byte trace", mode,
+		      (unsigned long long)st.st_blocks * 512, (long long)st.st_size);
+	tc_done(&r);
+}
+
+Test(file, blocks_reserved_ahead_are_given_back_at_exit)
+{
+	assert_no_blocks_past_the_end("repeat", false);
+}
+
+Test(file, blocks_reserved_ahead_are_given_back_after_a_fatal_signal)
+{
+	if (IT_SANITIZED)
+		cr_skip_test("the sanitizer runtime handles SIGSEGV");
+	assert_no_blocks_past_the_end("segv", true);
 }
 
 Test(unwinding, longjmp_skips_exits_but_the_trace_stays_valid)

@@ -10,7 +10,8 @@
  *   target fork             work; fork; child: leaf x10, exit(0)
  *   target signal           work with a 20 kHz profiling timer whose
  *                           handler calls sig_fn(); prints the handler count
- *   target segv             work, then a write through NULL
+ *   target segv [N]         work (N times), then a write through NULL
+ *   target repeat N         work N times, then return from main
  *   target abort            work, then abort()
  *   target longjmp          longjmp out of 5 nested calls, 10 times
  *   target children         work; system("true"); a popen'd shell; work
@@ -174,8 +175,12 @@ int main(int argc, char **argv)
 		setitimer(ITIMER_PROF, &it, NULL);
 		printf("signals %ld\n", (long)sig_count);
 	} else if (!strcmp(mode, "segv")) {
-		work();
-		*(volatile int *)(uintptr_t)sink = 1;
+		for (long i = 0; i < (n > 0 ? n : 1); i++)
+			work();
+		*(volatile int *)(uintptr_t)(sink & 0) = 1;
+	} else if (!strcmp(mode, "repeat")) {
+		for (long i = 0; i < n; i++)
+			work();
 	} else if (!strcmp(mode, "abort")) {
 		work();
 		abort();
