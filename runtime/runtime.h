@@ -168,6 +168,12 @@ struct fdr_thread {
 	bool starved;		/* in a pool-empty episode */
 	bool ignored;		/* fdrtrace_thread_ignore(): hooks record nothing */
 	bool snapped;		/* the final dump took this thread's buffer (slot lock) */
+	/*
+	 * Set by the pthread key destructor once it has reported this
+	 * thread's drops, cleared when the thread registers again: a handler
+	 * re-entering meanwhile counts process-wide (no buffer will say it).
+	 */
+	bool leaving;
 	uint8_t *rewind_floor;	/* func_duration_threshold_us: never erase below this */
 	uint8_t *arg_end;	/* just after the last CallArgument (fdrtrace_log_arg) */
 	uint64_t depth;		/* max_depth: traced calls open on this thread */

@@ -108,6 +108,12 @@ notrace void fdr_count_reentry(struct fdr_thread *t, unsigned action, uint64_t t
 	uint64_t none = 0;
 	int32_t net, low;
 
+	if (t->leaving) {
+		/* the thread's counts are reported already (wr_thread_exit()) */
+		atomic_fetch_add_explicit(&fdr_orphan_rec[FDRTRACE_DROP_REENTRY], 1,
+					  memory_order_relaxed);
+		return;
+	}
 	/* also while the thread registers: the counters survive registration */
 	wr_count(t, FDRTRACE_DROP_REENTRY, 0);
 	atomic_compare_exchange_strong_explicit(&t->re_first_tsc, &none, tsc, memory_order_relaxed,
@@ -188,6 +194,7 @@ static notrace int wr_register(struct fdr_thread *t)
 	uint32_t used = atomic_load_explicit(&wr_slots_used, memory_order_relaxed);
 
 	t->tid = (int32_t)syscall(SYS_gettid);
+	t->leaving = false;
 	t->cpu = UINT32_MAX;
 	t->buf = NULL;
 	t->starved = false;
@@ -837,19 +844,6 @@ static notrace void wr_thread_exit(void *arg)
 			wr_claim(t, tsc, cpu);
 		}
 	}
-	if (wr_has_drops(t)) {
-		/* no buffer to say it in: the finish reports them (tid 0) */
-		for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
-			atomic_fetch_add_explicit(&fdr_orphan_rec[r],
-						  atomic_exchange_explicit(&t->drop_rec[r], 0,
-									   memory_order_relaxed),
-						  memory_order_relaxed);
-			atomic_fetch_add_explicit(&fdr_orphan_buf[r],
-						  atomic_exchange_explicit(&t->drop_buf[r], 0,
-									   memory_order_relaxed),
-						  memory_order_relaxed);
-		}
-	}
 	fdr_thread_handover(t);
 	/* leave the registry: wait until no finisher/flusher holds our slot */
 	{
@@ -860,6 +854,28 @@ static notrace void wr_thread_exit(void *arg)
 							      memory_order_relaxed)) {
 			expect = (uintptr_t)t;
 			sched_yield();
+		}
+	}
+	/*
+	 * From here a handler's re-entries count process-wide
+	 * (fdr_count_reentry()); those counted on the thread before, and
+	 * drops no buffer took, go there now. The order matters: a handler
+	 * between the exchange below and a later @leaving would count into
+	 * the thread's counters, which nothing reports once it is gone.
+	 */
+	t->leaving = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (wr_has_drops(t)) {
+		/* no buffer to say them in: the finish reports them (tid 0) */
+		for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
+			atomic_fetch_add_explicit(&fdr_orphan_rec[r],
+						  atomic_exchange_explicit(&t->drop_rec[r], 0,
+									   memory_order_relaxed),
+						  memory_order_relaxed);
+			atomic_fetch_add_explicit(&fdr_orphan_buf[r],
+						  atomic_exchange_explicit(&t->drop_buf[r], 0,
+									   memory_order_relaxed),
+						  memory_order_relaxed);
 		}
 	}
 	t->state = FDR_T_NEW;

@@ -128,6 +128,7 @@ struct tc_stack {
 	uint32_t depth, cap;
 	uint32_t *ids;
 	uint64_t buffer_no;	/* of its last numbered stack record (ring policy) */
+	bool floor_unknown;	/* a gap unwound calls we cannot name: exits below are not errors */
 };
 
 static struct tc_stack *stack_of(struct tc_stack *st, int *n, int32_t tid)
@@ -141,6 +142,7 @@ static struct tc_stack *stack_of(struct tc_stack *st, int *n, int32_t tid)
 	st[*n].started = false;
 	st[*n].depth = 0;
 	st[*n].buffer_no = 0;
+	st[*n].floor_unknown = false;
 	st[*n].cap = 1024;
 	st[*n].ids = malloc(1024 * sizeof(uint32_t));
 	return &st[(*n)++];
@@ -190,6 +192,7 @@ static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev, struct t
 				s->ids[i] = id;
 			}
 			s->depth = x.u.stack.depth;
+			s->floor_unknown = false;
 			if (!same && s->started)
 				t->stack_unmatched++;
 		}
@@ -207,6 +210,24 @@ static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev, struct t
 		}
 		break;
 	case FDRTRACE_EXT_DROP:
+		if (s && x.u.drop.gap) {
+			/* the calls the gap closed and opened (format.h): go on from there */
+			if (x.u.drop.exited == FDRTRACE_GAP_UNKNOWN) {
+				s->depth = 0;
+				s->floor_unknown = true;
+			} else {
+				if (x.u.drop.exited > s->depth && !s->floor_unknown)
+					t->unmatched++;
+				s->depth -= x.u.drop.exited < s->depth ? x.u.drop.exited : s->depth;
+				if (s->cap < s->depth + x.u.drop.depth) {
+					s->cap = s->depth + x.u.drop.depth;
+					s->ids = realloc(s->ids, s->cap * sizeof(uint32_t));
+				}
+				for (uint32_t i = 0; i < x.u.drop.depth; i++)
+					memcpy(&s->ids[s->depth++], x.u.drop.ids + 4 * i, 4);
+			}
+			t->gaps++;
+		}
 		t->dropped += x.u.drop.records;
 		if (x.u.drop.reason < FDRTRACE_DROP_REASON_COUNT)
 			t->dropped_by[x.u.drop.reason] += x.u.drop.records;
@@ -346,7 +367,7 @@ void tc_read(const char *path, struct tc_trace *t)
 					t->exit_count[id]++;
 				if (s && s->depth && s->ids[s->depth - 1] == id)
 					s->depth--;
-				else
+				else if (!(s && !s->depth && s->floor_unknown))
 					t->unmatched++;
 			}
 			break;

@@ -31,6 +31,7 @@ struct tc_trace {
 	uint64_t entry_count[TC_MAX_IDS], exit_count[TC_MAX_IDS];
 	char *names[TC_MAX_IDS];
 	uint64_t unmatched;	/* exits that do not close the innermost open entry */
+	uint64_t gaps;		/* drop records that place a gap (their calls applied to the stack) */
 	uint64_t open_at_end;	/* entries never closed */
 	uint64_t unnamed;	/* function records before their id's FDRTRACE_EXT_FUNC */
 	uint32_t max_depth;
