@@ -278,9 +278,14 @@ static notrace uint8_t *wr_put_custom(struct fdr_thread *t, uint8_t *p, const ui
  * Report this thread's pending drops into its buffer at @p, where the
  * thread's records resume: a pool-empty gap or re-entry drops with their
  * span and the calls they opened and closed (format.h), others as counts.
- * Owner only, guard held. Return: the new end of the buffer's records.
+ * Owner only, guard held. @short_of_room (may be NULL) is set when a
+ * report did not fit below @lim (it stays pending). A signal handler may
+ * run at any point in here and add re-entry drops: what it adds after the
+ * count is read stays pending, never lost. Return: the new end of the
+ * buffer's records (the caller publishes it).
  */
-static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim)
+static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
+				     bool *short_of_room)
 {
 	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
 		uint64_t n = atomic_load_explicit(&t->drop_rec[r], memory_order_relaxed);
@@ -312,9 +317,27 @@ static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *
 			len = fdr_ext_drop(payload, sizeof(payload), (uint32_t)t->tid, (uint8_t)r, n,
 					   nb);
 		}
-		if (!len || p + FDRTRACE_METADATA_RECORD_SIZE + len > lim)
+		if (!len || p + FDRTRACE_METADATA_RECORD_SIZE + len > lim) {
+			if (short_of_room)
+				*short_of_room = true;
 			break;
+		}
 		p = wr_put_custom(t, p, payload, len);
+		if (r == FDRTRACE_DROP_REENTRY) {
+			/*
+			 * The gap is said: a handler interrupting us from here on
+			 * starts a new one. Reset before the count is taken, so
+			 * that a handler after the reset leaves a whole gap
+			 * pending (its count, span and @re_pending); one between
+			 * the count's read above and here keeps its count pending,
+			 * reported with the next gap or alone.
+			 */
+			atomic_store_explicit(&t->re_pending, false, memory_order_relaxed);
+			atomic_store_explicit(&t->re_first_tsc, 0, memory_order_relaxed);
+			atomic_store_explicit(&t->re_net, 0, memory_order_relaxed);
+			atomic_store_explicit(&t->re_low, 0, memory_order_relaxed);
+			atomic_signal_fence(memory_order_seq_cst);
+		}
 		atomic_fetch_sub_explicit(&t->drop_rec[r], n, memory_order_relaxed);
 		atomic_fetch_sub_explicit(&t->drop_buf[r], nb, memory_order_relaxed);
 		if (r == FDRTRACE_DROP_POOL_EMPTY) {
@@ -322,12 +345,6 @@ static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *
 			    t->gap.depth <= FDR_GAP_IDS)
 				fdr_ring_stack_gap(t->gap.exited, t->gap.depth, t->gap.ids);
 			memset(&t->gap, 0, sizeof(t->gap));
-		} else if (r == FDRTRACE_DROP_REENTRY) {
-			/* a handler interrupting us from here on starts a new gap */
-			atomic_store_explicit(&t->re_pending, false, memory_order_relaxed);
-			atomic_store_explicit(&t->re_first_tsc, 0, memory_order_relaxed);
-			atomic_store_explicit(&t->re_net, 0, memory_order_relaxed);
-			atomic_store_explicit(&t->re_low, 0, memory_order_relaxed);
 		}
 	}
 	if (t->wait_last_tsc) {
@@ -338,6 +355,8 @@ static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *
 		if (len && p + FDRTRACE_METADATA_RECORD_SIZE + len <= lim) {
 			p = wr_put_custom(t, p, payload, len);
 			t->wait_first_tsc = t->wait_last_tsc = 0;
+		} else if (short_of_room) {
+			*short_of_room = true;
 		}
 	}
 	return p;
@@ -414,7 +433,7 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	t->last_tsc = tsc;
 	t->cpu = cpu;
 	/* the gap first, then (ring) the calls open once it is accounted for */
-	p = wr_put_drops(t, p, cap_end - FDR_SLOW_RESERVE);
+	p = wr_put_drops(t, p, cap_end - FDR_SLOW_RESERVE, NULL);
 	if (fdr_cfg.policy == FDR_POLICY_RING)
 		p += fdr_ring_stack_record(p, (size_t)(cap_end - FDR_SLOW_RESERVE - p), t->tid, tsc);
 	t->rewind_floor = p;
@@ -530,15 +549,24 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 {
 	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
 	uint8_t *lim = wr_cap_end(t->buf) - FDR_SLOW_RESERVE;
-	uint8_t *np = wr_put_drops(t, pos, lim);
+	bool short_of_room = false;
+	uint8_t *np = wr_put_drops(t, pos, lim, &short_of_room);
 
-	if (atomic_load_explicit(&t->re_pending, memory_order_relaxed)) {
-		/* no room here: the fresh buffer's preamble carries it (wr_claim()) */
+	/*
+	 * What was written is kept, whatever follows: a handler that ran
+	 * after its report left @re_pending set again, and that is no sign
+	 * of a full buffer (handing the buffer over at the old position lost
+	 * the report just written: a whole handler's calls, uncounted).
+	 * Such a handler's gap is reported by the next hook (fdr_record_slow()
+	 * clears @end on its way out).
+	 */
+	t->rewind_floor = np;
+	atomic_store_explicit(&t->pos, np, memory_order_release);
+	if (short_of_room) {
+		/* no room here: the fresh buffer's preamble carries the rest (wr_claim()) */
 		fdr_thread_handover(t);
 		return wr_claim(t, tsc, cpu);
 	}
-	t->rewind_floor = np;
-	atomic_store_explicit(&t->pos, np, memory_order_release);
 	return 0;
 }
 
@@ -835,7 +863,7 @@ static notrace void wr_thread_exit(void *arg)
 		if (t->buf) {
 			uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
 
-			pos = wr_put_drops(t, pos, wr_cap_end(t->buf));
+			pos = wr_put_drops(t, pos, wr_cap_end(t->buf), NULL);
 			atomic_store_explicit(&t->pos, pos, memory_order_release);
 		} else {
 			unsigned cpu;
