@@ -16,7 +16,8 @@
 #     how many function records the thread made before it (records_before)
 #     and holds its own; kept are the trace's function records, lost what
 #     the analysis counts lost in gaps (the buffers the numbering says were
-#     overwritten, between two kept buffers and before a thread's first).
+#     overwritten, between two kept buffers and before a thread's first),
+#     and info's "ring numbering" line says as many.
 # And a snapshot taken once the threads ended (fdrtrace_flush()) counts
 # every record made before it, kept or dropped (below).
 set -eu
@@ -78,6 +79,11 @@ for bmax in 32 8; do
 		set -- $made_kept
 		[ "$1" -eq $(($2 + ${lost:-0})) ] ||
 			{ cat sum.txt >&2; fail "$f: made $1, kept $2 + lost ${lost:-0}"; }
+		# info says what the numbering says, as the analyses count it
+		numbered=$("$fdr" info "$f" | sed -n 's/^ring numbering: *//p' |
+			grep -o '[0-9]* records' | awk '{ s += $1 } END { print s + 0 }')
+		[ "$numbered" -eq "${lost:-0}" ] ||
+			{ "$fdr" info "$f" >&2; fail "$f: info's ring numbering $numbered, account's gaps ${lost:-0}"; }
 		checked=$((checked + 1))
 	done
 done

@@ -33,6 +33,8 @@ struct info_thread {
 	int32_t tid;
 	char name[INFO_NAME_LEN];
 	bool program_records;	/* function records or application events */
+	/* ring policy: the last numbered stack record read, and function records since */
+	uint64_t records, ring_no, ring_before, ring_records;
 };
 
 /* The name the runtime gives its own flush thread (runtime/flush_thread.c). */
@@ -62,6 +64,15 @@ struct info {
 	uint64_t drop_records[FDRTRACE_DROP_REASON_COUNT + 1];
 	uint64_t drop_buffers[FDRTRACE_DROP_REASON_COUNT + 1];
 	bool any_drop;
+	/*
+	 * What the ring's buffer numbering says is missing (FDRx stack
+	 * records): buffers and records between two kept buffers of a thread,
+	 * and before a thread's first kept one. The drop records count most
+	 * of them already (process-wide); not those overwritten while a
+	 * snapshot was written. Shown apart, never added to the drops.
+	 */
+	uint64_t ring_gap_buffers, ring_gap_records, ring_gaps;
+	uint64_t ring_head_buffers, ring_head_records, ring_heads;
 
 	uint64_t ext_by_kind[FDRTRACE_EXT_KIND_COUNT + 1];	/* last: unknown kinds */
 	uint64_t ext_bad, ext_newer, custom_other, typed;
@@ -118,9 +129,8 @@ static struct info_thread *info_thread(struct info *in, int32_t tid)
 		in->more_threads++;	/* counts sightings past the table, not threads */
 		return NULL;
 	}
+	memset(&in->threads[in->n_threads], 0, sizeof(in->threads[0]));
 	in->threads[in->n_threads].tid = tid;
-	in->threads[in->n_threads].name[0] = '\0';
-	in->threads[in->n_threads].program_records = false;
 	return &in->threads[in->n_threads++];
 }
 
@@ -182,6 +192,37 @@ static void info_config(struct info *in, const struct fdrtrace_ext *x)
 	}
 }
 
+/*
+ * A numbered stack record (ring policy): a buffer number more than one past
+ * the thread's previous one, or a thread's first kept buffer numbered above
+ * one, says buffers were overwritten, and its records_before how many
+ * function records they held (as the analyses count them, analysis.c).
+ * A number already read (a snapshot's copy of a partial buffer) says
+ * nothing.
+ */
+static void info_ring_no(struct info *in, const struct fdrtrace_ext *x)
+{
+	struct info_thread *t = info_thread(in, (int32_t)x->u.stack.tid);
+	uint64_t no = x->u.stack.buffer_no, before = x->u.stack.records_before;
+
+	if (!t || (t->ring_no && no <= t->ring_no))
+		return;
+	if (t->ring_no && no > t->ring_no + 1) {
+		uint64_t seen = t->ring_before + (t->records - t->ring_records);
+
+		in->ring_gaps++;
+		in->ring_gap_buffers += no - t->ring_no - 1;
+		in->ring_gap_records += before > seen ? before - seen : 0;
+	} else if (!t->ring_no && no > 1 && !t->records) {
+		in->ring_heads++;
+		in->ring_head_buffers += no - 1;
+		in->ring_head_records += before;
+	}
+	t->ring_no = no;
+	t->ring_before = before;
+	t->ring_records = t->records;
+}
+
 static void info_ext(struct info *in, const uint8_t *data, size_t len)
 {
 	struct fdrtrace_ext x;
@@ -225,6 +266,10 @@ static void info_ext(struct info *in, const uint8_t *data, size_t len)
 		in->drop_buffers[r] += x.u.drop.buffers;
 		break;
 	}
+	case FDRTRACE_EXT_STACK:
+		if (x.u.stack.numbered)
+			info_ring_no(in, &x);
+		break;
 	case FDRTRACE_EXT_CONFIG:
 		info_config(in, &x);
 		break;
@@ -274,8 +319,10 @@ static void info_event(struct info *in, const struct fdrtrace_event *ev)
 		break;
 	case FDRTRACE_EV_FUNCTION:
 		in->by_action[ev->u.func.action & 7]++;
-		if (in->cur)
+		if (in->cur) {
 			in->cur->program_records = true;
+			in->cur->records++;
+		}
 		break;
 	case FDRTRACE_EV_CUSTOM_EVENT: {
 		uint64_t other = in->custom_other;
@@ -450,6 +497,19 @@ static void info_print(const struct info *in, const char *path)
 			fputs("reported, but none lost", stdout);
 		putchar('\n');
 	}
+	if (in->ring_gaps || in->ring_heads) {
+		printf("%-17s", "ring numbering:");
+		if (in->ring_gaps)
+			printf("%" PRIu64 " buffers (%" PRIu64 " records) overwritten between kept "
+			       "buffers of a thread (%" PRIu64 " gap%s)%s", in->ring_gap_buffers,
+			       in->ring_gap_records, in->ring_gaps, in->ring_gaps == 1 ? "" : "s",
+			       in->ring_heads ? "; " : "");
+		if (in->ring_heads)
+			printf("%" PRIu64 " buffers (%" PRIu64 " records) before the first kept "
+			       "buffer of %" PRIu64 " thread%s", in->ring_head_buffers,
+			       in->ring_head_records, in->ring_heads, in->ring_heads == 1 ? "" : "s");
+		fputs(" (in the drops above as far as the runtime knew of them)\n", stdout);
+	}
 	printf("%-17s", "custom events:");
 	first = true;
 	for (i = 0; i <= FDRTRACE_EXT_KIND_COUNT; i++) {
@@ -523,7 +583,9 @@ static const char info_help[] =
 	"\n"
 	"Summarize the trace FILE ('-': standard input): version, clock, cycle\n"
 	"frequency, buffer size, processes, threads (with names), buffers, records by\n"
-	"kind, time span, drops, custom events and whether the trace was closed.\n"
+	"kind, time span, drops (and, in ring policy, the buffers the threads'\n"
+	"numbering says were overwritten), custom events and whether the trace was\n"
+	"closed.\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help  show this help\n"
