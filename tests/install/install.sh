@@ -39,12 +39,20 @@ int main(void) { printf("%d\n", sum(10)); return 0; }
 C
 # shellcheck disable=SC2046
 cc -finstrument-functions "$work/app.c" $(pkg-config $pcflags --cflags --libs fdrtrace) -o "$work/app"
+# the library's flags before the objects (LDFLAGS' place in make and
+# CMake): with Debian's --as-needed the library used to be dropped and the
+# program ran untraced; pkg-config's Libs keeps it needed
+# shellcheck disable=SC2046
+cc $(pkg-config $pcflags --libs fdrtrace) -finstrument-functions \
+	$(pkg-config $pcflags --cflags fdrtrace) "$work/app.c" -o "$work/app-early"
+readelf -d "$work/app-early" | grep -q 'NEEDED.*libfdrtrace' ||
+	fail "app-early: libfdrtrace named before the objects was dropped (--as-needed)"
 # shellcheck disable=SC2046
 cc -finstrument-functions "$work/app.c" $(pkg-config $pcflags --cflags fdrtrace) \
 	"$libdir/libfdrtrace.a" $(pkg-config $pcflags --static --libs-only-l fdrtrace | sed 's/-lfdrtrace//') \
 	-o "$work/app-static"
 
-for app in app app-static; do
+for app in app app-early app-static; do
 	mkdir -p "$work/run-$app"
 	out=$(cd "$work/run-$app" && LD_LIBRARY_PATH=$libdir FDRTRACE_MODE=fdr "$work/$app" 2>"$work/$app.err")
 	[ "$out" = 90 ] || fail "$app printed '$out'"
@@ -55,5 +63,5 @@ for app in app app-static; do
 	[ "$entries" = 12 ] || fail "$app: $entries function entries, expected 12"
 	grep -q "fdrtrace: .*fdrtrace.$app.*: 24 records, 0 lost" "$work/$app.err" ||
 		fail "$app: summary line: $(cat "$work/$app.err")"
-	echo "ok   $app (pkg-config $( [ $app = app ] && echo shared || echo static ))"
+	echo "ok   $app (pkg-config $( [ $app = app-static ] && echo static || echo shared ))"
 done
