@@ -330,3 +330,25 @@ void cli_apply(const struct cli *cl, struct analysis *a)
 	a->n_debug_dirs = (size_t)cl->n_debug_dirs;
 	a->instr_map = cl->instr_map;
 }
+
+int cli_table_format(const struct cli *cl, const char *arg, bool *csv)
+{
+	if (strcmp(arg, "csv") == 0)
+		*csv = true;
+	else if (strcmp(arg, "text") == 0)
+		*csv = false;
+	else
+		return tool_usage_err(cl->cmd->name, "unknown format '%s' (text or csv)", arg);
+	return 0;
+}
+
+int cli_top(const struct cli *cl, const char *arg, long *top)
+{
+	char *end;
+
+	errno = 0;
+	*top = strtol(arg, &end, 10);
+	if (!*arg || *end || *top < 0 || errno)
+		return tool_usage_err(cl->cmd->name, "bad --top '%s'", arg);
+	return 0;
+}

@@ -146,4 +146,24 @@ void cli_apply(const struct cli *cl, struct analysis *a);
  */
 int cli_parse_time(const char *s, uint64_t *ns);
 
+/**
+ * cli_table_format - the argument of a table command's -f/--format
+ * @cl: the command line being parsed (its command names the error)
+ * @arg: "text" or "csv"
+ * @csv: set to whether it is "csv"
+ *
+ * Return: 0, or the exit status of the usage error it reported.
+ */
+int cli_table_format(const struct cli *cl, const char *arg, bool *csv);
+
+/**
+ * cli_top - the argument of -p/--top: how many rows, 0 or more
+ * @cl: the command line being parsed (its command names the error)
+ * @arg: the text
+ * @top: set to the number
+ *
+ * Return: 0, or the exit status of the usage error it reported.
+ */
+int cli_top(const struct cli *cl, const char *arg, long *top);
+
 #endif /* FDRTRACE_TOOL_CLI_H */

@@ -69,7 +69,6 @@ struct acc_opts {
 static int acc_option(struct cli *cl, int c, const char *arg)
 {
 	struct acc_opts *o = cl->ctx;
-	char *end;
 	int i;
 
 	switch (c) {
@@ -89,18 +88,9 @@ static int acc_option(struct cli *cl, int c, const char *arg)
 		o->order = arg;
 		break;
 	case 'p':
-		o->top = strtol(arg, &end, 10);
-		if (!*arg || *end || o->top < 0)
-			return tool_usage_err("account", "bad --top '%s'", arg);
-		break;
+		return cli_top(cl, arg, &o->top);
 	case 'f':
-		if (strcmp(arg, "csv") == 0)
-			o->csv = true;
-		else if (strcmp(arg, "text") == 0)
-			o->csv = false;
-		else
-			return tool_usage_err("account", "unknown format '%s'", arg);
-		break;
+		return cli_table_format(cl, arg, &o->csv);
 	}
 	return 0;
 }

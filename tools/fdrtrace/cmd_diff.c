@@ -306,7 +306,6 @@ static void df_print_change(const struct df_row *r, enum df_col c, bool csv)
 static int df_option(struct cli *cl, int c, const char *arg)
 {
 	struct df_opts *o = cl->ctx;
-	char *end;
 	int i;
 
 	switch (c) {
@@ -320,18 +319,9 @@ static int df_option(struct cli *cl, int c, const char *arg)
 		o->sort = (enum df_col)i;
 		break;
 	case 'f':
-		if (strcmp(arg, "csv") == 0)
-			o->csv = true;
-		else if (strcmp(arg, "text") == 0)
-			o->csv = false;
-		else
-			return tool_usage_err("diff", "unknown format '%s' (text or csv)", arg);
-		break;
+		return cli_table_format(cl, arg, &o->csv);
 	case 'p':
-		o->top = strtol(arg, &end, 10);
-		if (!*arg || *end || o->top < 0)
-			return tool_usage_err("diff", "bad --top '%s'", arg);
-		break;
+		return cli_top(cl, arg, &o->top);
 	}
 	return 0;
 }
