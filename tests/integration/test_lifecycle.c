@@ -137,7 +137,18 @@ Test(early_crash, quick_exit_leaves_start_records_and_names)
 	tc_assert_exited_ok(&r);
 	cr_assert_eq(tc_find_traces(&r, paths, 2), 1, "%s", r.err);
 	tc_read(paths[0], &t);
-	cr_expect(t.ok, "%s", t.error);
+	if (!t.ok) {
+		/*
+		 * _exit ends the flush thread inside a writev as SIGKILL does
+		 * (the kernel stops a write between pages for a dying process):
+		 * the last buffer may be cut, and the reader must say so at the
+		 * very end, after every whole buffer.
+		 */
+		char end[64];
+
+		snprintf(end, sizeof(end), ":%llu: truncated", (unsigned long long)t.file_size);
+		cr_expect(strstr(t.error, end) != NULL, "%s", t.error);
+	}
 	cr_expect_not(t.closed);
 	cr_expect_gt(t.func_records, 0);
 	assert_cut_trace_names_everything(&t, "_exit");
