@@ -60,7 +60,7 @@ static notrace int ex_failed(bool finished, int ret)
 	int saved_errno = errno;
 
 	if (finished && fdr_cfg.verbosity >= 1)
-		dprintf(2, "fdrtrace: exec failed (%s): the trace was closed before it; "
+		fdr_say("fdrtrace: exec failed (%s): the trace was closed before it; "
 			"the rest of this process is not recorded\n", strerrordesc_np(saved_errno));
 	errno = saved_errno;
 	return ret;

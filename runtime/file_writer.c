@@ -389,8 +389,7 @@ static notrace void fw_report(const char *what, int err)
 		memcpy(msg + n, parts[i], l);
 		n += l;
 	}
-	if (write(2, msg, n) < 0)
-		return;
+	fdr_say_raw(msg, n);
 }
 
 static notrace int fw_fail(const char *what, int err)

@@ -206,7 +206,7 @@ static notrace void fl_grow(struct fdr_rtbuf *rb)
 		if (n)
 			fdr_rtbuf_add(rb, fl_scratch, n);
 		if (fdr_cfg.verbosity >= 2)
-			dprintf(2, "fdrtrace: the pool is now %u buffers of %llu bytes%s\n",
+			fdr_say("fdrtrace: the pool is now %u buffers of %llu bytes%s\n",
 				fdr_pool_count(), (unsigned long long)fdr_cfg.buffer_size,
 				atomic_load_explicit(&fl_grow_failed, memory_order_relaxed)
 					? " (no memory for more)" : "");
@@ -680,7 +680,7 @@ static notrace void fl_snapshot(const char *why)
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		if (fdr_cfg.verbosity >= 1)
-			dprintf(2, "fdrtrace: cannot create snapshot %s: %s\n", path,
+			fdr_say("fdrtrace: cannot create snapshot %s: %s\n", path,
 				strerrordesc_np(errno));
 		goto out;
 	}
@@ -773,12 +773,12 @@ static notrace void fl_snapshot(const char *why)
 	if (err) {
 		/* EEXIST: something is at the path (nothing is followed or replaced) */
 		if (fdr_cfg.verbosity >= 1)
-			dprintf(2, "fdrtrace: cannot create snapshot %s: %s\n", path,
+			fdr_say("fdrtrace: cannot create snapshot %s: %s\n", path,
 				strerrordesc_np(-err));
 	} else if (why && fdr_cfg.verbosity >= 1)
-		dprintf(2, "fdrtrace: snapshot %s (%s)\n", path, why);
+		fdr_say("fdrtrace: snapshot %s (%s)\n", path, why);
 	else if (fdr_cfg.verbosity >= 2)
-		dprintf(2, "fdrtrace: snapshot %s\n", path);
+		fdr_say("fdrtrace: snapshot %s\n", path);
 out:
 	fl_emitted = saved_emitted;
 	fl_scan_from = saved_scan;

@@ -141,7 +141,7 @@ static notrace int lc_open(void)
 	int err;
 
 	if (lc_path() < 0) {
-		dprintf(2, "fdrtrace: trace path too long (logfile_base '%s'); recording off\n",
+		fdr_say("fdrtrace: trace path too long (logfile_base '%s'); recording off\n",
 			fdr_cfg.logfile_base);
 		return -ENAMETOOLONG;
 	}
@@ -150,7 +150,7 @@ static notrace int lc_open(void)
 	if (slash) {
 		slash[slash == dir] = '\0';	/* "/x.fdr": the root */
 		if (access(dir, W_OK | X_OK) < 0) {
-			dprintf(2, "fdrtrace: cannot create trace file %s: %s; recording off\n",
+			fdr_say("fdrtrace: cannot create trace file %s: %s; recording off\n",
 				fdr_path, strerror(errno));
 			return -errno;
 		}
@@ -159,7 +159,7 @@ static notrace int lc_open(void)
 	if (!err)
 		err = fdr_file_write_header();	/* kept in memory until the file exists */
 	if (err) {
-		dprintf(2, "fdrtrace: cannot set up the trace file %s: %s; recording off\n",
+		fdr_say("fdrtrace: cannot set up the trace file %s: %s; recording off\n",
 			fdr_path, strerror(-err));
 		return err;
 	}
@@ -230,7 +230,7 @@ static notrace void lc_exit_line(void)
 	int n;
 
 	if (fdr_totals.records == 0 && fdr_totals.records_dropped == 0) {
-		dprintf(2, "fdrtrace: %s: empty run: 0 records\n", fdr_path);
+		fdr_say("fdrtrace: %s: empty run: 0 records\n", fdr_path);
 		return;
 	}
 	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
@@ -266,7 +266,7 @@ static notrace void lc_exit_line(void)
 			      (double)wait / (double)fdr_clock.freq);
 	if (n >= (int)sizeof(line))
 		n = (int)sizeof(line) - 1;
-	dprintf(2, "%.*s\n", n, line);
+	fdr_say("%.*s\n", n, line);
 }
 
 static notrace void lc_finish(uint8_t how)
@@ -294,13 +294,13 @@ static notrace void lc_finish(uint8_t how)
 	if (!fdr_file_created()) {
 		/* no instrumented function ran here (a shell of system(), say): no file */
 		if (fdr_cfg.verbosity >= 2)
-			dprintf(2, "fdrtrace: %s: no instrumented function ran; no trace written\n",
+			fdr_say("fdrtrace: %s: no instrumented function ran; no trace written\n",
 				fdr_program);
 	} else if (fdr_cfg.verbosity >= 1 && !fdr_file_failed()) {
 		lc_exit_line();
 	}
 	if (fdr_cfg.verbosity >= 2)
-		dprintf(2, "fdrtrace: %s: %llu buffers written, %u threads, %llu buffers dropped, "
+		fdr_say("fdrtrace: %s: %llu buffers written, %u threads, %llu buffers dropped, "
 			"frequency %llu Hz\n", fdr_path, (unsigned long long)fdr_totals.buffers,
 			fdr_threads_seen(), (unsigned long long)fdr_totals.buffers_dropped,
 			(unsigned long long)fdr_clock.freq);
@@ -585,6 +585,7 @@ static notrace void lc_init(void)
 
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT)
 		return;
+	fdr_say_init();
 	fdr_config_load(&fdr_cfg);
 	if (!fdr_cfg.enabled) {
 		lc_off();
@@ -612,7 +613,7 @@ static notrace void lc_init(void)
 	if (!err)
 		err = fdr_rtbuf_init(&lc_sig_rb, 0);
 	if (err) {
-		dprintf(2, "fdrtrace: cannot set up the trace buffers (%llu x %llu bytes): %s; recording off\n",
+		fdr_say("fdrtrace: cannot set up the trace buffers (%llu x %llu bytes): %s; recording off\n",
 			(unsigned long long)fdr_cfg.buffer_max,
 			(unsigned long long)fdr_cfg.buffer_size, strerror(-err));
 		lc_off();
@@ -637,7 +638,7 @@ static notrace void lc_init(void)
 	 */
 	err = fdr_flush_start();
 	if (err) {
-		dprintf(2, "fdrtrace: cannot start the flush thread: %s; recording off\n",
+		fdr_say("fdrtrace: cannot start the flush thread: %s; recording off\n",
 			strerror(-err));
 		lc_off();
 		fdr_file_close();

@@ -87,7 +87,7 @@ static fdr_tls uint32_t trg_over;	/* candidate calls open beyond TRG_STACK */
 
 static notrace void trg_say(const char *what, const char *detail)
 {
-	dprintf(2, "fdrtrace: FDRTRACE_OPTIONS: trigger='%.200s': %s%s; triggers off\n",
+	fdr_say("fdrtrace: FDRTRACE_OPTIONS: trigger='%.200s': %s%s; triggers off\n",
 		fdr_cfg.trigger, what, detail);
 }
 

@@ -156,6 +156,39 @@ Test(early_crash, quick_exit_leaves_start_records_and_names)
 	tc_done(&r);
 }
 
+/*
+ * The program closes its standard error, as xz does, and opens a file that
+ * takes descriptor 2: the runtime's exit line must not land in that file
+ * (it was not the standard error the runtime started with). The trace is
+ * still closed and says what the line would have said.
+ */
+Test(messages, never_go_to_a_file_that_took_descriptor_2)
+{
+	char path[512], data[64];
+	const char *argv[] = { TARGET, "stderr_reused", path, NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/tmp/fdrtrace-stderr-reused-%d", (int)getpid());
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	f = fopen(path, "r");
+	cr_assert(f, "%s: not written", path);
+	n = fread(data, 1, sizeof(data) - 1, f);
+	data[n] = '\0';
+	fclose(f);
+	unlink(path);
+	cr_expect_str_eq(data, "data\n", "the program's file holds more than its data");
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_gt(t.func_records, 0);
+	tc_free(&t);
+	tc_done(&r);
+}
+
 Test(children, shells_of_system_and_popen_leave_no_file_under_ld_preload)
 {
 	/* a program not linked with us, preloaded: its shells are preloaded too */

@@ -46,7 +46,7 @@ TestSuite(funcid_map, .disabled = false);
 
 Test(funcid_map, ids_are_dense_stable_and_first_inserts_do_not_fault)
 {
-	long before;
+	long before, faults;
 
 	cr_assert_eq(fdr_funcid_init(), 0);
 	cr_assert_eq(fdr_funcid_limit(), 1, "ids start at 1");
@@ -64,15 +64,25 @@ Test(funcid_map, ids_are_dense_stable_and_first_inserts_do_not_fault)
 	}
 	cr_assert_eq(fdr_funcid_limit(), N_FIRST + 1);
 
-	/* past level 0, with the flush thread's part done as it would be */
+	/*
+	 * Past level 0, with the flush thread's part done as it would be: the
+	 * inserts themselves touch only pages populated ahead. Without that
+	 * they fault on every new page of each level (hundreds over these
+	 * 190,000 inserts); a few are allowed for what the kernel does to
+	 * populated pages on a busy machine (compaction migrates a page, and
+	 * its next touch faults: seen once beside the integration suite).
+	 */
+	faults = 0;
 	for (uint32_t i = N_FIRST; i < N_GROW; i++) {
 		if (fdr_funcid_needs_prepare())
 			fdr_funcid_prepare();
 		before = thread_minflt();
 		cr_assert_eq(fdr_funcid_get(fn_addr(i)), i + 1);
-		if (FAULTS_MEAN_SOMETHING)
-			cr_assert_leq(thread_minflt() - before, 0, "insert %u faulted", i);
+		faults += thread_minflt() - before;
 	}
+	if (FAULTS_MEAN_SOMETHING)
+		cr_expect_leq(faults, 8, "%ld page faults in %u inserts past level 0", faults,
+			      N_GROW - N_FIRST);
 	for (uint32_t i = 0; i < N_GROW; i++)
 		cr_assert_eq(fdr_funcid_get(fn_addr(i)), i + 1, "address %u", i);
 }

@@ -19,10 +19,13 @@
  *                           execv (the default), execl, execlp or execle
  *   target spin             work in a loop, forever (for SIGKILL)
  *   target quick_exit N     work N times, then _exit(0)
+ *   target stderr_reused F  work; close standard error, open F (which takes
+ *                           descriptor 2), write "data\n" to it, exit
  */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -218,6 +221,15 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			work();
 		_exit(0);
+	} else if (!strcmp(mode, "stderr_reused") && argc > 2) {
+		int fd;
+
+		work();
+		fclose(stderr);	/* as xz and gnulib's close_stdout do */
+		fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd != 2 || write(fd, "data\n", 5) != 5)
+			return 3;
+		work();
 	} else if (!strcmp(mode, "longjmp")) {
 		static volatile int i;
 
