@@ -8,7 +8,8 @@
  * publishes "ready" with a release store after init, and the hooks' acquire
  * load of that flag orders these plain writes before their reads).
  * fdr_clock_refine() and fdr_clock_pair() may run on any thread later.
- * No allocation, no stdio; the one possible warning goes out with write(2).
+ * No allocation, no stdio; the one possible warning goes out with write(2)
+ * (fdr_say_raw(): only to the standard error the runtime started with).
  *
  * Rules (docs/environment.md repeats them):
  *   - constant_tsc = CPUID 0x80000007 EDX[8] (invariant TSC) or the kernel's
@@ -46,6 +47,7 @@
 
 #include "clock.h"
 #include "compiler.h"
+#include "runtime.h"
 
 struct fdr_clock_info fdr_clock fdr_hidden;
 
@@ -359,20 +361,10 @@ static notrace bool clk_rdtscp_executes(void)
 /* Entry points                                                        */
 /* ------------------------------------------------------------------ */
 
+/* on the standard error the runtime started with (say.c), as every message */
 static notrace void clk_warn(const char *msg)
 {
-	size_t n = strlen(msg);
-
-	while (n) {
-		ssize_t r = write(STDERR_FILENO, msg, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return;
-		msg += r;
-		n -= (size_t)r;
-	}
+	fdr_say_raw(msg, strlen(msg));
 }
 
 static notrace bool clk_rseq_usable(void)

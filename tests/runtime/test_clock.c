@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "malloc_count.h"
+#include "runtime.h"
 
 static bool cpuid_rdtscp(void)
 {
@@ -114,8 +115,15 @@ Test(clock, explicit_rdtsc_is_honoured)
 	cr_assert_neq(fdr_clock.freq_source, FDRTRACE_FREQ_FIXED);
 }
 
+/* the runtime notes its standard error first thing (lifecycle.c): here, the redirected one */
+static void redirect_stderr(void)
+{
+	cr_redirect_stderr();
+	fdr_say_init();
+}
+
 Test(clock, explicit_rdtscp_without_cpuid_support_falls_back_with_one_line,
-     .init = cr_redirect_stderr)
+     .init = redirect_stderr)
 {
 	fdr_clock_init(FDR_CLOCK_CHOICE_RDTSCP);
 	fflush(stderr);
