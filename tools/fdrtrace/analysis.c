@@ -763,8 +763,14 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
 		return;
 	}
 	if (x->u.stack.numbered) {
+		/*
+		 * A thread's first kept buffer numbered above 1 is a gap at its
+		 * start, also when the buffer opens with a pool-empty gap (whose
+		 * calls are on the stack already): records_before counts only
+		 * records written in buffers, so the two never overlap.
+		 */
 		gap = t->ring_no ? x->u.stack.buffer_no > t->ring_no + 1 :
-				   x->u.stack.buffer_no > 1 && !t->records && !t->depth;
+				   x->u.stack.buffer_no > 1 && !t->records;
 		if (gap)
 			an_ring_gap(a, t, x, tsc);
 		t->ring_no = x->u.stack.buffer_no;
