@@ -162,6 +162,106 @@ if [ -w /dev/full ]; then
 	fi
 fi
 
+# replay and convert hand each full megabyte of output to a second thread
+# (owriter.c) that writes it while the next one is formatted. Outputs of
+# several megabytes: complete and in order, and a failed write still ends
+# the command with status 1 and the right message (the thread's errno).
+awk 'BEGIN {
+	print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096"
+	id = 0
+	for (b = 0; b < 640; b++) {
+		print "buf ext size=auto"; print "buf new tid=7"; print "buf wal sec=1"
+		print "cpu new tsc=" (1 + b * 100000)
+		for (i = 0; i < 120; i++) {
+			id++
+			print "fun ent id=" (id % 50 + 1) " delta=3"
+			print "fun exi id=" (id % 50 + 1) " delta=5"
+		}
+	}
+}' >many.txt
+"$fdr" assemble many.txt -o many.fdr
+calls=$((640 * 120))
+check replay-many-calls 0 "$fdr" replay many.fdr &&
+	if [ "$(grep -c '^ .*#[0-9]*();$' out)" -ne "$calls" ] || [ "$(wc -c <out)" -lt 2097152 ]; then
+		echo "FAIL: replay of $calls calls printed $(grep -c '();$' out) calls, $(wc -c <out) bytes" >&2
+		fails=$((fails + 1))
+	fi
+# the lines come in the trace's order: the ids cycle 1..50 from id 2
+grep -o '#[0-9]*();$' out | tr -d '#();' | awk -v n="$calls" '
+	{ want = NR % 50 + 1; if ($1 != want) { print "FAIL: replay line " NR ": #" $1 ", want #" want; bad = 1; exit } }
+	END { if (!bad && NR != n) print "FAIL: " NR " calls in order, want " n }' >order.err
+if [ -s order.err ]; then
+	cat order.err >&2
+	fails=$((fails + 1))
+else
+	echo "ok   replay-many-calls-in-order"
+fi
+check convert-many-calls 0 "$fdr" convert --format chrome many.fdr -o many.json &&
+	if ! python3 - "$calls" <<'EOF'
+import json, sys
+ev = json.load(open("many.json"))["traceEvents"]
+x = [e for e in ev if e.get("ph") == "X"]
+ts = [e["ts"] for e in x]
+sys.exit(len(x) != int(sys.argv[1]) or ts != sorted(ts))
+EOF
+	then
+		echo "FAIL: many.json is not $calls complete events in time order" >&2
+		fails=$((fails + 1))
+	fi
+# convert's times are exact to the nanosecond at any magnitude (ticks.h):
+# a trace whose clock is CLOCK_REALTIME in ns (LLVM's XRay runtime writes
+# such traces where it finds no TSC frequency) has times near 1.8e18, where
+# doubles step by 256 ns: a 90 ns call was printed lasting 0.000 us.
+cat >realtime.txt <<'EOF'
+hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096
+buf ext size=auto
+buf new tid=7
+buf wal sec=1
+cpu new tsc=1795662229925690671
+fun ent id=1 delta=0
+fun ent id=2 delta=100
+fun exi id=2 delta=90
+fun exi id=1 delta=33
+EOF
+"$fdr" assemble realtime.txt -o realtime.fdr
+check convert-realtime-ns 0 "$fdr" convert --format chrome realtime.fdr &&
+	has out '"ts":1795662229925690.671,"dur":0.223,' &&
+	has out '"ts":1795662229925690.771,"dur":0.090,'
+if command -v protoc >/dev/null; then
+	"$fdr" convert --format perfetto realtime.fdr -o realtime.pftrace
+	protoc --decode_raw <realtime.pftrace | grep -E '^  8: ' | tr -d ' ' >realtime.ts
+	if [ "$(tr '\n' ' ' <realtime.ts)" != "8:1795662229925690671 8:1795662229925690771 8:1795662229925690861 8:1795662229925690894 " ]; then
+		echo "FAIL: perfetto times of realtime.fdr:" >&2
+		cat realtime.ts >&2
+		fails=$((fails + 1))
+	else
+		echo "ok   convert-realtime-ns-perfetto"
+	fi
+fi
+rc=0
+{ "$fdr" replay many.fdr 2>pipe.err; echo $? >pipe.rc; } | head -n 1 >/dev/null || rc=$?
+if [ "$(cat pipe.rc)" -ne 1 ] || [ -s pipe.err ]; then
+	echo "FAIL: replay into a closed pipe: status $(cat pipe.rc), stderr:" >&2
+	cat pipe.err >&2
+	fails=$((fails + 1))
+else
+	echo "ok   replay-closed-pipe"
+fi
+if [ -w /dev/full ]; then
+	for cmd in "replay many.fdr" "convert --format perfetto many.fdr"; do
+		rc=0
+		# shellcheck disable=SC2086
+		"$fdr" $cmd >/dev/full 2>full.err || rc=$?
+		if [ "$rc" -ne 1 ] || ! grep -qF "write error on standard output: No space left on device" full.err; then
+			echo "FAIL: $cmd to /dev/full: status $rc, stderr:" >&2
+			cat full.err >&2
+			fails=$((fails + 1))
+		else
+			echo "ok   ${cmd%% *}-full-disk"
+		fi
+	done
+fi
+
 # assemble's limits (issue #11, class 7): a padding longer than the
 # header's buffer_size (len=-1 wrote zeros until killed), or than 64 KiB
 # without a header, is refused with its line; a size=auto buffer too big to

@@ -32,7 +32,7 @@ struct cvt {
 void cv_flush(struct cv *cv)
 {
 	if (cv->len)
-		fwrite(cv->out, 1, cv->len, stdout);
+		cv->out = ow_hand(&cv->w, cv->out, cv->len);
 	cv->len = 0;
 }
 
@@ -40,6 +40,7 @@ void cv_put(struct cv *cv, const void *p, size_t n)
 {
 	if (n > CV_OUT_SIZE / 2) {
 		cv_flush(cv);
+		ow_drain(&cv->w);	/* behind what was handed over */
 		fwrite(p, 1, n, stdout);
 		return;
 	}
@@ -240,6 +241,8 @@ int cmd_convert(int argc, char **argv)
 	a.ctx = &c;
 	sel_init(&c.sel, &cl.sel);
 	ord_init(&c.ord, c.fmt->wr, &c.cv, c.fmt->split);
+	ow_init(&c.cv.w, stdout, CV_OUT_SIZE);
+	tk_ns_init(&c.cv.clk, 0);
 	c.cv.out = malloc(CV_OUT_SIZE);
 	rc = c.cv.out ? c.fmt->start(&c.cv) : -ENOMEM;
 	if (!rc)
@@ -256,6 +259,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (c.cv.out)
 		cv_flush(&c.cv);
+	ow_drain(&c.cv.w);
 	if (c.fmt->fini)
 		c.fmt->fini(&c.cv);
 	free(c.cv.out);

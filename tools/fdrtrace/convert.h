@@ -8,7 +8,8 @@
  * each thread's calls and events in start order (order.h); a format writes
  * them through its struct ord_writer, and writes the header and the
  * process and thread names through struct cv_format. Output goes through
- * one buffer (cv_room()/cv_put()) flushed to stdout when full.
+ * one buffer (cv_room()/cv_put()), handed when full to a thread that
+ * writes it to stdout (owriter.h) while the next one fills.
  *
  * Contract: single-threaded tool code.
  */
@@ -21,6 +22,8 @@
 
 #include "analysis.h"
 #include "order.h"
+#include "owriter.h"
+#include "ticks.h"
 #include "util.h"
 
 #define CV_OUT_SIZE (1u << 20)
@@ -30,12 +33,16 @@
  * @out, @len: the output buffer and its fill
  * @events: events written
  * @fmt_state: the format's own state
+ * @w: writes full buffers to stdout while the next one fills
+ * @clk: the trace's ticks to nanoseconds (cv_ns())
  */
 struct cv {
 	char *out;
 	size_t len;
 	uint64_t events;
 	void *fmt_state;
+	struct owriter w;
+	struct tk_ns clk;
 };
 
 /**
@@ -64,7 +71,8 @@ extern const struct cv_format cv_chrome;
 extern const struct cv_format cv_perfetto;
 
 /**
- * cv_flush - write the buffer to stdout
+ * cv_flush - hand the buffer over to be written to stdout (ow_drain() on
+ * @cv->w waits until it is)
  * @cv: the conversion
  */
 void cv_flush(struct cv *cv);
@@ -94,26 +102,21 @@ static inline char *cv_room(struct cv *cv, size_t n)
 void cv_put(struct cv *cv, const void *p, size_t n);
 
 /**
- * cv_ns - ticks to nanoseconds with the trace's clock (ticks * 1000 when
- * the frequency is unknown)
+ * cv_ns - ticks to nanoseconds with the trace's clock, exactly (ticks.h;
+ * ticks * 1000 when the frequency is unknown)
+ * @cv: the conversion (its @clk is made again when the frequency changes)
  * @a: the analysis
  * @ticks: a TSC value or duration
  *
  * Inline: called for every event written.
  *
- * Return: nanoseconds; UINT64_MAX when they do not fit (tool_scale()).
+ * Return: nanoseconds; UINT64_MAX when they do not fit.
  */
-static inline uint64_t cv_ns(const struct analysis *a, uint64_t ticks)
+static inline uint64_t cv_ns(struct cv *cv, const struct analysis *a, uint64_t ticks)
 {
-	if (__builtin_expect(a->freq != 0, 1)) {
-		/* tool_scale()'s arithmetic; below 2^63 a signed conversion is exact */
-		double r = (double)ticks * 1e9 / (double)a->freq + 0.5;
-
-		if (__builtin_expect(r < 9223372036854775808.0, 1))
-			return (uint64_t)(int64_t)r;
-		return tool_scale(ticks, 1e9, a->freq);
-	}
-	return ticks <= UINT64_MAX / 1000 ? ticks * 1000 : UINT64_MAX;
+	if (__builtin_expect(cv->clk.freq != a->freq, 0))
+		tk_ns_init(&cv->clk, a->freq);
+	return tk_ns(&cv->clk, ticks);
 }
 
 /**

@@ -253,7 +253,7 @@ static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
 	const struct ch_name *name = ch_name(a, it->fn);
 	const char *text = name ? name->text : "\"?\"";
 	size_t name_len = name ? name->len : 3;
-	uint64_t start_ns = cv_ns(a, it->tsc);
+	uint64_t start_ns = cv_ns(cv, a, it->tsc);
 	char *start, *p;
 
 	p = ch_begin_line(cv, name_len);
@@ -279,7 +279,7 @@ static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
 		 * (in ticks) never overlaps it in the JSON by a rounding.
 		 */
 		p = fmt_lit(p, ",\"dur\":");
-		p = ch_us3(p, cv_ns(a, it->tsc + it->dur) - start_ns);
+		p = ch_us3(p, cv_ns(cv, a, it->tsc + it->dur) - start_ns);
 	}
 	p = ch_where(p, cv->fmt_state, a, t);
 	if (args)
@@ -306,8 +306,8 @@ static void ch_complete(void *w, struct analysis *a, struct an_thread *t,
 			it->unwound ? ",\"args\":{\"ended\":\"by an outer exit\"}" : NULL);
 		return;
 	}
-	start_ns = cv_ns(a, it->tsc);
-	end_ns = cv_ns(a, it->tsc + it->dur);
+	start_ns = cv_ns(cv, a, it->tsc);
+	end_ns = cv_ns(cv, a, it->tsc + it->dur);
 	p = cv_room(cv, name->x_len + CH_LINE_MAX);
 	first = cv->events++ == 0;	/* the first event has no ',' before it */
 	x = name->text + name->x_off + first;
@@ -348,7 +348,7 @@ static void ch_close(void *w, struct analysis *a, struct an_thread *t, const str
 	p = ch_begin_line(cv, 0);
 	start = cv->out + cv->len;
 	p = ch_str(p, "\"ph\":\"E\",\"ts\":");
-	p = ch_us3(p, cv_ns(a, end_tsc));
+	p = ch_us3(p, cv_ns(cv, a, end_tsc));
 	p = ch_where(p, cv->fmt_state, a, t);
 	if (it->unwound)
 		p = ch_str(p, ",\"args\":{\"ended\":\"by an outer exit\"}");
@@ -370,7 +370,7 @@ static void ch_instant(void *w, struct analysis *a, struct an_thread *t,
 	else
 		p = ch_str(p, "\"name\":\"custom event\",\"cat\":\"event\"");
 	p = ch_str(p, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
-	p = ch_us3(p, cv_ns(a, it->tsc));
+	p = ch_us3(p, cv_ns(cv, a, it->tsc));
 	p = ch_where(p, cv->fmt_state, a, t);
 	if (it->kind == ORD_GAP) {
 		p = ch_str(p, ",\"args\":{\"records\":");
@@ -411,7 +411,7 @@ static void ch_native(struct cv *cv, struct analysis *a, struct an_thread *t,
 	start = cv->out + cv->len;
 	p = ch_str(p, crash ? "\"name\":\"crash\"" : "\"name\":\"recording started\"");
 	p = ch_str(p, ",\"cat\":\"native_stack\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
-	p = ch_us3(p, cv_ns(a, tsc));
+	p = ch_us3(p, cv_ns(cv, a, tsc));
 	p = ch_where(p, cv->fmt_state, a, t);
 	p = ch_str(p, ",\"args\":{");
 	if (crash)

@@ -363,7 +363,7 @@ static void pf_event(struct cv *cv, const struct analysis *a, uint64_t tsc, cons
 	static struct pb pk;
 
 	pb_init(&pk);
-	pb_uint(&pk, 8, cv_ns(a, tsc));
+	pb_uint(&pk, 8, cv_ns(cv, a, tsc));
 	pb_uint(&pk, 10, PF_SEQ);
 	pb_uint(&pk, 13, PF_SEQ_NEEDS);
 	if (interned)
@@ -465,24 +465,19 @@ static void pf_slice(struct cv *cv, const struct analysis *a, uint64_t tsc,
 {
 	uint8_t *p = (uint8_t *)cv_room(cv, PF_SLICE_ROOM);
 
-	pf_slice_put(cv, cv->fmt_state, p, cv_ns(a, tsc), th, nm);
+	pf_slice_put(cv, cv->fmt_state, p, cv_ns(cv, a, tsc), th, nm);
 }
 
 /*
- * cv_ns() when the trace has a frequency and the result is below 2^63 (the
- * same arithmetic, without a call); false otherwise.
+ * cv_ns() when the trace has a frequency and the result is below 2^63 (what
+ * pf_slice_put() has room for); false otherwise.
  */
-static inline bool pf_ns_fast(const struct analysis *a, uint64_t tsc, uint64_t *ns)
+static inline bool pf_ns_fast(struct cv *cv, const struct analysis *a, uint64_t tsc, uint64_t *ns)
 {
-	double r;
-
 	if (__builtin_expect(!a->freq, 0))
 		return false;
-	r = (double)tsc * 1e9 / (double)a->freq + 0.5;
-	if (__builtin_expect(!(r < 9223372036854775808.0), 0))
-		return false;
-	*ns = (uint64_t)(int64_t)r;
-	return true;
+	*ns = cv_ns(cv, a, tsc);
+	return !(*ns >> 63);
 }
 
 /* pf_begin() of a new thread, a name's first use, a call without a known end, ... */
@@ -526,7 +521,7 @@ static void pf_begin(void *w, struct analysis *a, struct an_thread *t, const str
 
 	if (__builtin_expect(pf->last_t != t || !nm || it->lost || !it->closed ||
 			     cv->len > CV_OUT_SIZE - PF_SLICE_ROOM ||
-			     !pf_ns_fast(a, it->tsc, &ns), 0)) {
+			     !pf_ns_fast(cv, a, it->tsc, &ns), 0)) {
 		pf_begin_slow(cv, a, t, it);
 		return;
 	}
@@ -568,7 +563,7 @@ static void pf_end(void *w, struct analysis *a, struct an_thread *t, const struc
 
 	if (__builtin_expect(it->unwound || pf->last_t != t ||
 			     cv->len > CV_OUT_SIZE - PF_SLICE_ROOM ||
-			     !pf_ns_fast(a, end_tsc, &ns), 0)) {
+			     !pf_ns_fast(cv, a, end_tsc, &ns), 0)) {
 		pf_end_slow(cv, a, t, it, end_tsc);
 		return;
 	}

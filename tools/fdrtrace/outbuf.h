@@ -10,14 +10,17 @@
  * indentation) go through ob_put() and ob_fill(). ob_flush() writes with
  * fwrite() on the stream, so stdio keeps the error state that
  * tool_finish_stdout() checks, and what the command printed with stdio
- * before stays in front.
+ * before stays in front. A full buffer is written by a second thread
+ * (owriter.h) while the command fills another: nothing else may write to
+ * the stream between ob_init() and ob_fini().
  *
  * The formatters print exactly what printf prints for the same value:
  * fmt_fixed3() is "%.3f" of a double, rounded from its exact binary value
  * half to even as glibc does (tests/analysis/test_outbuf.c compares them
  * with snprintf() on millions of values, ties included).
  *
- * Contract: single-threaded tool code; no allocation after ob_init().
+ * Contract: single-threaded tool code; no allocation after ob_init() but
+ * the writer's second buffer and thread, at the first full buffer.
  */
 #ifndef FDRTRACE_TOOL_OUTBUF_H
 #define FDRTRACE_TOOL_OUTBUF_H
@@ -30,6 +33,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "owriter.h"
+
 #define OB_SIZE (1u << 20)	/* bytes handed to stdio at a time */
 #define OB_PIECE 512u		/* the most ob_room() gives */
 
@@ -38,11 +43,13 @@
  * @buf: OB_SIZE bytes
  * @len: bytes waiting
  * @f: the stream
+ * @w: writes full buffers while the next one fills
  */
 struct obuf {
 	char *buf;
 	size_t len;
 	FILE *f;
+	struct owriter w;
 };
 
 /**
@@ -55,13 +62,13 @@ struct obuf {
 int ob_init(struct obuf *ob, FILE *f);
 
 /**
- * ob_flush - hand what waits to the stream (fwrite; errors stay in the stream)
+ * ob_flush - hand what waits to the writer (fwrite; errors stay in the stream)
  * @ob: the buffer
  */
 void ob_flush(struct obuf *ob);
 
 /**
- * ob_fini - flush and free
+ * ob_fini - flush, wait until all is written, and free
  * @ob: the buffer (ob_init() may have failed)
  */
 void ob_fini(struct obuf *ob);
