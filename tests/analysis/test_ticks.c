@@ -96,6 +96,43 @@ Test(ticks, frequencies_of_every_kind)
 	cr_assert_gt(checks, 3000 * 2000);
 }
 
+/* tk_ns_span() is tk_ns() of the start and of the end, whatever the two. */
+Test(ticks, span_is_two_conversions)
+{
+	static const uint64_t freqs[] = {
+		0, 1, 2, 3, 1000000000, 2994374000, TK_FAST_FREQ, TK_FAST_FREQ + 1, 1ull << 40,
+	};
+	unsigned n = 0;
+
+	for (int i = 0; i < 4000; i++) {
+		uint64_t freq = i < 9 ? freqs[i] : 2 + (rnd() >> (rnd() % 64)) % 12000000000ull;
+		struct tk_ns c;
+
+		tk_ns_init(&c, freq);
+		for (int k = 0; k < 500; k++) {
+			uint64_t ticks = rnd() >> (rnd() % 64), dur, s, e;
+
+			switch (k % 5) {
+			case 0: dur = rnd() % 1000; break;
+			case 1: dur = TK_SPAN_TICKS - 1 + rnd() % 3; break;	/* either side of the limit */
+			case 2: dur = rnd() >> (rnd() % 64); break;
+			case 3: ticks = (ticks / (freq ? freq : 1)) * freq; dur = freq - 1; break;
+			default: dur = UINT64_MAX - ticks; break;	/* the end at 2^64 - 1 */
+			}
+			if (dur > UINT64_MAX - ticks)
+				dur = UINT64_MAX - ticks;
+			tk_ns_span(&c, ticks, dur, &s, &e);
+			if (s != want_ns(ticks, freq) || e != want_ns(ticks + dur, freq))
+				cr_assert_fail("freq %" PRIu64 " ticks %" PRIu64 " dur %" PRIu64
+					       ": %" PRIu64 "..%" PRIu64 ", want %" PRIu64 "..%" PRIu64,
+					       freq, ticks, dur, s, e, want_ns(ticks, freq),
+					       want_ns(ticks + dur, freq));
+			n++;
+		}
+	}
+	cr_assert_eq(n, 4000 * 500);
+}
+
 Test(ticks, fast_path_taken_where_promised)
 {
 	struct tk_ns c;

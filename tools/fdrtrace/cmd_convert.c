@@ -70,6 +70,21 @@ static void cvt_exit(struct analysis *a, struct an_thread *t, const struct an_fr
 		ord_close(&c->ord, a, t, fr->user, f->tsc, dur, how == AN_END_UNWOUND, shown);
 }
 
+/*
+ * cvt_exit() with no selector: every call is shown (sel_exit() is true for
+ * each, and shown_children, which only a threshold reads, is not kept).
+ */
+static void cvt_exit_plain(struct analysis *a, struct an_thread *t, const struct an_frame *f,
+			   uint64_t end, uint64_t dur, enum an_end how)
+{
+	struct cvt *c = a->ctx;
+	struct sel_frame *fr = sel_frame(&c->sel, t, t->depth);
+
+	(void)end;
+	if (fr && fr->user)
+		ord_close(&c->ord, a, t, fr->user, f->tsc, dur, how == AN_END_UNWOUND, true);
+}
+
 /* Nesting level of an instant: inside the innermost written call. */
 static uint32_t cvt_level(struct cvt *c, const struct an_thread *t)
 {
@@ -172,6 +187,17 @@ static const struct an_ops cvt_ops = {
 	.gap = cvt_gap,
 };
 
+/* No selector: the same, with cvt_exit_plain(). */
+static const struct an_ops cvt_plain_ops = {
+	.enter = cvt_enter,
+	.exit = cvt_exit_plain,
+	.event = cvt_event,
+	.unfinished = cvt_unfinished,
+	.dropped = cvt_dropped,
+	.native = cvt_native,
+	.gap = cvt_gap,
+};
+
 static int cvt_option(struct cli *cl, int c, const char *arg)
 {
 	struct cvt *k = cl->ctx;
@@ -237,9 +263,9 @@ int cmd_convert(int argc, char **argv)
 		return EXIT_FAIL;
 	memset(&a, 0, sizeof(a));
 	cli_apply(&cl, &a);
-	a.ops = &cvt_ops;
 	a.ctx = &c;
 	sel_init(&c.sel, &cl.sel);
+	a.ops = c.sel.plain ? &cvt_plain_ops : &cvt_ops;
 	ord_init(&c.ord, c.fmt->wr, &c.cv, c.fmt->split);
 	ow_init(&c.cv.w, stdout, CV_OUT_SIZE);
 	tk_ns_init(&c.cv.clk, 0);

@@ -120,6 +120,22 @@ static inline uint64_t cv_ns(struct cv *cv, const struct analysis *a, uint64_t t
 }
 
 /**
+ * cv_ns_span - cv_ns() of @ticks and of @ticks + @dur (tk_ns_span())
+ * @cv: the conversion
+ * @a: the analysis
+ * @ticks: a start
+ * @dur: a duration; the end must not wrap
+ * @start, @end: the results
+ */
+static inline void cv_ns_span(struct cv *cv, const struct analysis *a, uint64_t ticks,
+			      uint64_t dur, uint64_t *start, uint64_t *end)
+{
+	if (__builtin_expect(cv->clk.freq != a->freq, 0))
+		tk_ns_init(&cv->clk, a->freq);
+	tk_ns_span(&cv->clk, ticks, dur, start, end);
+}
+
+/**
  * cv_pid - the process id of a thread (the trace's when the buffer had none)
  * @a: the analysis
  * @t: the thread
