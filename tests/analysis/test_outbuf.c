@@ -15,16 +15,13 @@
 #include <unistd.h>
 
 #include "outbuf.h"
+#include "test_rnd.h"
 
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(void)
 {
-	/* xorshift64*: reproducible */
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 0x2545f4914f6cdd1dull;
+	return test_rnd(&rnd_state);
 }
 
 static void check_fixed3(double x, unsigned width)

@@ -10,17 +10,14 @@
 #include <inttypes.h>
 #include <stdint.h>
 
+#include "test_rnd.h"
 #include "ticks.h"
 
 static uint64_t rnd_state = 0x243f6a8885a308d3ull;
 
 static uint64_t rnd(void)
 {
-	/* xorshift64*: reproducible */
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 0x2545f4914f6cdd1dull;
+	return test_rnd(&rnd_state);
 }
 
 /* The definition, in 128 bits: floor((ticks * 10^9 + floor(freq / 2)) / freq). */

@@ -142,15 +142,26 @@ big=big.txt
 	done
 } >"$big"
 "$fdr" assemble "$big" -o big.fdr
-rc=0
-{ "$fdr" dump big.fdr 2>pipe.err; echo $? >pipe.rc; } | head -n 1 >/dev/null || rc=$?
-if [ "$(cat pipe.rc)" -ne 1 ] || [ -s pipe.err ]; then
-	echo "FAIL: dump into a closed pipe: status $(cat pipe.rc), stderr:" >&2
-	cat pipe.err >&2
-	fails=$((fails + 1))
-else
-	echo "ok   dump-closed-pipe"
-fi
+# verdict NAME BAD MESSAGE [FILE]: BAD true (0) is a failure, said with
+# MESSAGE and FILE's text on stderr; otherwise NAME passed
+verdict() {
+	if [ "$2" -eq 0 ]; then
+		echo "FAIL: $3" >&2
+		[ -z "${4:-}" ] || cat "$4" >&2
+		fails=$((fails + 1))
+	else
+		echo "ok   $1"
+	fi
+}
+# closed_pipe NAME ARGS...: fdrtrace ARGS into | head -n 1: status 1, nothing on stderr
+closed_pipe() {
+	local name=$1 bad=1
+	shift
+	{ "$fdr" "$@" 2>pipe.err; echo $? >pipe.rc; } | head -n 1 >/dev/null || true
+	{ [ "$(cat pipe.rc)" -ne 1 ] || [ -s pipe.err ]; } && bad=0
+	verdict "$name" $bad "$* into a closed pipe: status $(cat pipe.rc), stderr:" pipe.err
+}
+closed_pipe dump-closed-pipe dump big.fdr
 if [ -w /dev/full ]; then
 	rc=0
 	"$fdr" dump good.fdr >/dev/full 2>full.err || rc=$?
@@ -190,12 +201,9 @@ check replay-many-calls 0 "$fdr" replay many.fdr &&
 grep -o '#[0-9]*();$' out | tr -d '#();' | awk -v n="$calls" '
 	{ want = NR % 50 + 1; if ($1 != want) { print "FAIL: replay line " NR ": #" $1 ", want #" want; bad = 1; exit } }
 	END { if (!bad && NR != n) print "FAIL: " NR " calls in order, want " n }' >order.err
-if [ -s order.err ]; then
-	cat order.err >&2
-	fails=$((fails + 1))
-else
-	echo "ok   replay-many-calls-in-order"
-fi
+bad=1
+[ -s order.err ] && bad=0
+verdict replay-many-calls-in-order $bad "replay of many.fdr out of order:" order.err
 check convert-many-calls 0 "$fdr" convert --format chrome many.fdr -o many.json &&
 	if ! python3 - "$calls" <<'EOF'
 import json, sys
@@ -230,23 +238,12 @@ check convert-realtime-ns 0 "$fdr" convert --format chrome realtime.fdr &&
 if command -v protoc >/dev/null; then
 	"$fdr" convert --format perfetto realtime.fdr -o realtime.pftrace
 	protoc --decode_raw <realtime.pftrace | grep -E '^  8: ' | tr -d ' ' >realtime.ts
-	if [ "$(tr '\n' ' ' <realtime.ts)" != "8:1795662229925690671 8:1795662229925690771 8:1795662229925690861 8:1795662229925690894 " ]; then
-		echo "FAIL: perfetto times of realtime.fdr:" >&2
-		cat realtime.ts >&2
-		fails=$((fails + 1))
-	else
-		echo "ok   convert-realtime-ns-perfetto"
-	fi
+	bad=1
+	[ "$(tr '\n' ' ' <realtime.ts)" != "8:1795662229925690671 8:1795662229925690771 8:1795662229925690861 8:1795662229925690894 " ] && bad=0
+	verdict convert-realtime-ns-perfetto $bad "perfetto times of realtime.fdr:" realtime.ts
 fi
-rc=0
-{ "$fdr" replay many.fdr 2>pipe.err; echo $? >pipe.rc; } | head -n 1 >/dev/null || rc=$?
-if [ "$(cat pipe.rc)" -ne 1 ] || [ -s pipe.err ]; then
-	echo "FAIL: replay into a closed pipe: status $(cat pipe.rc), stderr:" >&2
-	cat pipe.err >&2
-	fails=$((fails + 1))
-else
-	echo "ok   replay-closed-pipe"
-fi
+closed_pipe replay-closed-pipe replay many.fdr
+closed_pipe convert-closed-pipe convert --format chrome many.fdr
 if [ -w /dev/full ]; then
 	for cmd in "replay many.fdr" "convert --format perfetto many.fdr"; do
 		rc=0

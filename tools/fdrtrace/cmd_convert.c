@@ -187,17 +187,6 @@ static const struct an_ops cvt_ops = {
 	.gap = cvt_gap,
 };
 
-/* No selector: the same, with cvt_exit_plain(). */
-static const struct an_ops cvt_plain_ops = {
-	.enter = cvt_enter,
-	.exit = cvt_exit_plain,
-	.event = cvt_event,
-	.unfinished = cvt_unfinished,
-	.dropped = cvt_dropped,
-	.native = cvt_native,
-	.gap = cvt_gap,
-};
-
 static int cvt_option(struct cli *cl, int c, const char *arg)
 {
 	struct cvt *k = cl->ctx;
@@ -252,6 +241,7 @@ int cmd_convert(int argc, char **argv)
 {
 	struct cvt c = { .fmt = &cv_chrome };
 	struct tool_output output;
+	struct an_ops ops;
 	struct analysis a;
 	struct cli cl;
 	uint32_t i;
@@ -265,7 +255,10 @@ int cmd_convert(int argc, char **argv)
 	cli_apply(&cl, &a);
 	a.ctx = &c;
 	sel_init(&c.sel, &cl.sel);
-	a.ops = c.sel.plain ? &cvt_plain_ops : &cvt_ops;
+	ops = cvt_ops;
+	if (c.sel.plain)
+		ops.exit = cvt_exit_plain;	/* no selector: every call shown */
+	a.ops = &ops;
 	ord_init(&c.ord, c.fmt->wr, &c.cv, c.fmt->split);
 	ow_init(&c.cv.w, stdout, CV_OUT_SIZE);
 	tk_ns_init(&c.cv.clk, 0);
