@@ -93,41 +93,47 @@ Test(ticks, frequencies_of_every_kind)
 	cr_assert_gt(checks, 3000 * 2000);
 }
 
-/* tk_ns_span() is tk_ns() of the start and of the end, whatever the two. */
-Test(ticks, span_is_two_conversions)
+/*
+ * tk_ns_near() is tk_ns() whatever the order of the counts: mostly forward
+ * in small steps (as convert writes them), with steps back, jumps of 2^31
+ * to 2^40 ticks either way, the limits of the 2^32 window and of 2^64.
+ */
+Test(ticks, near_point_is_exact_in_any_order)
 {
 	static const uint64_t freqs[] = {
 		0, 1, 2, 3, 1000000000, 2994374000, TK_FAST_FREQ, TK_FAST_FREQ + 1, 1ull << 40,
 	};
-	unsigned n = 0;
+	unsigned n = 0, moves = 0;
 
-	for (int i = 0; i < 4000; i++) {
+	for (int i = 0; i < 3000; i++) {
 		uint64_t freq = i < 9 ? freqs[i] : 2 + (rnd() >> (rnd() % 64)) % 12000000000ull;
+		uint64_t ticks = i % 3 ? rnd() >> (rnd() % 64) : UINT64_MAX - (rnd() % (1ull << 34));
 		struct tk_ns c;
+		struct tk_near near = { .ok = false };
 
 		tk_ns_init(&c, freq);
-		for (int k = 0; k < 500; k++) {
-			uint64_t ticks = rnd() >> (rnd() % 64), dur, s, e;
+		for (int k = 0; k < 700; k++) {
+			uint64_t got, base = near.base;
 
-			switch (k % 5) {
-			case 0: dur = rnd() % 1000; break;
-			case 1: dur = TK_SPAN_TICKS - 1 + rnd() % 3; break;	/* either side of the limit */
-			case 2: dur = rnd() >> (rnd() % 64); break;
-			case 3: ticks = (ticks / (freq ? freq : 1)) * freq; dur = freq - 1; break;
-			default: dur = UINT64_MAX - ticks; break;	/* the end at 2^64 - 1 */
+			switch (rnd() % 16) {
+			case 0: ticks -= rnd() % (1ull << 31); break;	/* behind the last */
+			case 1: ticks += (rnd() % 2 ? 1 : -1) * (rnd() >> (24 + rnd() % 40)); break;
+			case 2: ticks = near.base + (1ull << 32) - 1 + rnd() % 2; break;	/* the window's end */
+			case 3: ticks = near.base - rnd() % 2; break;
+			default: ticks += rnd() % 100000; break;
 			}
-			if (dur > UINT64_MAX - ticks)
-				dur = UINT64_MAX - ticks;
-			tk_ns_span(&c, ticks, dur, &s, &e);
-			if (s != want_ns(ticks, freq) || e != want_ns(ticks + dur, freq))
-				cr_assert_fail("freq %" PRIu64 " ticks %" PRIu64 " dur %" PRIu64
-					       ": %" PRIu64 "..%" PRIu64 ", want %" PRIu64 "..%" PRIu64,
-					       freq, ticks, dur, s, e, want_ns(ticks, freq),
-					       want_ns(ticks + dur, freq));
+			got = tk_ns_near(&c, &near, ticks);
+			if (got != want_ns(ticks, freq))
+				cr_assert_fail("freq %" PRIu64 " ticks %" PRIu64 " (point %" PRIu64
+					       "): %" PRIu64 ", want %" PRIu64,
+					       freq, ticks, near.base, got, want_ns(ticks, freq));
+			moves += near.base != base;
 			n++;
 		}
 	}
-	cr_assert_eq(n, 4000 * 500);
+	cr_assert_eq(n, 3000 * 700);
+	cr_assert_gt(moves, 3000, "the point moved (%u times)", moves);
+	cr_assert_lt(moves, n / 4, "the point moved on most counts (%u of %u)", moves, n);
 }
 
 Test(ticks, fast_path_taken_where_promised)

@@ -262,6 +262,7 @@ int cmd_convert(int argc, char **argv)
 	ord_init(&c.ord, c.fmt->wr, &c.cv, c.fmt->split);
 	ow_init(&c.cv.w, stdout, CV_OUT_SIZE);
 	tk_ns_init(&c.cv.clk, 0);
+	c.cv.near.ok = false;
 	c.cv.out = malloc(CV_OUT_SIZE);
 	rc = c.cv.out ? c.fmt->start(&c.cv) : -ENOMEM;
 	if (!rc)

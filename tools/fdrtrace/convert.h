@@ -34,7 +34,7 @@
  * @events: events written
  * @fmt_state: the format's own state
  * @w: writes full buffers to stdout while the next one fills
- * @clk: the trace's ticks to nanoseconds (cv_ns())
+ * @clk, @near: the trace's ticks to nanoseconds (cv_ns())
  */
 struct cv {
 	char *out;
@@ -43,6 +43,7 @@ struct cv {
 	void *fmt_state;
 	struct owriter w;
 	struct tk_ns clk;
+	struct tk_near near;
 };
 
 /**
@@ -104,9 +105,10 @@ void cv_put(struct cv *cv, const void *p, size_t n);
 /**
  * cv_ns - ticks to nanoseconds with the trace's clock, exactly (ticks.h;
  * ticks * 1000 when the frequency is unknown)
- * @cv: the conversion (its @clk is made again when the frequency changes)
+ * @cv: the conversion (its @clk is made again when the frequency changes;
+ *	@near follows the times written)
  * @a: the analysis
- * @ticks: a TSC value or duration
+ * @ticks: a TSC value
  *
  * Inline: called for every event written.
  *
@@ -114,25 +116,11 @@ void cv_put(struct cv *cv, const void *p, size_t n);
  */
 static inline uint64_t cv_ns(struct cv *cv, const struct analysis *a, uint64_t ticks)
 {
-	if (__builtin_expect(cv->clk.freq != a->freq, 0))
+	if (__builtin_expect(cv->clk.freq != a->freq, 0)) {
 		tk_ns_init(&cv->clk, a->freq);
-	return tk_ns(&cv->clk, ticks);
-}
-
-/**
- * cv_ns_span - cv_ns() of @ticks and of @ticks + @dur (tk_ns_span())
- * @cv: the conversion
- * @a: the analysis
- * @ticks: a start
- * @dur: a duration; the end must not wrap
- * @start, @end: the results
- */
-static inline void cv_ns_span(struct cv *cv, const struct analysis *a, uint64_t ticks,
-			      uint64_t dur, uint64_t *start, uint64_t *end)
-{
-	if (__builtin_expect(cv->clk.freq != a->freq, 0))
-		tk_ns_init(&cv->clk, a->freq);
-	tk_ns_span(&cv->clk, ticks, dur, start, end);
+		cv->near.ok = false;
+	}
+	return tk_ns_near(&cv->clk, &cv->near, ticks);
 }
 
 /**

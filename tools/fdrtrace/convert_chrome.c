@@ -306,7 +306,8 @@ static void ch_complete(void *w, struct analysis *a, struct an_thread *t,
 			it->unwound ? ",\"args\":{\"ended\":\"by an outer exit\"}" : NULL);
 		return;
 	}
-	cv_ns_span(cv, a, it->tsc, it->dur, &start_ns, &end_ns);
+	start_ns = cv_ns(cv, a, it->tsc);
+	end_ns = cv_ns(cv, a, it->tsc + it->dur);
 	p = cv_room(cv, name->x_len + CH_LINE_MAX);
 	first = cv->events++ == 0;	/* the first event has no ',' before it */
 	x = name->text + name->x_off + first;

@@ -94,45 +94,57 @@ static inline uint64_t tk_ns(const struct tk_ns *c, uint64_t ticks)
 	return q * 1000000000ull + tk_div(r * 1000000000ull + c->freq / 2, c->m, c->s);
 }
 
-/* The longest duration tk_ns_span() takes inline: dur * 10^9 + freq < 2^63 */
-#define TK_SPAN_TICKS ((UINT64_C(1) << 63) / 1000000000u - 10)
+/**
+ * struct tk_near - an exact point to convert nearby times from (tk_ns_near())
+ * @base: a tick count; 0 with @ok false until the first conversion
+ * @ns: tk_ns(@base)
+ * @rem: (@base * 10^9 + freq / 2) mod freq, what @ns leaves out
+ * @ok: @base, @ns and @rem are set, and every count up to @base + 2^32 - 1
+ *	converts without overflow
+ */
+struct tk_near {
+	uint64_t base, ns, rem;
+	bool ok;
+};
+
+/* Counts up to this far behind a conversion that missed are taken from its point. */
+#define TK_NEAR_BEHIND (UINT64_C(1) << 31)
 
 /**
- * tk_ns_span - tk_ns() of a start and of start + duration, together
+ * tk_near_set - make @n's point below @ticks, or mark it unusable
  * @c: the conversion
- * @ticks: the start
- * @dur: the duration; @ticks + @dur must not wrap
- * @start: tk_ns(@ticks)
- * @end: tk_ns(@ticks + @dur)
- *
- * With ticks * 10^9 + freq / 2 = A * freq + B (A the start's nanoseconds,
- * B < freq), the end is A + (B + dur * 10^9) / freq: one division more
- * instead of two, when dur * 10^9 + B stays below 2^63 (9.2 s at 1 GHz;
- * longer calls take tk_ns() twice). Inline: convert calls it per call.
+ * @n: the point
+ * @ticks: the count that missed
  */
-static inline void tk_ns_span(const struct tk_ns *c, uint64_t ticks, uint64_t dur,
-			      uint64_t *start, uint64_t *end)
-{
-	uint64_t q, x, q2, a, b;
+void tk_near_set(const struct tk_ns *c, struct tk_near *n, uint64_t ticks);
 
-	if (__builtin_expect(!c->fast || (ticks >> 63) || dur > TK_SPAN_TICKS, 0))
-		goto slow;
-	q = tk_div(ticks, c->m, c->s);
-	if (__builtin_expect(q > (UINT64_MAX - 1000000000ull) / 1000000000ull, 0))
-		goto slow;
-	x = (ticks - q * c->freq) * 1000000000ull + c->freq / 2;
-	q2 = tk_div(x, c->m, c->s);
-	b = x - q2 * c->freq;
-	a = q * 1000000000ull + q2;
-	x = tk_div(b + dur * 1000000000ull, c->m, c->s);
-	if (__builtin_expect(a > UINT64_MAX - x, 0))
-		goto slow;
-	*start = a;
-	*end = a + x;
-	return;
-slow:
-	*start = tk_ns(c, ticks);
-	*end = tk_ns(c, ticks + dur);
+/**
+ * tk_ns_near - tk_ns(), from a point a little earlier
+ * @c: the conversion
+ * @n: the point, moved when @ticks is not within 2^32 after it
+ * @ticks: a time in ticks
+ *
+ * With B = @n->base, @ticks = B + d and B * 10^9 + freq / 2 = @n->ns * freq
+ * + @n->rem: the result is @n->ns + (@n->rem + d * 10^9) / freq, one
+ * multiplication and one division by the reciprocal when d < 2^32 (the
+ * numerator is below freq + 2^32 * 10^9 < 2^63). The times convert writes
+ * come nearly in order, so the point moves about once per 4 s of a 1 GHz
+ * clock; it is placed 2^31 ticks below the count that missed, so that
+ * slightly earlier times hit too. Exact: the same value as tk_ns().
+ *
+ * Return: the nanoseconds, UINT64_MAX when they do not fit.
+ */
+static inline uint64_t tk_ns_near(const struct tk_ns *c, struct tk_near *n, uint64_t ticks)
+{
+	uint64_t d = ticks - n->base;
+
+	if (__builtin_expect(!n->ok || d >> 32, 0)) {
+		tk_near_set(c, n, ticks);
+		if (!n->ok)
+			return tk_ns(c, ticks);
+		d = ticks - n->base;
+	}
+	return n->ns + tk_div(n->rem + d * 1000000000ull, c->m, c->s);
 }
 
 #endif /* FDRTRACE_TOOL_TICKS_H */
