@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
 # reentry_race.sh GDB REL_TARGET FDRTRACE WRITER_C
 #
-# A signal handler's calls while a hook runs are dropped and counted
-# (re-entry), and the hook that resumes says so where it resumes: a gap
-# record (wr_resume()). Two handlers, made certain with gdb (skipped
-# without it), on "rel_target sig" (the handler on_prof calls sig_fn):
+# A signal handler's calls while a hook runs (or while the thread leaves)
+# are dropped and counted (re-entry), never lost. Handlers delivered at set
+# points with gdb (skipped without it), on "rel_target sig" (the handler
+# on_prof calls sig_fn). Two scenarios:
 #
-# 1. one while a hook's slow path holds the thread's guard: its four
-#    calls are counted, and the same slow path reports the gap;
-# 2. one just after that report was written and before its position was
-#    published. The runtime took the pending flag this handler set again
-#    for "the report did not fit", handed the buffer over at the old
-#    position and so lost the report just written: the first handler's
-#    four calls, neither recorded nor counted (the ten-kHz timer test
-#    failed now and then in the sanitizer build, where slow paths are
-#    slow enough to be interrupted there).
+# resume: where the hook that resumes says so: a gap record (wr_resume()).
+#   1. one handler while a hook's slow path holds the thread's guard: its
+#      four calls are counted, and the same slow path reports the gap;
+#   2. one just after that report was written and before its position was
+#      published. The runtime took the pending flag this handler set again
+#      for "the report did not fit", handed the buffer over at the old
+#      position and so lost the report just written: the first handler's
+#      four calls, neither recorded nor counted (the ten-kHz timer test
+#      failed now and then in the sanitizer build, where slow paths are
+#      slow enough to be interrupted there).
 #
-# Then every call the program counted is in the trace, recorded or
+# exit: a thread that exits (wr_thread_exit(), guard held) with
+#   1. a handler before its counts move to the process-wide ones (@leaving
+#      still false): counted on the thread, then moved;
+#   2. a handler after the move: counted process-wide. Counted on the
+#      thread, its calls were lost (nothing reports a gone thread's
+#      counters; "rel_target sig 1" then reported 4 records fewer than
+#      twice its calls).
+#
+# After each, every call the program counted is in the trace, recorded or
 # counted as dropped: records + drops = 2 x calls.
 set -u
 gdb=$1 target=$(readlink -f "$2") tool=$(readlink -f "$3") writer=$4
@@ -27,65 +36,87 @@ if [[ ! -x $gdb ]]; then
   echo "SKIP: no gdb"
   exit 77
 fi
-# the line in wr_resume() just after the drops were written
-line=$(awk '/^static notrace int wr_resume\(/ { f = 1 }
-            f && /t->rewind_floor = np;/ { print NR; exit }' "$writer")
-if [[ -z $line ]]; then
-  echo "FAIL: no 't->rewind_floor = np;' in wr_resume() of $writer (update this test)"
-  exit 1
-fi
+# line_of FUNCTION TEXT: the first line holding TEXT in FUNCTION of writer.c
+line_of() {
+  local n
+  n=$(awk -v fn="$1" -v text="$2" '$0 ~ "^static notrace [a-z]+ " fn "\\(" { f = 1 }
+      f && index($0, text) { print NR; exit }' "$writer")
+  if [[ -z $n ]]; then
+    echo "FAIL: no '$2' in $1() of $writer (update this test)" >&2
+    exit 1
+  fi
+  echo "$n"
+}
+resume_line=$(line_of wr_resume 't->rewind_floor = np;') || exit 1
+leaving_line=$(line_of wr_thread_exit 't->leaving = true;') || exit 1
+moved_line=$(line_of wr_thread_exit 't->state = FDR_T_NEW;') || exit 1
 
-cat > "$dir/t.gdb" <<GDB
-set pagination off
-set confirm off
-set breakpoint pending on
-handle SIGPROF nostop noprint pass
-break timer_create
+# scenario NAME THREADS GDB_COMMANDS MARKER...: run rel_target sig THREADS 100
+# under gdb; the interleaving happened when gdb printed every MARKER
+scenario() {
+  local name=$1 threads=$2 cmds=$3 out calls trace info records drops reentry
+  shift 3
+  mkdir -p "$dir/$name"
+  out=$dir/$name/out
+  printf 'set pagination off\nset confirm off\nset breakpoint pending on\n%s\n%s\n' \
+    'handle SIGPROF nostop noprint pass' "$cmds" > "$dir/$name/t.gdb"
+  # LeakSanitizer cannot run under ptrace (the sanitizer build)
+  (cd "$dir/$name" && FDRTRACE_MODE=fdr \
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    timeout 120 "$gdb" -q -batch -nx -x t.gdb --args "$target" sig "$threads" 100 > out 2>&1)
+  if grep -q "ptrace: Operation not permitted\|Could not trace" "$out"; then
+    echo "SKIP: gdb may not trace here"
+    exit 77
+  fi
+  for marker in "$@" "exited normally"; do
+    if ! grep -q -- "$marker" "$out"; then
+      echo "FAIL $name: the interleaving did not happen as planned (no '$marker'):"
+      cat "$out"
+      exit 1
+    fi
+  done
+  calls=$(grep -o 'calls [0-9]*$' "$out" | tail -1 | cut -d' ' -f2)
+  trace=$(ls "$dir/$name"/fdrtrace.rel_target.*.fdr 2>/dev/null | head -1)
+  if [[ -z $calls || -z $trace ]]; then
+    echo "FAIL $name: no call count or no trace"; cat "$out"; exit 1
+  fi
+  "$tool" verify "$trace" || { echo "FAIL $name: the trace does not verify"; exit 1; }
+  info=$("$tool" info "$trace")
+  records=$(echo "$info" | sed -n 's/^  function *\([0-9]*\).*/\1/p')
+  reentry=$(echo "$info" | sed -n 's/^drops:.*reentry: \([0-9]*\) records.*/\1/p')
+  drops=$(echo "$info" | grep '^drops:' | grep -o '[0-9]* records' | awk '{ s += $1 } END { print s + 0 }')
+  echo "$name: calls $calls: $records records + $drops dropped (re-entry ${reentry:-0})"
+  if ((${reentry:-0} < 8)); then
+    echo "FAIL $name: the two handlers' calls were not counted as re-entry drops"
+    exit 1
+  fi
+  if ((records + drops != 2 * calls)); then
+    echo "FAIL $name: $((2 * calls - records - drops)) records neither in the trace nor counted"
+    exit 1
+  fi
+}
+
+scenario resume 0 "break timer_create
 run
 delete
 break fdr_record_slow
 continue
 delete
-printf "handler 1 in a slow path\n"
-break writer.c:$line
+printf \"handler 1 in a slow path\\n\"
+break writer.c:$resume_line
 signal SIGPROF
 delete
-printf "handler 2 after the report\n"
+printf \"handler 2 after the report\\n\"
+signal SIGPROF" "^handler 2 after the report$" "hit Breakpoint [0-9.]*, wr_resume "
+
+# the first thread to leave is the worker (main ends with exit())
+scenario exit 1 "break writer.c:$leaving_line
+run
+delete
+printf \"handler 1 before leaving\\n\"
+break writer.c:$moved_line
 signal SIGPROF
-GDB
-# LeakSanitizer cannot run under ptrace (the sanitizer build)
-(cd "$dir" && FDRTRACE_MODE=fdr ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-  timeout 120 "$gdb" -q -batch -nx -x t.gdb \
-  --args "$target" sig 0 100 > out 2>&1)
-out=$dir/out
-if grep -q "ptrace: Operation not permitted\|Could not trace" "$out"; then
-  echo "SKIP: gdb may not trace here"
-  exit 77
-fi
-if ! grep -q "^handler 2 after the report$" "$out" ||
-   ! grep -q "hit Breakpoint [0-9.]*, wr_resume " "$out" ||
-   ! grep -q "exited normally" "$out"; then
-  echo "FAIL: the interleaving did not happen as planned:"
-  cat "$out"
-  exit 1
-fi
-calls=$(grep -o 'calls [0-9]*$' "$out" | tail -1 | cut -d' ' -f2)
-trace=$(ls "$dir"/fdrtrace.rel_target.*.fdr 2>/dev/null | head -1)
-if [[ -z $calls || -z $trace ]]; then
-  echo "FAIL: no call count or no trace"; cat "$out"; exit 1
-fi
-"$tool" verify "$trace" || { echo "FAIL: the trace does not verify"; exit 1; }
-info=$("$tool" info "$trace")
-records=$(echo "$info" | sed -n 's/^  function *\([0-9]*\).*/\1/p')
-reentry=$(echo "$info" | sed -n 's/^drops:.*reentry: \([0-9]*\) records.*/\1/p')
-drops=$(echo "$info" | grep '^drops:' | grep -o '[0-9]* records' | awk '{ s += $1 } END { print s + 0 }')
-echo "calls $calls: $records records + $drops dropped (re-entry ${reentry:-0})"
-if ((${reentry:-0} < 8)); then
-  echo "FAIL: the two handlers' calls were not counted as re-entry drops"
-  exit 1
-fi
-if ((records + drops != 2 * calls)); then
-  echo "FAIL: $((2 * calls - records - drops)) records neither in the trace nor counted"
-  exit 1
-fi
+delete
+printf \"handler 2 after the move\\n\"
+signal SIGPROF" "^handler 2 after the move$" "hit Breakpoint [0-9.]*, wr_thread_exit .*writer.c:$moved_line"
 echo "PASS"
