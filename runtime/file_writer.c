@@ -51,6 +51,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#ifdef FDR_CHECK_COUNTS
+#include <stdlib.h>
+#endif
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -504,15 +507,19 @@ notrace void fdr_file_patch_freq(uint64_t freq)
 }
 
 /*
- * Count function records and our drop notices in what is written. The
- * flush thread reads every byte of every buffer here, so runs of function
- * records (type bit 0 clear) go eight at a time: when the eight words
- * starting at a record all have bit 0 clear, each is a function record
- * (by induction: a function record is 8 bytes, so the next word starts the
- * next record). Metadata goes one record at a time, as before.
+ * Count function records and (with @drops) add our drop notices to the
+ * totals, reading what is written: for the buffers the writer could not
+ * count itself (struct fdr_buffer's @counted: those with a report or an
+ * event, snapshots, the flush thread's own). Runs of function records
+ * (type bit 0 clear) go eight at a time: when the eight words starting at
+ * a record all have bit 0 clear, each is a function record (by induction:
+ * a function record is 8 bytes, so the next word starts the next record).
+ * Metadata goes one record at a time. Return: the function records.
  */
-static notrace void fw_count(const uint8_t *p, const uint8_t *end)
+static notrace uint64_t fw_count(const uint8_t *p, const uint8_t *end, bool drops)
 {
+	uint64_t records = 0;
+
 	while (p < end) {
 		uint8_t type;
 
@@ -522,14 +529,14 @@ static notrace void fw_count(const uint8_t *p, const uint8_t *end)
 			memcpy(w, p, sizeof(w));
 			if ((w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7]) & 1)
 				break;
-			fdr_totals.records += 8;
+			records += 8;
 			p += sizeof(w);
 		}
 		if (p >= end)
 			break;
 		type = p[0];
 		if (!(type & 1)) {
-			fdr_totals.records++;
+			records++;
 			p += FDRTRACE_FUNC_RECORD_SIZE;
 			continue;
 		}
@@ -539,7 +546,7 @@ static notrace void fw_count(const uint8_t *p, const uint8_t *end)
 			memcpy(&size, p + 1, sizeof(size));
 			p += FDRTRACE_METADATA_RECORD_SIZE;
 			if (size < 0 || (size_t)size > (size_t)(end - p))
-				return;
+				return records;
 			p += size;
 			continue;
 		}
@@ -550,8 +557,8 @@ static notrace void fw_count(const uint8_t *p, const uint8_t *end)
 			memcpy(&size, p + 1, sizeof(size));
 			p += FDRTRACE_METADATA_RECORD_SIZE;
 			if (size < 0 || (size_t)size > (size_t)(end - p))
-				return;
-			if ((size_t)size >= sizeof(eh) + 21) {
+				return records;
+			if (drops && (size_t)size >= sizeof(eh) + 21) {
 				memcpy(&eh, p, sizeof(eh));
 				if (!memcmp(eh.magic, FDRTRACE_EXT_MAGIC, 4) &&
 				    eh.kind == FDRTRACE_EXT_DROP) {
@@ -572,6 +579,7 @@ static notrace void fw_count(const uint8_t *p, const uint8_t *end)
 		}
 		p += FDRTRACE_METADATA_RECORD_SIZE;
 	}
+	return records;
 }
 
 /*
@@ -586,11 +594,39 @@ struct fw_frame {
 };
 
 /*
- * Append the iovecs of one buffer (at most 4) to @iov and count what it
- * holds. Return: the iovecs added, or -EINVAL for a length no buffer has.
+ * The function records of @data[@from..@len) into the totals: @b's own
+ * count when its writer kept one (struct fdr_buffer's @counted; checked
+ * against a reading in builds with FDR_CHECK_COUNTS), else read (with the
+ * drop notices). @b is NULL for a buffer that is not a thread's.
  */
-static notrace int fw_frame_buffer(struct iovec *iov, struct fw_frame *f, const uint8_t *data,
-				   uint64_t len)
+static notrace void fw_count_buffer(const struct fdr_buffer *b, const uint8_t *data,
+				    uint64_t from, uint64_t len)
+{
+	if (b && b->counted && b->meta >= from && b->meta <= len &&
+	    !((len - b->meta) % FDRTRACE_FUNC_RECORD_SIZE)) {
+		uint64_t n = (len - b->meta) / FDRTRACE_FUNC_RECORD_SIZE;
+
+#ifdef FDR_CHECK_COUNTS
+		if (fw_count(data + from, data + len, false) != n) {
+			static const char msg[] = "fdrtrace: FDR_CHECK_COUNTS: a buffer's kept count is wrong\n";
+
+			fdr_say_raw(msg, sizeof(msg) - 1);
+			abort();
+		}
+#endif
+		fdr_totals.records += n;
+		return;
+	}
+	fdr_totals.records += fw_count(data + from, data + len, true);
+}
+
+/*
+ * Append the iovecs of one buffer (at most 4) to @iov and count what it
+ * holds (@b: the thread's buffer it is, or NULL). Return: the iovecs
+ * added, or -EINVAL for a length no buffer has.
+ */
+static notrace int fw_frame_buffer(struct iovec *iov, struct fw_frame *f,
+				   const struct fdr_buffer *b, const uint8_t *data, uint64_t len)
 {
 	int n = 0;
 
@@ -620,7 +656,7 @@ static notrace int fw_frame_buffer(struct iovec *iov, struct fw_frame *f, const 
 		}
 		if (pad)
 			iov[n++] = (struct iovec){ (void *)fw_zeros, pad };
-		fw_count(data, data + len);
+		fw_count_buffer(b, data, 0, len);
 	} else {
 		if (len < sizeof(f->ext))
 			return -EINVAL;
@@ -629,7 +665,7 @@ static notrace int fw_frame_buffer(struct iovec *iov, struct fw_frame *f, const 
 		f->ext.size = len - sizeof(f->ext);
 		iov[n++] = (struct iovec){ &f->ext, sizeof(f->ext) };
 		iov[n++] = (struct iovec){ (void *)(data + sizeof(f->ext)), len - sizeof(f->ext) };
-		fw_count(data + sizeof(f->ext), data + len);
+		fw_count_buffer(b, data, sizeof(f->ext), len);
 	}
 	fdr_totals.buffers++;
 	return n;
@@ -639,7 +675,7 @@ notrace int fdr_file_write_buffer(const uint8_t *data, uint64_t len)
 {
 	struct fw_frame f;
 	struct iovec iov[4];
-	int n = fw_frame_buffer(iov, &f, data, len);
+	int n = fw_frame_buffer(iov, &f, NULL, data, len);
 
 	return n < 0 ? n : fw_writev(iov, n);
 }
@@ -664,7 +700,7 @@ notrace int fdr_file_write_buffers(struct fdr_buffer *const *bufs, unsigned coun
 
 		if (!bufs[i]->len || !bufs[i]->data)
 			continue;
-		k = fw_frame_buffer(iov + n, &frames[i], bufs[i]->data, bufs[i]->len);
+		k = fw_frame_buffer(iov + n, &frames[i], bufs[i], bufs[i]->data, bufs[i]->len);
 		if (k > 0)
 			n += k;
 	}

@@ -97,6 +97,14 @@ struct fdr_fcache_ent {
  * @drops: a snapshot's pending drop counts (records; buffers in @drop_bufs);
  *	ring policy: the drop counts the FDRx drop records in a handed-over
  *	buffer report (counted process-wide if it is overwritten)
+ * @meta: stream policy, owner: the bytes from @data on that are not
+ *	function records (the preamble, CPU and TSC records, call arguments)
+ * @counted: stream policy: @meta is exact and the buffer holds no
+ *	extension record, so it has (@len - @meta) / 8 function records and
+ *	reports no drops: the flush thread counts it without reading it.
+ *	Set by the owner when it claims the buffer, cleared when it writes an
+ *	extension record; published with @len by the handover. False for
+ *	snapshot nodes and every other buffer, which are read to be counted.
  */
 struct fdr_buffer {
 	struct cds_wfcq_node node;
@@ -110,6 +118,8 @@ struct fdr_buffer {
 	uint64_t ring_records;		/* ring policy: function records, set before FULL */
 	uint64_t drops[FDRTRACE_DROP_REASON_COUNT];
 	uint64_t drop_bufs[FDRTRACE_DROP_REASON_COUNT];
+	uint32_t meta;
+	bool counted;
 };
 
 /* Calls entered during a gap whose ids are kept (deeper ones: counted). */

@@ -401,7 +401,7 @@ static notrace struct fdr_buffer *wr_wait(struct fdr_thread *t)
 static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 {
 	struct fdr_buffer *b = fdr_pool_get();
-	uint8_t *p, *cap_end;
+	uint8_t *p, *pre, *cap_end;
 
 	/*
 	 * A record (or a drop) is on its way: the process needs its trace
@@ -430,12 +430,16 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	b->len = 0;
 	cap_end = wr_cap_end(b);
 	p = b->data + fdr_preamble(b->data, t->tid, cpu, tsc);
+	pre = p;
 	t->last_tsc = tsc;
 	t->cpu = cpu;
 	/* the gap first, then (ring) the calls open once it is accounted for */
 	p = wr_put_drops(t, p, cap_end - FDR_SLOW_RESERVE, NULL);
 	if (fdr_cfg.policy == FDR_POLICY_RING)
 		p += fdr_ring_stack_record(p, (size_t)(cap_end - FDR_SLOW_RESERVE - p), t->tid, tsc);
+	/* a buffer that opens with no report is counted without being read */
+	b->meta = (uint32_t)(p - b->data);
+	b->counted = p == pre && fdr_cfg.policy == FDR_POLICY_STREAM;
 	t->rewind_floor = p;
 	t->buf = b;
 	atomic_store_explicit(&t->pos, p, memory_order_release);
@@ -560,6 +564,8 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	 * Such a handler's gap is reported by the next hook (fdr_record_slow()
 	 * clears @end on its way out).
 	 */
+	if (np != pos)
+		t->buf->counted = false;	/* a report: the flush thread reads it */
 	t->rewind_floor = np;
 	atomic_store_explicit(&t->pos, np, memory_order_release);
 	if (short_of_room) {
@@ -666,6 +672,7 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 
 		memcpy(pos, &m, sizeof(m));
 		pos += sizeof(m);
+		t->buf->meta += sizeof(m);
 		t->rewind_floor = pos;
 		t->cpu = cpu;
 		t->last_tsc = tsc;
@@ -675,6 +682,7 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 
 		memcpy(pos, &m, sizeof(m));
 		pos += sizeof(m);
+		t->buf->meta += sizeof(m);
 		t->rewind_floor = pos;
 		t->last_tsc = tsc;
 	}
@@ -741,6 +749,7 @@ notrace int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, si
 	if (!pos)
 		return err;
 	pos = wr_put_custom(t, pos, payload, len);
+	t->buf->counted = false;
 	t->rewind_floor = pos;
 	atomic_store_explicit(&t->pos, pos, memory_order_release);
 	return 0;
@@ -786,6 +795,7 @@ notrace int fdr_thread_emit_event(struct fdr_thread *t, int typed, uint16_t type
 	}
 	memcpy(pos, data, len);
 	pos += len;
+	t->buf->counted = false;
 	t->rewind_floor = pos;
 	atomic_store_explicit(&t->pos, pos, memory_order_release);
 	return 0;
@@ -822,6 +832,7 @@ notrace int fdr_thread_log_arg(struct fdr_thread *t, uint64_t value)
 	m.arg = value;
 	memcpy(pos, &m, sizeof(m));
 	pos += sizeof(m);
+	t->buf->meta += sizeof(m);
 	t->rewind_floor = pos;	/* arguments are never erased */
 	t->arg_end = pos;
 	atomic_store_explicit(&t->pos, pos, memory_order_release);
@@ -864,6 +875,7 @@ static notrace void wr_thread_exit(void *arg)
 			uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
 
 			pos = wr_put_drops(t, pos, wr_cap_end(t->buf), NULL);
+			t->buf->counted = false;
 			atomic_store_explicit(&t->pos, pos, memory_order_release);
 		} else {
 			unsigned cpu;
@@ -935,6 +947,7 @@ notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
 	t->snapped = true;
 	node->tid = t->tid;
 	node->borrowed = true;
+	node->counted = false;	/* read to be counted */
 	node->index = UINT32_MAX;
 	node->data = NULL;
 	node->len = 0;
