@@ -22,6 +22,11 @@
 #            every command within 32 MiB of address space plus 512 bytes a
 #            function, or 1 KiB a thread (ulimit -v; they took 340 MB and
 #            100 MB before)
+#   class 3  40 threads one after another, each with 20,000 calls inside
+#            one (as sqlite's sorting threads): convert, both formats,
+#            within 32 MiB and with every call (convert kept each thread's
+#            start-order ring at a whole window: 50 MB; out of memory it
+#            dropped calls, said so, and exited 0; it now exits 1)
 set -u
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
@@ -50,8 +55,15 @@ awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buff
 	for (t = 1; t <= 40000; t++) { print "buf ext size=auto"; print "buf new tid=" t
 		print "buf wal sec=1 usec=0"; print "cpu new cpu=0 tsc=" 1000 + t
 		print "fun ent id=1 delta=1"; print "fun ent id=2 delta=1"; print "fun exi id=2 delta=1" } }' >threads.txt
-"$fdr" assemble fns.txt -o fns.fdr && "$fdr" assemble threads.txt -o threads.fdr || fail "assemble generated"
-rm -f fns.txt threads.txt
+awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=1048576"
+	for (t = 1; t <= 40; t++) { print "buf ext size=auto"; print "buf new tid=" t
+		print "buf wal sec=1 usec=0"; printf "cpu new cpu=0 tsc=%d\n", 1000 + t * 1000000
+		print "fun ent id=1 delta=1"
+		for (i = 0; i < 20000; i++) { print "fun ent id=2 delta=1"; print "fun exi id=2 delta=1" }
+		print "fun exi id=1 delta=1" } }' >sorters.txt
+"$fdr" assemble fns.txt -o fns.fdr && "$fdr" assemble threads.txt -o threads.fdr &&
+	"$fdr" assemble sorters.txt -o sorters.fdr || fail "assemble generated"
+rm -f fns.txt threads.txt sorters.txt
 # One v5 buffer: a 64-byte preamble, then 2^20 (entry, exit) pairs of id 1.
 printf 'hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096\nbuf ext size=%d\nbuf new tid=1\nbuf wal sec=1 usec=0\nbuf pid pid=1\ncpu new cpu=0 tsc=1000\n' \
 	$((64 + (16 << 20))) >big.txt
@@ -153,6 +165,22 @@ sys.exit(0 if "caf\u00e9\U0001F600'"'"'q" in [e["function-name"] for e in m] els
 			fail "$path: $cmd on 40000 threads within 32 MiB + 1 KiB each"
 	done
 	[ $fails = $before ] && ok "$path: 200000 functions, 40000 threads in bounded memory"
+
+	before=$fails
+	for f in chrome perfetto; do
+		if ! (vlimit $((32768 + 40)); "$fdr" convert -q --format $f sorters.fdr -o sorters.$f) 2>err ||
+		   [ -s err ]; then
+			fail "$path: convert --format $f of 40 threads of 20001 calls within 32 MiB:"
+			cat err
+		fi
+	done
+	# each thread's outer call outlives the window: a begin and an end event,
+	# never "ended":"never" (every call ends; that label was put on them)
+	x=$(grep -c '"ph":"X"' sorters.chrome) b=$(grep -c '"ph":"B"' sorters.chrome)
+	e=$(grep -c '"ph":"E"' sorters.chrome) never=$(grep -c '"ended":"never"' sorters.chrome)
+	[ $((x + b)) = $((40 * 20001)) ] && [ "$b" = "$e" ] && [ "$b" -ge 40 ] && [ "$never" = 0 ] ||
+		fail "$path: sorters.chrome: $x complete, $b begin, $e end events, $never never ended; want $((40 * 20001)) calls, all ended"
+	[ $fails = $before ] && ok "$path: 40 threads that each fill the start-order window, in bounded memory"
 done
 
 echo "$fails failed"

@@ -120,7 +120,7 @@ static void cvt_native(struct analysis *a, struct an_thread *t, const struct fdr
 
 	if (!sel_event(&c->sel, a, t, tsc))
 		return;
-	ord_finish(&c->ord, a, t);
+	ord_finish(&c->ord, a, t, false);
 	c->fmt->native(&c->cv, a, t, x, tsc);
 }
 
@@ -174,7 +174,7 @@ static void cvt_unfinished(struct analysis *a, struct an_thread *t, const struct
 	struct cvt *c = a->ctx;
 
 	(void)f;
-	ord_finish(&c->ord, a, t);
+	ord_finish(&c->ord, a, t, true);
 }
 
 static const struct an_ops cvt_ops = {
@@ -271,10 +271,13 @@ int cmd_convert(int argc, char **argv)
 		tool_err("out of memory");
 	if (!rc) {
 		for (i = 0; i < a.n_threads; i++)
-			ord_finish(&c.ord, &a, a.threads[i]);
+			ord_finish(&c.ord, &a, a.threads[i], true);
 		c.fmt->finish(&c.cv, &a);
-		if (c.sel.oom || c.ord.oom)
+		if (c.sel.oom || c.ord.oom) {
+			/* the file is kept (valid, and said to be incomplete); the status says it */
 			tool_err("out of memory: some calls are missing from the output");
+			status = EXIT_FAIL;
+		}
 		an_summary(&a, "convert");
 	}
 	if (c.cv.out)

@@ -618,8 +618,10 @@ int cmd_replay(int argc, char **argv)
 	if (an_run(&a, cl.files[0])) {
 		status = EXIT_FAIL;
 	} else {
-		if (rp.sel.oom)
+		if (rp.sel.oom) {
 			tool_err("out of memory: some calls are missing");
+			status = EXIT_FAIL;
+		}
 		an_summary(&a, "replay");
 	}
 	ob_fini(&rp.ob);

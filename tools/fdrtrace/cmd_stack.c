@@ -210,8 +210,10 @@ int cmd_stack(int argc, char **argv)
 		printf("%s %" PRIu64 "\n", an_func_name(&a, n->fn), v);
 	}
 	free(path);
-	if (k.sel.oom)
+	if (k.sel.oom) {
 		tool_err("out of memory: some calls are missing");
+		status = EXIT_FAIL;
+	}
 	an_summary(&a, "stack");
 	an_events_note(&a, "stack");
 	for (i = 0; i < a.n_threads; i++)

@@ -334,7 +334,7 @@ static void ch_open(void *w, struct analysis *a, struct an_thread *t, const stru
 
 	if (it->lost)
 		args = ",\"args\":{\"ended\":\"unknown: records lost\"}";
-	else if (!it->closed)
+	else if (it->never)
 		args = ",\"args\":{\"ended\":\"never\"}";
 	ch_call(w, a, t, it, 'B', args);
 }

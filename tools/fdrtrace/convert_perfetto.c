@@ -506,7 +506,7 @@ static __attribute__((noinline)) void pf_begin_slow(struct cv *cv, struct analys
 	pb_uint(&te, 10, nm ? nm->iid : 0);
 	if (it->lost)
 		pf_arg_str(&te, "ended", "unknown: records lost");
-	else if (!it->closed)
+	else if (it->never)
 		pf_arg_str(&te, "ended", "never");
 	pf_event(cv, a, it->tsc, &te, fresh ? &interned : NULL);
 }

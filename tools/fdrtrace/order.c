@@ -132,11 +132,30 @@ static inline __attribute__((always_inline)) void ord_emit_front(struct ord *o, 
 	}
 }
 
+/*
+ * An empty ring goes back to the allocator while all the rings together
+ * have room for more than ORD_RING_BUDGET items (order.h): a thread that
+ * queued a whole window once does not keep that room for good. Nothing
+ * refers to the ring of an empty queue (every sequence number is below
+ * head); the next item grows a new one.
+ */
+static void ord_release(struct ord *o, struct ord_queue *q)
+{
+	if (q->head != q->tail || q->cap <= ORD_RING_KEEP || o->ring_items <= ORD_RING_BUDGET)
+		return;
+	free(q->ring);
+	o->ring_items -= q->cap;
+	q->ring = NULL;
+	q->cap = 0;
+}
+
 /* Write the closed and dead items at the front (after the front closed). */
 void ord_drain(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q)
 {
 	while (q->head < q->tail && (ord_at(q, q->head)->closed || ord_at(q, q->head)->dead))
 		ord_emit_front(o, a, t, q);
+	if (q->head == q->tail)
+		ord_release(o, q);
 }
 
 /* Keep the window: flush the thread that just grew when it is exceeded. */
@@ -146,12 +165,13 @@ static void ord_bound(struct ord *o, struct analysis *a, struct an_thread *t, st
 		return;
 	while (q->head < q->tail)
 		ord_emit_front(o, a, t, q);
+	ord_release(o, q);
 }
 
 static struct ord_item *ord_push(struct ord *o, struct ord_queue *q)
 {
 	if (q->tail - q->head == q->cap) {
-		uint32_t cap = q->cap ? q->cap * 2 : 64;
+		uint32_t cap = q->cap ? q->cap * 2 : 8;	/* 384 bytes: 40,000 threads fit 1 KiB each */
 		struct ord_item *n = malloc(cap * sizeof(*n));
 		uint64_t s;
 
@@ -163,6 +183,7 @@ static struct ord_item *ord_push(struct ord *o, struct ord_queue *q)
 		for (s = q->head; s < q->tail; s++)
 			n[s & (cap - 1)] = *ord_at(q, s);
 		free(q->ring);
+		o->ring_items += cap - q->cap;
 		q->ring = n;
 		q->cap = cap;
 	}
@@ -215,6 +236,7 @@ void ord_close_slow(struct ord *o, struct analysis *a, struct an_thread *t, uint
 		done.tsc = tsc;
 		done.dur = dur;
 		o->wr->end(o->w, a, t, &done, tsc + dur);
+		ord_release(o, q);
 		return;
 	}
 	it = ord_at(q, seq);
@@ -256,15 +278,18 @@ void ord_instant(struct ord *o, struct analysis *a, struct an_thread *t,
 	ord_bound(o, a, t, q);
 }
 
-void ord_finish(struct ord *o, struct analysis *a, struct an_thread *t)
+void ord_finish(struct ord *o, struct analysis *a, struct an_thread *t, bool at_end)
 {
 	struct ord_queue *q;
 
 	if (t->index >= o->n_q)
 		return;
 	q = &o->q[t->index];
+	for (uint64_t s = q->head; at_end && s < q->tail; s++)
+		ord_at(q, s)->never = !ord_at(q, s)->closed;
 	while (q->head < q->tail)
 		ord_emit_front(o, a, t, q);
 	if (o->split)
 		ord_pop_ends(o, a, t, q, 0);
+	ord_release(o, q);
 }

@@ -19,10 +19,15 @@
  * queue of the thread that just grew is flushed: its open calls become begin
  * events (their end event follows at their exit; every item queued after a
  * begun call is one of its callees or an event inside it, so the order
- * stays right), its closed ones complete events. Memory is then at most
- * ORD_WINDOW items plus one per open call, whatever the trace's length;
+ * stays right), its closed ones complete events. At most ORD_WINDOW items
+ * plus one per open call are then queued, whatever the trace's length;
  * only long calls with many callees inside the window become begin/end
- * pairs.
+ * pairs. The rings that hold them do not shrink while items are queued,
+ * and each thread's may have held the whole window once (sqlite's 40
+ * sorting threads each queued a window, and convert kept 40 windows'
+ * rings: 40 MB). So a ring that empties is freed while all the rings
+ * together have room for more than ORD_RING_BUDGET items: memory stays
+ * within about twice the window plus one small ring per thread.
  *
  * With @split, a complete event is written as a begin event and an end
  * event placed after the items it encloses (by nesting level), for writers
@@ -42,6 +47,8 @@
 #ifndef ORD_WINDOW
 #define ORD_WINDOW (1u << 14)	/* queued items over all threads */
 #endif
+#define ORD_RING_BUDGET (2u * ORD_WINDOW)	/* ring capacity kept over all threads */
+#define ORD_RING_KEEP 64u	/* a ring this small is kept when it empties */
 
 enum ord_kind {
 	ORD_CALL,
@@ -53,6 +60,9 @@ enum ord_kind {
  * struct ord_item - one queued call or instant
  * @kind: enum ord_kind
  * @closed: the end is known (always for instants)
+ * @never: the trace ends with the call open (ord_finish() at the end): it
+ *	gets no end event; a call begun earlier (the window, an event written
+ *	outside the queue) has it false and its end event follows
  * @dead: hidden at its exit (under the threshold): not emitted
  * @unwound: ended by an outer call's exit
  * @lost: its end was lost with records of the trace (see ord_lose())
@@ -64,7 +74,7 @@ enum ord_kind {
  */
 struct ord_item {
 	uint8_t kind;
-	bool closed, dead, unwound, lost;
+	bool closed, never, dead, unwound, lost;
 	uint32_t level;
 	struct an_func *fn;
 	uint64_t tsc, dur;
@@ -75,9 +85,8 @@ struct ord_item {
 /**
  * struct ord_writer - what a format writes (called in start order per thread)
  * @complete: a call with its duration (not used with @split)
- * @begin: a call whose end is not known yet, or never comes: @it->closed
- *	false at ord_finish() time (the call did not end), or @it->lost (its
- *	end was lost)
+ * @begin: a call whose end is not known yet (@it->closed false; @it->never
+ *	when the trace ends first), or was lost (@it->lost)
  * @end: the end of a call written by @begin, at @end_tsc
  * @instant: an event or a gap
  */
@@ -105,6 +114,7 @@ struct ord_queue {
  * @wr, @w: the writer and its state
  * @split: write complete events as begin and end
  * @queued: items queued over all threads
+ * @ring_items: the capacity of all the rings, in items
  * @oom: an item could not be queued (it is then lost; reported)
  */
 struct ord {
@@ -114,6 +124,7 @@ struct ord {
 	struct ord_queue *q;
 	uint32_t n_q;
 	uint64_t queued;
+	uint64_t ring_items;
 	bool oom;
 };
 
@@ -230,11 +241,11 @@ void ord_instant(struct ord *o, struct analysis *a, struct an_thread *t,
  * @a: the analysis
  * @t: the thread
  *
- * At the end of the trace, or before an event written outside the queue.
- * Calls still open become begin events with @closed false; those that end
- * later get their end event then.
+ * At the end of the trace (@at_end: calls still open are written as never
+ * ending), or before an event written outside the queue (they become
+ * begin events and get their end event at their exit).
  */
-void ord_finish(struct ord *o, struct analysis *a, struct an_thread *t);
+void ord_finish(struct ord *o, struct analysis *a, struct an_thread *t, bool at_end);
 
 /**
  * ord_fini - free the queues
