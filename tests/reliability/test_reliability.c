@@ -503,7 +503,7 @@ Test(endings, every_way_out_leaves_a_parseable_trace_that_says_how_it_ended)
 	} ways[] = {
 		{ "return", 0, true, FDRTRACE_CLOSE_EXIT },
 		{ "exit", 0, true, FDRTRACE_CLOSE_EXIT },
-		{ "_exit", 0, false, 0 },
+		{ "_exit", 0, true, FDRTRACE_CLOSE_EXIT },	/* lifecycle.c's _exit() */
 		{ "abort", SIGABRT, true, FDRTRACE_CLOSE_SIGNAL },
 		{ "segv", SIGSEGV, true, FDRTRACE_CLOSE_SIGNAL },
 	};
