@@ -54,6 +54,12 @@ for bmax in 32 8; do
 		# tid, buffer_no, records_before of every stack record, in file order
 		sed -n 's/.*FDRx stack tid=\([0-9]*\) .*buffer_no=\([0-9]*\) records_before=\([0-9]*\).*/\1 \2 \3/p' \
 			dump.txt >stacks.txt
+		# a snapshot taken before any thread recorded holds no buffer to number
+		# (seen in the ASan build, where the first USR2 came that early)
+		if ! grep -q '^fun ' dump.txt; then
+			[ ! -s stacks.txt ] || fail "$f: stack records and no function record"
+			continue
+		fi
 		[ -s stacks.txt ] || fail "$f: no numbered stack record"
 		awk -v f="$f" '($1 in last) && $2 <= last[$1] {
 				print "FAIL: " f ": thread " $1 " buffer " $2 " after " last[$1]; bad = 1

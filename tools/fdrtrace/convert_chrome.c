@@ -336,6 +336,9 @@ static void ch_open(void *w, struct analysis *a, struct an_thread *t, const stru
 		args = ",\"args\":{\"ended\":\"unknown: records lost\"}";
 	else if (it->never)
 		args = ",\"args\":{\"ended\":\"never\"}";
+	else if (!it->closed)
+		/* written early (the window, a native stack): its end event follows, or a gap */
+		args = ",\"args\":{\"ended\":\"unknown when written\"}";
 	ch_call(w, a, t, it, 'B', args);
 }
 

@@ -508,6 +508,8 @@ static __attribute__((noinline)) void pf_begin_slow(struct cv *cv, struct analys
 		pf_arg_str(&te, "ended", "unknown: records lost");
 	else if (it->never)
 		pf_arg_str(&te, "ended", "never");
+	else if (!it->closed)
+		pf_arg_str(&te, "ended", "unknown when written");
 	pf_event(cv, a, it->tsc, &te, fresh ? &interned : NULL);
 }
 

@@ -62,7 +62,8 @@ enum ord_kind {
  * @closed: the end is known (always for instants)
  * @never: the trace ends with the call open (ord_finish() at the end): it
  *	gets no end event; a call begun earlier (the window, an event written
- *	outside the queue) has it false and its end event follows
+ *	outside the queue) has it false: its end event follows, unless a gap
+ *	takes its exit
  * @dead: hidden at its exit (under the threshold): not emitted
  * @unwound: ended by an outer call's exit
  * @lost: its end was lost with records of the trace (see ord_lose())
