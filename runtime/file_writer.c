@@ -70,7 +70,7 @@ char fdr_path[4200];
 int fdr_fd = -1;
 struct fdr_totals fdr_totals;
 
-static _Atomic int fw_lock;
+static _Atomic int fw_lock;	/* 0, or the thread id of the holder */
 static _Atomic bool fw_failed;
 /*
  * The path is chosen, the file not created yet: writes go to fw_early.
@@ -96,10 +96,10 @@ static struct fdrtrace_md_custom_event_v1 fw_pad_md = {
 notrace bool fdr_file_lock(unsigned spin_limit)
 {
 	unsigned spins = 0;
-	int expect = 0;
+	int expect = 0, self = (int)syscall(SYS_gettid);
 
 	/* acquire: pairs with the release in fdr_file_unlock() (the previous writer's state) */
-	while (!atomic_compare_exchange_weak_explicit(&fw_lock, &expect, 1, memory_order_acquire,
+	while (!atomic_compare_exchange_weak_explicit(&fw_lock, &expect, self, memory_order_acquire,
 						      memory_order_relaxed)) {
 		expect = 0;
 		if (spin_limit && ++spins > spin_limit)
@@ -113,6 +113,11 @@ notrace bool fdr_file_lock(unsigned spin_limit)
 		}
 	}
 	return true;
+}
+
+notrace bool fdr_file_locked_here(void)
+{
+	return atomic_load_explicit(&fw_lock, memory_order_relaxed) == (int)syscall(SYS_gettid);
 }
 
 notrace void fdr_file_unlock(void)

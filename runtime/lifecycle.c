@@ -491,15 +491,19 @@ static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
  * _exit is the exit a signal handler may call) and close the trace as an
  * exit, then end the process with the exit_group system call. Left alone:
  * a vfork or posix_spawn child (our memory, another pid), a process not
- * recording, and libc's own calls (exit() reaches its _exit inside libc,
- * after our finish ran).
+ * recording, libc's own calls (exit() reaches its _exit inside libc,
+ * after our finish ran), and a thread that holds the file lock: it is
+ * inside one of our writes (a write() interposed by a preloaded library
+ * that calls _exit), and the dump would wait for that lock in vain while
+ * the program's other threads, no longer recorded, ran on to an exit of
+ * their own (CI saw such a process end with status 0 instead of 77).
  */
 static notrace __attribute__((noreturn)) void lc_exit_now(int status)
 {
 	int saved_errno = errno;
 	int expect = FDR_PHASE_RECORDING;
 
-	if ((pid_t)syscall(SYS_getpid) == fdr_pid &&
+	if ((pid_t)syscall(SYS_getpid) == fdr_pid && !fdr_file_locked_here() &&
 	    atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_DYING,
 						    memory_order_acq_rel, memory_order_relaxed)) {
 		atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);

@@ -273,6 +273,8 @@ int fdr_file_write_buffer(const uint8_t *data, uint64_t len) fdr_hidden;
 int fdr_file_write_buffers(struct fdr_buffer *const *bufs, unsigned count) fdr_hidden;
 void fdr_file_patch_freq(uint64_t freq) fdr_hidden;
 bool fdr_file_lock(unsigned spin_limit) fdr_hidden;
+/* the calling thread holds the file lock (it is inside a write) */
+bool fdr_file_locked_here(void) fdr_hidden;
 void fdr_file_unlock(void) fdr_hidden;
 bool fdr_file_failed(void) fdr_hidden;
 size_t fdr_preamble(uint8_t *p, int32_t tid, unsigned cpu, uint64_t tsc) fdr_hidden;
