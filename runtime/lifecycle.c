@@ -269,14 +269,37 @@ static notrace void lc_exit_line(void)
 	fdr_say("%.*s\n", n, line);
 }
 
+static _Atomic bool lc_dumped;	/* the dump of _exit (lc_exit_now()) is written */
+
+/*
+ * Another thread is closing the trace (exit(), _exit, a fatal signal):
+ * ending the process before it is done would cut its writes. Wait for it,
+ * 2 s at most (it may be waiting for the caller).
+ */
+static notrace void lc_wait_closing(void)
+{
+	struct timespec ts = { 0, 100000 };
+
+	for (int i = 0; i < 20000; i++) {
+		int ph = atomic_load_explicit(&fdr_phase, memory_order_acquire);
+
+		if (ph != FDR_PHASE_FINISHING &&
+		    (ph != FDR_PHASE_DYING || atomic_load_explicit(&lc_dumped, memory_order_acquire)))
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
 static notrace void lc_finish(uint8_t how)
 {
 	int expect = FDR_PHASE_RECORDING;
 	struct lc_nodes nodes;
 
 	if (!atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_FINISHING,
-						     memory_order_acq_rel, memory_order_acquire))
+						     memory_order_acq_rel, memory_order_acquire)) {
+		lc_wait_closing();
 		return;
+	}
 	atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
 	/*
 	 * Snapshot nodes are allocated before any slot is locked: an owner
@@ -503,11 +526,16 @@ static notrace __attribute__((noreturn)) void lc_exit_now(int status)
 	int saved_errno = errno;
 	int expect = FDR_PHASE_RECORDING;
 
-	if ((pid_t)syscall(SYS_getpid) == fdr_pid && !fdr_file_locked_here() &&
-	    atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_DYING,
-						    memory_order_acq_rel, memory_order_relaxed)) {
+	if ((pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_locked_here()) {
+		/* not ours to write, or inside our own write: end now */
+	} else if (atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_DYING,
+							   memory_order_acq_rel,
+							   memory_order_relaxed)) {
 		atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
 		lc_dump(0, NULL, NULL);
+		atomic_store_explicit(&lc_dumped, true, memory_order_release);
+	} else {
+		lc_wait_closing();
 	}
 	errno = saved_errno;
 	for (;;)

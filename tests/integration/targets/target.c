@@ -19,6 +19,9 @@
  *                           execv (the default), execl, execlp or execle
  *   target spin             work in a loop, forever (for SIGKILL)
  *   target quick_exit N     work N times, then _exit(0)
+ *   target exit_race MS     a thread works then calls _exit(3) while main
+ *                           works, sleeps MS ms and calls exit(0): both close
+ *                           the trace, at about the same moment
  *   target stderr_reused F  work; close standard error, open F (which takes
  *                           descriptor 2), write "data\n" to it, exit
  */
@@ -64,6 +67,14 @@ __attribute__((noinline)) static void work(void)
 	for (int i = 0; i < 100; i++)
 		mid(i);
 	rec(50);
+}
+
+static void *exit_race_thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 20; i++)
+		work();
+	_exit(3);
 }
 
 static void *thread_main(void *arg)
@@ -217,6 +228,13 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "spin")) {
 		for (;;)
 			work();
+	} else if (!strcmp(mode, "exit_race")) {
+		pthread_t th;
+
+		pthread_create(&th, NULL, exit_race_thread, NULL);
+		work();
+		usleep((useconds_t)n * 1000);
+		exit(0);
 	} else if (!strcmp(mode, "quick_exit")) {
 		for (long i = 0; i < n; i++)
 			work();
