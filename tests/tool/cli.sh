@@ -257,6 +257,12 @@ if [ -w /dev/full ]; then
 			echo "ok   ${cmd%% *}-full-disk"
 		fi
 	done
+	# with -o, the message names the output, not "standard output"
+	rc=0
+	"$fdr" convert --format chrome many.fdr -o /dev/full 2>full.err || rc=$?
+	bad=1
+	{ [ "$rc" -ne 1 ] || ! grep -qF "write error on /dev/full: No space left on device" full.err; } && bad=0
+	verdict convert-o-full-disk-names-the-output $bad "convert -o /dev/full: status $rc, stderr:" full.err
 fi
 
 # assemble's limits (issue #11, class 7): a padding longer than the

@@ -67,7 +67,8 @@ bool tool_stdout_failed(void)
 	return ferror(stdout) != 0;
 }
 
-int tool_finish_stdout(void)
+/* Flush stdout and check every write to it; say so naming @where. */
+static int tool_finish_output(const char *where)
 {
 	int failed = fflush(stdout) != 0 || ferror(stdout);
 
@@ -76,10 +77,15 @@ int tool_finish_stdout(void)
 
 		/* a reader that went away (| head) is not worth a message; the status says it */
 		if (e != EPIPE)
-			tool_err("write error on standard output: %s", strerror(e));
+			tool_err("write error on %s: %s", where, strerror(e));
 		return -EIO;
 	}
 	return 0;
+}
+
+int tool_finish_stdout(void)
+{
+	return tool_finish_output("standard output");
 }
 
 int tool_open_input(const char *path)
@@ -207,7 +213,8 @@ fail:
 
 int tool_output_close(struct tool_output *o, bool ok)
 {
-	int rc = tool_finish_stdout();
+	/* the -o path in the message: stdout is that file (or device) here */
+	int rc = tool_finish_output(o->path && strcmp(o->path, "-") ? o->path : "standard output");
 
 	if (ok && !rc && o->tmp && rename(o->tmp, o->final) != 0) {
 		tool_err("%s: cannot rename %s to it: %s", o->path, o->tmp, strerror(errno));
