@@ -38,22 +38,16 @@ uint64_t tk_ns_slow(const struct tk_ns *c, uint64_t ticks)
 void tk_near_set(const struct tk_ns *c, struct tk_near *n, uint64_t ticks)
 {
 	uint64_t base = ticks > TK_NEAR_BEHIND ? ticks - TK_NEAR_BEHIND : 0;
-	uint64_t q, x, q2, ns;
+	uint64_t ns, rem;
 
 	n->ok = false;
-	if (!c->fast || (base >> 63) || base > UINT64_MAX - (UINT64_C(1) << 32))
+	if (base > UINT64_MAX - (UINT64_C(1) << 32) || !tk_exact(c, base, &ns, &rem))
 		return;
-	q = tk_div(base, c->m, c->s);
-	if (q > (UINT64_MAX - 1000000000ull) / 1000000000ull)
-		return;
-	x = (base - q * c->freq) * 1000000000ull + c->freq / 2;
-	q2 = tk_div(x, c->m, c->s);
-	ns = q * 1000000000ull + q2;
 	/* the largest result from this point: below 2^32 * 10^9 / freq + 1 past @ns */
 	if (ns > UINT64_MAX - ((UINT64_C(1) << 32) * 1000000000ull / c->freq + 2))
 		return;
 	n->base = base;
 	n->ns = ns;
-	n->rem = x - q2 * c->freq;
+	n->rem = rem;
 	n->ok = true;
 }

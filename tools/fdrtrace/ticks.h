@@ -72,6 +72,36 @@ static inline uint64_t tk_div(uint64_t n, uint64_t m, unsigned s)
 }
 
 /**
+ * tk_exact - the fast path of tk_ns(), with what it leaves out
+ * @c: the conversion
+ * @ticks: a count
+ * @ns: tk_ns(@ticks)
+ * @rem: (@ticks * 10^9 + freq / 2) mod freq
+ *
+ * With @ticks = q * freq + r: @ns = q * 10^9 + (r * 10^9 + freq / 2) / freq,
+ * both divisions by the reciprocal. Shared by tk_ns() and tk_near_set().
+ *
+ * Return: false (nothing set) when the fast path does not apply: no
+ * reciprocal, @ticks from 2^63, or a result that may not fit.
+ */
+static inline bool tk_exact(const struct tk_ns *c, uint64_t ticks, uint64_t *ns, uint64_t *rem)
+{
+	uint64_t q, x, q2;
+
+	if (__builtin_expect(!c->fast || (ticks >> 63), 0))
+		return false;
+	q = tk_div(ticks, c->m, c->s);
+	/* q * 10^9 plus at most 10^9 must fit (a slow clock and a huge count may not) */
+	if (__builtin_expect(q > (UINT64_MAX - 1000000000ull) / 1000000000ull, 0))
+		return false;
+	x = (ticks - q * c->freq) * 1000000000ull + c->freq / 2;
+	q2 = tk_div(x, c->m, c->s);
+	*ns = q * 1000000000ull + q2;
+	*rem = x - q2 * c->freq;
+	return true;
+}
+
+/**
  * tk_ns - @ticks in nanoseconds, rounded to the nearest (halves up)
  * @c: the conversion (tk_ns_init())
  * @ticks: a time or a duration in ticks
@@ -82,16 +112,9 @@ static inline uint64_t tk_div(uint64_t n, uint64_t m, unsigned s)
  */
 static inline uint64_t tk_ns(const struct tk_ns *c, uint64_t ticks)
 {
-	uint64_t q, r;
+	uint64_t ns, rem;
 
-	if (__builtin_expect(!c->fast || (ticks >> 63), 0))
-		return tk_ns_slow(c, ticks);
-	q = tk_div(ticks, c->m, c->s);
-	r = ticks - q * c->freq;
-	/* q * 10^9 plus at most 10^9 must fit (a slow clock and a huge count may not) */
-	if (__builtin_expect(q > (UINT64_MAX - 1000000000ull) / 1000000000ull, 0))
-		return tk_ns_slow(c, ticks);
-	return q * 1000000000ull + tk_div(r * 1000000000ull + c->freq / 2, c->m, c->s);
+	return tk_exact(c, ticks, &ns, &rem) ? ns : tk_ns_slow(c, ticks);
 }
 
 /**
