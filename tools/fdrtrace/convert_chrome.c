@@ -42,39 +42,24 @@ static inline char *ch_i32(char *p, int32_t v)
 }
 
 /*
- * ".000" to ".999": the three decimals of a time in microseconds, four
- * bytes each (one copy), filled by ch_start().
+ * ".000" to ".999" (ch_frac) and "000" to "999" (ch_d3, and a byte of
+ * padding): the three decimals of a time in microseconds, and the three
+ * lowest digits of a start's microseconds; four bytes each (one copy),
+ * filled by ch_start().
  */
 static char ch_frac[1000][4];
+static char ch_d3[1000][4];
 
 static void ch_frac_init(void)
 {
 	for (unsigned r = 0; r < 1000; r++) {
+		ch_d3[r][0] = (char)('0' + r / 100);
+		ch_d3[r][1] = (char)('0' + r / 10 % 10);
+		ch_d3[r][2] = (char)('0' + r % 10);
+		ch_d3[r][3] = '.';
 		ch_frac[r][0] = '.';
-		ch_frac[r][1] = (char)('0' + r / 100);
-		ch_frac[r][2] = (char)('0' + r / 10 % 10);
-		ch_frac[r][3] = (char)('0' + r % 10);
+		memcpy(&ch_frac[r][1], ch_d3[r], 3);
 	}
-}
-
-/*
- * Append exactly eight digits of @v (below 10^8), as fmt_8digits(), in one
- * 64-bit register: two 4-digit halves in 32-bit lanes, split into four
- * 2-digit quarters in 16-bit lanes, then into eight digits in bytes. Each
- * multiply stays inside its lane (9999 * 10486 < 2^32, 99 * 103 < 2^16),
- * and the two reciprocals are exact there (x * 10486 >> 20 is x / 100 for
- * x < 10^4; x * 103 >> 10 is x / 10 for x < 100).
- */
-static inline char *ch_8digits(char *p, uint32_t v)
-{
-	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32;
-	uint64_t q = (x * 10486 >> 20) & 0x0000007f0000007full;
-
-	x = q | (x - q * 100) << 16;
-	q = (x * 103 >> 10) & 0x000f000f000f000full;
-	x = (q | (x - q * 10) << 8) + 0x3030303030303030ull;
-	memcpy(p, &x, 8);
-	return p + 8;
 }
 
 /* Append nanoseconds as microseconds with three decimals: "12.345". */
@@ -188,38 +173,43 @@ static void ch_end_line(struct cv *cv, char *start, char *p)
 /*
  * The format's state: the tail ',"pid":P,"tid":T' of the last thread
  * written, made again when another thread (or a new pid) comes; and the
- * digits of the last start's microseconds above the eight lowest (the same
- * for about 100 s of trace), made again when they change.
+ * digits of the last start's milliseconds (the same for a millisecond of
+ * trace), made again when they change.
  */
 struct ch_state {
 	const struct an_thread *t;
 	int32_t pid;
 	size_t len;
 	char text[48];
-	bool have_ts;
-	uint64_t ts_hi;
-	size_t ts_len;
-	char ts_text[24];
+	bool have_ms;
+	uint64_t ms;
+	size_t ms_len;
+	char ms_text[24];
 };
 
-/* ch_us3() of a start time, the high digits from the state (fmt_u64()'s split). */
+/*
+ * ch_us3() of a start time: the milliseconds' digits from the state, then
+ * the three lower digits of the microseconds and the three decimals, each
+ * from a table.
+ */
 static inline char *ch_ts(char *p, struct ch_state *st, uint64_t ns)
 {
-	uint64_t us = ns / 1000, hi;
+	uint64_t us = ns / 1000, ms;
 	unsigned r = (unsigned)(ns - us * 1000);
 
-	if (us <= UINT32_MAX)
+	if (us < 1000)
 		return ch_us3(p, ns);
-	hi = us / 100000000;
-	if (__builtin_expect(!st->have_ts || st->ts_hi != hi, 0)) {
-		st->ts_len = (size_t)(fmt_u64(st->ts_text, hi) - st->ts_text);
-		st->ts_hi = hi;
-		st->have_ts = true;
+	ms = us / 1000;
+	if (__builtin_expect(!st->have_ms || st->ms != ms, 0)) {
+		st->ms_len = (size_t)(fmt_u64(st->ms_text, ms) - st->ms_text);
+		st->ms = ms;
+		st->have_ms = true;
 	}
-	memcpy(p, st->ts_text, 16);	/* hi has at most 12 digits */
-	p = ch_8digits(p + st->ts_len, (uint32_t)(us - hi * 100000000));
-	memcpy(p, ch_frac[r], 4);
-	return p + 4;
+	memcpy(p, st->ms_text, 16);	/* below 2^64 / 10^6: at most 14 digits */
+	p += st->ms_len;
+	memcpy(p, ch_d3[us - ms * 1000], 4);
+	memcpy(p + 3, ch_frac[r], 4);
+	return p + 7;
 }
 
 /* Make the state's tail for @t (another thread than the last, or a new pid). */
@@ -291,8 +281,8 @@ static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
  * A complete event, the most of the output: ch_call()'s bytes for 'X'
  * without args, from the function's prepared start (ch_name()).
  */
-static void ch_complete(void *w, struct analysis *a, struct an_thread *t,
-			const struct ord_item *it)
+static inline __attribute__((always_inline)) void
+ch_complete(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it)
 {
 	struct cv *cv = w;
 	const struct ch_name *name = ch_name(a, it->fn);
@@ -342,7 +332,7 @@ static void ch_open(void *w, struct analysis *a, struct an_thread *t, const stru
 	ch_call(w, a, t, it, 'B', args);
 }
 
-static void ch_close(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it,
+static void ch_close(void *w, struct analysis *a, struct an_thread *t, bool unwound,
 		     uint64_t end_tsc)
 {
 	struct cv *cv = w;
@@ -353,7 +343,7 @@ static void ch_close(void *w, struct analysis *a, struct an_thread *t, const str
 	p = ch_str(p, "\"ph\":\"E\",\"ts\":");
 	p = ch_us3(p, cv_ns(cv, a, end_tsc));
 	p = ch_where(p, cv->fmt_state, a, t);
-	if (it->unwound)
+	if (unwound)
 		p = ch_str(p, ",\"args\":{\"ended\":\"by an outer exit\"}");
 	ch_end_line(cv, start, p);
 }
@@ -390,11 +380,20 @@ static void ch_instant(void *w, struct analysis *a, struct an_thread *t,
 	ch_end_line(cv, start, p);
 }
 
+static const struct ord_writer ch_writer;
+
+/* ord_drain() with this format's calls made directly (struct ord_writer.drain). */
+static void ch_drain(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q)
+{
+	ord_drain_with(o, a, t, q, &ch_writer, false);
+}
+
 static const struct ord_writer ch_writer = {
 	.complete = ch_complete,
 	.begin = ch_open,
 	.end = ch_close,
 	.instant = ch_instant,
+	.drain = ch_drain,
 };
 
 /*

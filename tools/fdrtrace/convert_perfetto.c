@@ -514,7 +514,8 @@ static __attribute__((noinline)) void pf_begin_slow(struct cv *cv, struct analys
 }
 
 /* Inline fast path: the thread of the last slice, a known name, room, a plain time. */
-static void pf_begin(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it)
+static inline __attribute__((always_inline)) void
+pf_begin(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it)
 {
 	struct cv *cv = w;
 	struct pf *pf = cv->fmt_state;
@@ -532,7 +533,7 @@ static void pf_begin(void *w, struct analysis *a, struct an_thread *t, const str
 
 /* pf_end() of a call ended by an outer exit, of another thread than the last, ... */
 static __attribute__((noinline)) void pf_end_slow(struct cv *cv, struct analysis *a,
-						  struct an_thread *t, const struct ord_item *it,
+						  struct an_thread *t, bool unwound,
 						  uint64_t end_tsc)
 {
 	struct pf *pf = cv->fmt_state;
@@ -540,7 +541,7 @@ static __attribute__((noinline)) void pf_end_slow(struct cv *cv, struct analysis
 	struct pf_thread spare;
 	struct pb te;
 
-	if (!it->unwound) {
+	if (!unwound) {
 		th = pf->last_t == t ? pf->last : pf_thread(pf, t);
 		if (!th) {
 			pf_thread_ready(&spare, t);
@@ -556,17 +557,18 @@ static __attribute__((noinline)) void pf_end_slow(struct cv *cv, struct analysis
 	pf_event(cv, a, end_tsc, &te, NULL);
 }
 
-static void pf_end(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it,
-		   uint64_t end_tsc)
+static inline __attribute__((always_inline)) void
+pf_end(void *w, struct analysis *a, struct an_thread *t, bool unwound,
+       uint64_t end_tsc)
 {
 	struct cv *cv = w;
 	struct pf *pf = cv->fmt_state;
 	uint64_t ns;
 
-	if (__builtin_expect(it->unwound || pf->last_t != t ||
+	if (__builtin_expect(unwound || pf->last_t != t ||
 			     cv->len > CV_OUT_SIZE - PF_SLICE_ROOM ||
 			     !pf_ns_fast(cv, a, end_tsc, &ns), 0)) {
-		pf_end_slow(cv, a, t, it, end_tsc);
+		pf_end_slow(cv, a, t, unwound, end_tsc);
 		return;
 	}
 	pf_slice_put(cv, pf, (uint8_t *)cv->out + cv->len, ns, pf->last, NULL);
@@ -596,10 +598,19 @@ static void pf_instant(void *w, struct analysis *a, struct an_thread *t,
 	pf_event(cv, a, it->tsc, &te, NULL);
 }
 
+static const struct ord_writer pf_writer;
+
+/* ord_drain() with this format's calls made directly (struct ord_writer.drain). */
+static void pf_drain(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q)
+{
+	ord_drain_with(o, a, t, q, &pf_writer, true);
+}
+
 static const struct ord_writer pf_writer = {
 	.begin = pf_begin,
 	.end = pf_end,
 	.instant = pf_instant,
+	.drain = pf_drain,
 };
 
 static void pf_native(struct cv *cv, struct analysis *a, struct an_thread *t,

@@ -21,12 +21,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define ord_emit_front(o, a, t, q) ord_emit_front_with(o, a, t, q, (o)->wr, (o)->split)
+#define ord_pop_ends(o, a, t, q, level) ord_pop_ends_with(o, a, t, q, level, (o)->wr)
+
 void ord_init(struct ord *o, const struct ord_writer *wr, void *w, bool split)
 {
 	memset(o, 0, sizeof(*o));
 	o->wr = wr;
 	o->w = w;
 	o->split = split;
+	o->drain = wr->drain ? wr->drain : ord_drain;
+}
+
+bool ord_ends_grow(struct ord *o, struct ord_queue *q)
+{
+	uint32_t cap = q->ends_cap ? q->ends_cap * 2 : 16;	/* 256 bytes */
+	struct ord_end *n = realloc(q->ends, cap * sizeof(*n));
+
+	if (!n) {
+		o->oom = true;	/* the end is lost; reported */
+		return false;
+	}
+	q->ends = n;
+	q->ends_cap = cap;
+	return true;
 }
 
 void ord_fini(struct ord *o)
@@ -69,69 +87,6 @@ static inline struct ord_queue *ord_queue(struct ord *o, const struct an_thread 
 	return ord_queue_grow(o, t);
 }
 
-static inline struct ord_item *ord_at(struct ord_queue *q, uint64_t seq)
-{
-	return &q->ring[seq & (q->cap - 1)];
-}
-
-/* Split writers: the ends owed by calls at @level or deeper come first. */
-static inline void ord_pop_ends(struct ord *o, struct analysis *a, struct an_thread *t,
-				struct ord_queue *q, uint32_t level)
-{
-	while (q->n_ends && q->ends[q->n_ends - 1].level >= level) {
-		const struct ord_item *e = &q->ends[--q->n_ends];
-
-		o->wr->end(o->w, a, t, e, e->tsc + e->dur);
-	}
-}
-
-/* ord_push_end() when the stack is full: grow it (false when out of memory). */
-static __attribute__((noinline)) bool ord_ends_grow(struct ord *o, struct ord_queue *q)
-{
-	uint32_t cap = q->ends_cap ? q->ends_cap * 2 : 64;
-	struct ord_item *n = realloc(q->ends, cap * sizeof(*n));
-
-	if (!n) {
-		o->oom = true;	/* the end is lost; reported */
-		return false;
-	}
-	q->ends = n;
-	q->ends_cap = cap;
-	return true;
-}
-
-/* Inline: once per call a split writer writes. */
-static inline void ord_push_end(struct ord *o, struct ord_queue *q, const struct ord_item *it)
-{
-	if (__builtin_expect(q->n_ends == q->ends_cap, 0) && !ord_ends_grow(o, q))
-		return;
-	q->ends[q->n_ends++] = *it;
-}
-
-/* Write the front item and drop it from the queue. */
-static inline __attribute__((always_inline)) void ord_emit_front(struct ord *o, struct analysis *a, struct an_thread *t,
-			   struct ord_queue *q)
-{
-	struct ord_item *it = ord_at(q, q->head);
-
-	q->head++;
-	o->queued--;
-	if (it->dead)
-		return;
-	if (o->split)
-		ord_pop_ends(o, a, t, q, it->level);
-	if (it->kind != ORD_CALL) {
-		o->wr->instant(o->w, a, t, it);
-	} else if (!it->closed || it->lost) {
-		o->wr->begin(o->w, a, t, it);
-	} else if (o->split) {
-		o->wr->begin(o->w, a, t, it);
-		ord_push_end(o, q, it);
-	} else {
-		o->wr->complete(o->w, a, t, it);
-	}
-}
-
 /*
  * An empty ring goes back to the allocator while all the rings together
  * have room for more than ORD_RING_BUDGET items (order.h): a thread that
@@ -139,7 +94,7 @@ static inline __attribute__((always_inline)) void ord_emit_front(struct ord *o, 
  * refers to the ring of an empty queue (every sequence number is below
  * head); the next item grows a new one.
  */
-static void ord_release(struct ord *o, struct ord_queue *q)
+void ord_release(struct ord *o, struct ord_queue *q)
 {
 	if (q->head != q->tail || q->cap <= ORD_RING_KEEP || o->ring_items <= ORD_RING_BUDGET)
 		return;
@@ -149,13 +104,9 @@ static void ord_release(struct ord *o, struct ord_queue *q)
 	q->cap = 0;
 }
 
-/* Write the closed and dead items at the front (after the front closed). */
 void ord_drain(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q)
 {
-	while (q->head < q->tail && (ord_at(q, q->head)->closed || ord_at(q, q->head)->dead))
-		ord_emit_front(o, a, t, q);
-	if (q->head == q->tail)
-		ord_release(o, q);
+	ord_drain_with(o, a, t, q, o->wr, o->split);
 }
 
 /* Keep the window: flush the thread that just grew when it is exceeded. */
@@ -223,19 +174,11 @@ void ord_close_slow(struct ord *o, struct analysis *a, struct an_thread *t, uint
 		return;
 	if (seq < q->head) {
 		/* Written as a begin event: all after it are inside it, and closed. */
-		struct ord_item done;
-
 		while (q->head < q->tail)
 			ord_emit_front(o, a, t, q);
 		if (o->split)
 			ord_pop_ends(o, a, t, q, 0);
-		memset(&done, 0, sizeof(done));
-		done.kind = ORD_CALL;
-		done.closed = true;
-		done.unwound = unwound;
-		done.tsc = tsc;
-		done.dur = dur;
-		o->wr->end(o->w, a, t, &done, tsc + dur);
+		o->wr->end(o->w, a, t, unwound, tsc + dur);
 		ord_release(o, q);
 		return;
 	}

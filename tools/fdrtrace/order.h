@@ -88,17 +88,32 @@ struct ord_item {
  * @complete: a call with its duration (not used with @split)
  * @begin: a call whose end is not known yet (@it->closed false; @it->never
  *	when the trace ends first), or was lost (@it->lost)
- * @end: the end of a call written by @begin, at @end_tsc
+ * @end: the end of a call written by @begin, at @end_tsc; @unwound: it was
+ *	ended by an outer call's exit
  * @instant: an event or a gap
+ * @drain: NULL, or the format's ord_drain_with(..., itself): the calls
+ *	above made directly, and inlined where the compiler sees fit
  */
+struct ord_queue;
+struct ord;
+
 struct ord_writer {
 	void (*complete)(void *w, struct analysis *a, struct an_thread *t,
 			 const struct ord_item *it);
 	void (*begin)(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it);
-	void (*end)(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it,
+	void (*end)(void *w, struct analysis *a, struct an_thread *t, bool unwound,
 		    uint64_t end_tsc);
 	void (*instant)(void *w, struct analysis *a, struct an_thread *t,
 			const struct ord_item *it);
+	void (*drain)(struct ord *o, struct analysis *a, struct an_thread *t,
+		      struct ord_queue *q);
+};
+
+/* An end a split writer owes: a call's end, nesting level, and how it ended. */
+struct ord_end {
+	uint64_t tsc;
+	uint32_t level;
+	bool unwound;
 };
 
 /* One thread's queue: a ring of items, and the ends a split writer still owes. */
@@ -106,7 +121,7 @@ struct ord_queue {
 	struct ord_item *ring;
 	uint32_t cap;		/* a power of two */
 	uint64_t head, tail;	/* sequence numbers: items head..tail-1 are queued */
-	struct ord_item *ends;	/* split: emitted calls whose end is not written */
+	struct ord_end *ends;	/* split: emitted calls whose end is not written */
 	uint32_t n_ends, ends_cap;
 };
 
@@ -117,9 +132,12 @@ struct ord_queue {
  * @queued: items queued over all threads
  * @ring_items: the capacity of all the rings, in items
  * @oom: an item could not be queued (it is then lost; reported)
+ * @drain: @wr->drain, or ord_drain()
  */
 struct ord {
 	const struct ord_writer *wr;
+	void (*drain)(struct ord *o, struct analysis *a, struct an_thread *t,
+		      struct ord_queue *q);
 	void *w;
 	bool split;
 	struct ord_queue *q;
@@ -138,12 +156,92 @@ struct ord {
  */
 void ord_init(struct ord *o, const struct ord_writer *wr, void *w, bool split);
 
-/* The out-of-line parts of ord_open() and ord_close() (order.c). */
+/*
+ * The out-of-line parts of ord_open(), ord_close() and ord_drain_with()
+ * (order.c): ord_drain() is ord_drain_with() through @o->wr; the ends stack
+ * grows (false when out of memory); an empty queue's ring may be freed.
+ */
 uint64_t ord_open_slow(struct ord *o, struct analysis *a, struct an_thread *t,
 		       struct an_func *fn, uint64_t tsc, uint32_t level);
 void ord_close_slow(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
 		    uint64_t tsc, uint64_t dur, bool unwound, bool keep);
 void ord_drain(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q);
+bool ord_ends_grow(struct ord *o, struct ord_queue *q);
+void ord_release(struct ord *o, struct ord_queue *q);
+
+static inline struct ord_item *ord_at(struct ord_queue *q, uint64_t seq)
+{
+	return &q->ring[seq & (q->cap - 1)];
+}
+
+/* Split writers: the ends owed by calls at @level or deeper come first. */
+static inline __attribute__((always_inline)) void
+ord_pop_ends_with(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q,
+		  uint32_t level, const struct ord_writer *wr)
+{
+	while (q->n_ends && q->ends[q->n_ends - 1].level >= level) {
+		const struct ord_end *e = &q->ends[--q->n_ends];
+
+		wr->end(o->w, a, t, e->unwound, e->tsc);
+	}
+}
+
+/* Once per call a split writer writes. */
+static inline __attribute__((always_inline)) void
+ord_push_end(struct ord *o, struct ord_queue *q, const struct ord_item *it)
+{
+	if (__builtin_expect(q->n_ends == q->ends_cap, 0) && !ord_ends_grow(o, q))
+		return;
+	q->ends[q->n_ends++] = (struct ord_end){
+		.tsc = it->tsc + it->dur, .level = it->level, .unwound = it->unwound,
+	};
+}
+
+/* Write the front item and drop it from the queue. */
+static inline __attribute__((always_inline)) void
+ord_emit_front_with(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q,
+		    const struct ord_writer *wr, bool split)
+{
+	struct ord_item *it = ord_at(q, q->head);
+
+	q->head++;
+	o->queued--;
+	if (it->dead)
+		return;
+	if (split)
+		ord_pop_ends_with(o, a, t, q, it->level, wr);
+	if (__builtin_expect(it->kind != ORD_CALL, 0)) {
+		o->wr->instant(o->w, a, t, it);
+	} else if (__builtin_expect(!it->closed || it->lost, 0)) {
+		wr->begin(o->w, a, t, it);
+	} else if (split) {
+		wr->begin(o->w, a, t, it);
+		ord_push_end(o, q, it);
+	} else {
+		wr->complete(o->w, a, t, it);
+	}
+}
+
+/**
+ * ord_drain_with - write the closed and dead items at the front (after the
+ * front closed)
+ * @o: the state
+ * @a: the analysis
+ * @t: the thread
+ * @q: its queue
+ * @wr: @o->wr; a format passes its own constant struct, so that its calls
+ *	are direct (struct ord_writer.drain)
+ * @split: @o->split; a format passes its own constant
+ */
+static inline __attribute__((always_inline)) void
+ord_drain_with(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q,
+	       const struct ord_writer *wr, bool split)
+{
+	while (q->head < q->tail && (ord_at(q, q->head)->closed || ord_at(q, q->head)->dead))
+		ord_emit_front_with(o, a, t, q, wr, split);
+	if (q->head == q->tail)
+		ord_release(o, q);
+}
 
 /**
  * ord_open - a call began
@@ -212,7 +310,7 @@ static inline void ord_close(struct ord *o, struct analysis *a, struct an_thread
 	it->dur = dur;
 	it->unwound = unwound;
 	if (seq == q->head)
-		ord_drain(o, a, t, q);
+		o->drain(o, a, t, q);
 }
 
 /**
