@@ -48,6 +48,14 @@ static _Atomic uint32_t bq_free;	/* buffers on the free stack (a hint: see fdr_p
 static _Atomic uint32_t bq_put_seq;	/* futex word: bumped by a put while someone waits */
 static _Atomic uint32_t bq_waiters;	/* threads in fdr_pool_get_wait() */
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+#define BQ_EAGER (512u << 10)	/* pre-faulted at init */
+#define BQ_STEP (1u << 20)	/* then by the flush thread, a step at a time */
+
+static size_t bq_faulted;	/* bytes of bq_mem from its start known pre-faulted */
+
 static struct cds_wfcq_head bq_full_head;
 static struct cds_wfcq_tail bq_full_tail;
 
@@ -60,11 +68,18 @@ notrace int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max, uint64_t li
 		limit = buffer_max;
 	meta = sizeof(*bq_bufs) * limit + sizeof(*bq_next) * limit;
 	bq_mem_len = buffer_size * buffer_max;
-	m = mmap(NULL, bq_mem_len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	m = mmap(NULL, bq_mem_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return -errno;
 	bq_mem = m;
+	bq_faulted = BQ_EAGER < buffer_size ? buffer_size : BQ_EAGER;
+	if (bq_faulted > bq_mem_len)
+		bq_faulted = bq_mem_len;
+	if (madvise(bq_mem, bq_faulted, MADV_POPULATE_WRITE)) {
+		/* no MADV_POPULATE_WRITE: all of it now, by writing zeros */
+		memset(bq_mem, 0, bq_mem_len);
+		bq_faulted = bq_mem_len;
+	}
 	/* descriptors for the most the pool may grow to: touched as buffers are added */
 	m = mmap(NULL, meta, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | (limit > buffer_max ? MAP_NORESERVE : 0), -1, 0);
@@ -86,6 +101,25 @@ notrace int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max, uint64_t li
 	atomic_store_explicit(&bq_count, (uint32_t)buffer_max, memory_order_release);
 	fdr_pool_reset();
 	return 0;
+}
+
+notrace bool fdr_pool_prefault_step(bool all)
+{
+	static size_t at;	/* where the next step starts (flush thread only) */
+	size_t n;
+
+	if (all) {
+		at = 0;
+		bq_faulted = 0;
+	}
+	if (at < bq_faulted)
+		at = bq_faulted;
+	if (!bq_mem || at >= bq_mem_len)
+		return false;
+	n = bq_mem_len - at < BQ_STEP ? bq_mem_len - at : BQ_STEP;
+	(void)madvise(bq_mem + at, n, MADV_POPULATE_WRITE);
+	at += n;
+	return at < bq_mem_len;
 }
 
 notrace uint32_t fdr_pool_count(void)

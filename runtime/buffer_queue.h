@@ -29,6 +29,14 @@ int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max, uint64_t limit) fdr
  * added, -ENOSPC at the limit, or -errno when no memory could be mapped.
  */
 int fdr_pool_grow(uint32_t add) fdr_hidden;
+/*
+ * fdr_pool_prefault_step - fault in the next MiB of the start pool's pages
+ * that fdr_pool_init() left (@all on the first step: every page from the
+ * first, as a fork child's flush thread does, so that its copy-on-write
+ * copies are not made in hooks). Flush thread only; safe while hooks write
+ * into the buffers. Return: true while pages are left.
+ */
+bool fdr_pool_prefault_step(bool all) fdr_hidden;
 uint32_t fdr_pool_limit(void) fdr_hidden;
 struct fdr_buffer *fdr_pool_get(void) fdr_hidden;
 void fdr_pool_put(struct fdr_buffer *b) fdr_hidden;

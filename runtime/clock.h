@@ -9,8 +9,7 @@
  * usable (no invariant TSC, or the user asked). Never CLOCK_REALTIME.
  * The frequency comes from CPUID leaf 0x15/0x16, or sysfs tsc_freq_khz, or
  * a calibration against CLOCK_MONOTONIC_RAW; fdr_clock_refine() improves it
- * at the end of the run from the (TSC, CLOCK_MONOTONIC_RAW) pairs taken at
- * init and at the end.
+ * from the (TSC, CLOCK_MONOTONIC_RAW) pairs taken at init and now.
  *
  * The read functions are the hot path: inline, notrace, no syscalls
  * (clock_gettime of CLOCK_MONOTONIC_RAW goes through the vDSO).
@@ -57,7 +56,7 @@ extern struct fdr_clock_info fdr_clock fdr_hidden;
  *
  * A choice the machine cannot honour (rdtscp without CPUID support) falls
  * back to the best available clock and says so once on stderr.
- * Calibration, when needed, takes about 20 ms.
+ * Calibration, when needed, takes about 2.5 ms.
  *
  * Context: initialisation only. Return: 0 (a clock is always found).
  */
@@ -67,10 +66,24 @@ int fdr_clock_init(enum fdr_clock_choice choice);
  * fdr_clock_refine - the frequency measured over the whole run
  *
  * Return: the refined frequency when the run was long enough to improve on
- * the initial value (at least 100 ms and a calibrated/unknown source),
+ * the initial value (at least 20 ms and a calibrated/unknown source),
  * otherwise fdr_clock.freq. Does not change fdr_clock.freq.
+ *
+ * Context: any, including signal handlers (the vDSO's clock_gettime).
  */
 uint64_t fdr_clock_refine(void);
+
+/**
+ * fdr_clock_refinable - would fdr_clock_refine() ever differ from
+ * fdr_clock.freq (a calibrated or nominal frequency)?
+ */
+bool fdr_clock_refinable(void);
+
+/**
+ * fdr_clock_run_ns - CLOCK_MONOTONIC_RAW nanoseconds since fdr_clock_init()
+ * took its start pair (0 before)
+ */
+uint64_t fdr_clock_run_ns(void);
 
 /**
  * fdr_clock_read - read the trace clock and the current CPU

@@ -907,6 +907,30 @@ static notrace void fl_short_slice(void)
 	syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
+/*
+ * A calibrated frequency is measured again over the run (fdr_clock_refine())
+ * and written into the file's header at 100 ms of run, then each time the
+ * run has grown fourfold: a trace that is never closed (SIGKILL) has the
+ * frequency of most of its run, not only the 2.5 ms calibration's. The
+ * close writes the final value.
+ */
+static uint64_t fl_refine_at = 100000000ull;	/* ns of run */
+
+static notrace void fl_refine_header(void)
+{
+	uint64_t ran;
+
+	if (!fdr_clock_refinable() || !fdr_file_created())
+		return;
+	ran = fdr_clock_run_ns();
+	if (ran < fl_refine_at)
+		return;
+	fl_refine_at = ran * 4;
+	fdr_file_lock(0);
+	fdr_file_patch_freq(fdr_clock_refine());
+	fdr_file_unlock();
+}
+
 static notrace void *fl_main(void *arg)
 {
 	uint64_t interval_ns = fdr_cfg.flush_interval_ms * 1000000ull;
@@ -923,7 +947,12 @@ static notrace void *fl_main(void *arg)
 	fdr_file_unlock();
 	/* release: the records above before the starter opens the gate (fl_wait_started()) */
 	atomic_store_explicit(&fl_started, 1, memory_order_release);
+	syscall(SYS_futex, &fl_started, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	pthread_mutex_unlock(&fl_mutex);
+	/* after the starter goes on; a short run's exit stops it */
+	for (bool all = (bool)(uintptr_t)arg;
+	     fdr_pool_prefault_step(all) && !atomic_load_explicit(&fl_stop, memory_order_acquire);)
+		all = false;
 	for (;;) {
 		uint32_t seq = atomic_load_explicit(&fl_seq, memory_order_seq_cst);
 		struct timespec to = { 0, 50000000 };
@@ -945,6 +974,7 @@ static notrace void *fl_main(void *arg)
 		} else {
 			fl_cache_names();
 		}
+		fl_refine_header();
 		if (atomic_exchange_explicit(&fl_snap_req, 0, memory_order_acquire))
 			fl_snapshot(NULL);
 		/* acquire: pairs with fdr_flush_request_trigger() */
@@ -986,10 +1016,14 @@ static notrace void *fl_main(void *arg)
 
 /*
  * Start the flush thread and wait (at most 2 s) until it has written the
- * start records, so that they come before any record a hook can write.
+ * start records, so that they come before any record a hook can write. A
+ * futex wait, woken by fl_main(): sleeping in 50 us steps cost up to 4 ms
+ * of every process's start on a VM whose short sleeps overshoot.
  */
 static notrace int fl_spawn(bool forked)
 {
+	int saved = errno;	/* a fork child's caller sees fork()'s errno */
+	struct timespec now, end;
 	sigset_t all, old;
 	int err;
 
@@ -1001,13 +1035,24 @@ static notrace int fl_spawn(bool forked)
 	if (err)
 		return -err;
 	fl_running = true;
-	for (unsigned i = 0; i < 40000; i++) {
-		struct timespec ts = { 0, 50000 };
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 2;
+	while (!atomic_load_explicit(&fl_started, memory_order_acquire)) {
+		struct timespec left;
 
-		if (atomic_load_explicit(&fl_started, memory_order_acquire))
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = end.tv_sec - now.tv_sec;
+		left.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_nsec += 1000000000;
+			left.tv_sec--;
+		}
+		if (left.tv_sec < 0)
 			break;
-		nanosleep(&ts, NULL);
+		/* returns at once when fl_started is no longer 0 */
+		syscall(SYS_futex, &fl_started, FUTEX_WAIT_PRIVATE, 0, &left, NULL, 0);
 	}
+	errno = saved;
 	return 0;
 }
 

@@ -421,7 +421,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 	uint8_t p[128];
 	size_t n, crash_len = 0;
 	uint32_t depth;
-	uint64_t fault = 0;
+	uint64_t fault = 0, freq;
 
 	if (sig) {
 		/* where it died, innermost frame first, before anything else runs */
@@ -470,13 +470,15 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 		fdr_rtbuf_add_drops(rb, 0, rec, bufs);
 	}
 	fdr_rtbuf_flush(rb);
+	freq = fdr_clock_refine();	/* over the run, as a normal close */
 	n = fdr_ext_close(p, sizeof(p), sig ? FDRTRACE_CLOSE_SIGNAL : FDRTRACE_CLOSE_EXIT,
 			  fdr_totals.records,
 			  fdr_totals.records_dropped, fdr_totals.buffers, fdr_totals.buffers_dropped,
-			  fdr_threads_seen(), fdr_clock.freq, lc_realtime_ns());
+			  fdr_threads_seen(), freq, lc_realtime_ns());
 	if (n)
 		fdr_rtbuf_add(rb, p, n);
 	fdr_rtbuf_flush(rb);
+	fdr_file_patch_freq(freq);
 	fdr_file_trim();	/* the process dies: no more writes to reserve blocks for */
 	fdr_file_unlock();
 }

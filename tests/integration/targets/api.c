@@ -9,6 +9,7 @@
  *                  exit); prints the children's pids
  *   api interval   work, sleep, one call, sleep: with flush_interval_ms the
  *                  partial buffer is in the file before exit; prints its size
+ *   api for MS     work and 1 ms naps for MS milliseconds
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -121,6 +122,16 @@ int main(int argc, char **argv)
 		leaf(0);	/* the next call hands the partial buffer over */
 		nap(150);
 		printf("before %ld after %ld\n", before, trace_size());
+	} else if (!strcmp(mode, "for") && argc > 2) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		do {
+			work();
+			nap(1);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+		} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 <
+			 atol(argv[2]));
 	}
 	printf("ok %s\n", mode);
 	return 0;
