@@ -264,7 +264,7 @@ Test(clock, refined_frequency_matches_monotonic_raw_within_0_1_percent, .timeout
 	cr_assert_lt(err < 0 ? -err : err, 0.001, "interval error %.6f", err);
 	if (fdr_clock.freq_source == FDRTRACE_FREQ_CALIBRATED)
 		cr_assert_lt(init_err < 0 ? -init_err : init_err, 0.001,
-			     "the 20 ms calibration is already within 0.1%%: %.6f", init_err);
+			     "the 2.5 ms calibration is already within 0.1%%: %.6f", init_err);
 }
 
 Test(clock, init_and_refine_never_allocate)
