@@ -216,21 +216,50 @@ static const char *const lc_lost_why[FDRTRACE_DROP_REASON_COUNT] = {
 	[FDRTRACE_DROP_IO_ERROR] = "the file refused them",
 };
 
+__extension__ typedef unsigned __int128 lc_u128;
+
+/* A line built without stdio: lc_exit_line() runs in _exit's dump too, maybe in a handler. */
+struct lc_line {
+	size_t n;
+	char buf[1024];
+};
+
+static notrace void ll_str(struct lc_line *l, const char *s)
+{
+	while (*s && l->n < sizeof(l->buf) - 1)
+		l->buf[l->n++] = *s++;
+}
+
+static notrace void ll_u64(struct lc_line *l, uint64_t v)
+{
+	char d[20];
+	int i = 0;
+
+	do
+		d[i++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (i && l->n < sizeof(l->buf) - 1)
+		l->buf[l->n++] = d[--i];
+}
+
 /*
  * "fdrtrace: FILE: N records, M lost (why; remedy)": records left out on
  * purpose (filter, exclude, max_depth, func_duration_threshold_us) are
  * named as such, never as lost; on_full=wait adds the time spent waiting.
+ * Async-signal-safe (fdr_say_raw()).
  */
 static notrace void lc_exit_line(void)
 {
 	const uint64_t *by = fdr_totals.dropped_by;
 	uint64_t lost = 0, wait = atomic_load_explicit(&fdr_wait_ticks, memory_order_relaxed);
 	unsigned reasons = 0;
-	char line[1024];
-	int n;
+	struct lc_line l = { 0 };
 
+	ll_str(&l, "fdrtrace: ");
+	ll_str(&l, fdr_path);
 	if (fdr_totals.records == 0 && fdr_totals.records_dropped == 0) {
-		fdr_say("fdrtrace: %s: empty run: 0 records\n", fdr_path);
+		ll_str(&l, ": empty run: 0 records\n");
+		fdr_say_raw(l.buf, l.n);
 		return;
 	}
 	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
@@ -239,34 +268,54 @@ static notrace void lc_exit_line(void)
 		lost += by[r];
 		reasons++;
 	}
-	n = snprintf(line, sizeof(line), "fdrtrace: %s: %llu records, %llu lost", fdr_path,
-		     (unsigned long long)fdr_totals.records, (unsigned long long)lost);
-	for (unsigned r = 1, i = 0; r < FDRTRACE_DROP_REASON_COUNT && n < (int)sizeof(line); r++) {
+	ll_str(&l, ": ");
+	ll_u64(&l, fdr_totals.records);
+	ll_str(&l, " records, ");
+	ll_u64(&l, lost);
+	ll_str(&l, " lost");
+	for (unsigned r = 1, i = 0; r < FDRTRACE_DROP_REASON_COUNT; r++) {
 		if (r == FDRTRACE_DROP_FILTERED || !by[r] || !lc_lost_why[r])
 			continue;
-		if (reasons == 1)
-			n += snprintf(line + n, sizeof(line) - n, " (%s)", lc_lost_why[r]);
-		else
-			n += snprintf(line + n, sizeof(line) - n, "%s%llu %s%s", i ? "; " : " (",
-				      (unsigned long long)by[r], lc_lost_why[r],
-				      i + 1 == reasons ? ")" : "");
-		i++;
+		ll_str(&l, i ? "; " : " (");
+		if (reasons > 1) {
+			ll_u64(&l, by[r]);
+			ll_str(&l, " ");
+		}
+		ll_str(&l, lc_lost_why[r]);
+		if (++i == reasons)
+			ll_str(&l, ")");
 	}
-	if (by[FDRTRACE_DROP_FILTERED] && n < (int)sizeof(line))
-		n += snprintf(line + n, sizeof(line) - n, ", %llu left out on purpose by%s%s%s%s",
-			      (unsigned long long)by[FDRTRACE_DROP_FILTERED],
-			      fdr_cfg.filter[0] || fdr_cfg.exclude[0] ? " filter/exclude" : "",
-			      fdr_cfg.max_depth ? " max_depth" : "",
-			      fdr_cfg.func_duration_threshold_us ? " func_duration_threshold_us" : "",
-			      fdr_cfg.filter[0] || fdr_cfg.exclude[0] || fdr_cfg.max_depth ||
-			      fdr_cfg.func_duration_threshold_us ? "" : " the runtime");
-	if (wait && fdr_clock.freq && n < (int)sizeof(line))
-		n += snprintf(line + n, sizeof(line) - n,
-			      "; threads waited %.3f s for free buffers (on_full=wait)",
-			      (double)wait / (double)fdr_clock.freq);
-	if (n >= (int)sizeof(line))
-		n = (int)sizeof(line) - 1;
-	fdr_say("%.*s\n", n, line);
+	if (by[FDRTRACE_DROP_FILTERED]) {
+		bool named = fdr_cfg.filter[0] || fdr_cfg.exclude[0] || fdr_cfg.max_depth ||
+			     fdr_cfg.func_duration_threshold_us;
+
+		ll_str(&l, ", ");
+		ll_u64(&l, by[FDRTRACE_DROP_FILTERED]);
+		ll_str(&l, " left out on purpose by");
+		if (fdr_cfg.filter[0] || fdr_cfg.exclude[0])
+			ll_str(&l, " filter/exclude");
+		if (fdr_cfg.max_depth)
+			ll_str(&l, " max_depth");
+		if (fdr_cfg.func_duration_threshold_us)
+			ll_str(&l, " func_duration_threshold_us");
+		if (!named)
+			ll_str(&l, " the runtime");
+	}
+	if (wait && fdr_clock.freq) {
+		/* milliseconds, rounded: "%.3f s" without floating point */
+		uint64_t ms = (uint64_t)(((lc_u128)wait * 1000 + fdr_clock.freq / 2) /
+					 fdr_clock.freq);
+
+		ll_str(&l, "; threads waited ");
+		ll_u64(&l, ms / 1000);
+		ll_str(&l, ms % 1000 < 100 ? (ms % 1000 < 10 ? ".00" : ".0") : ".");
+		ll_u64(&l, ms % 1000);
+		ll_str(&l, " s for free buffers (on_full=wait)");
+	}
+	ll_str(&l, "\n");
+	if (l.buf[l.n - 1] != '\n')
+		l.buf[l.n - 1] = '\n';	/* cut: still one line */
+	fdr_say_raw(l.buf, l.n);
 }
 
 static _Atomic bool lc_dumped;	/* the dump of _exit (lc_exit_now()) is written */
@@ -535,6 +584,9 @@ static notrace __attribute__((noreturn)) void lc_exit_now(int status)
 							   memory_order_relaxed)) {
 		atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
 		lc_dump(0, NULL, NULL);
+		/* as exit() does (lc_dump() made the totals), before a waiting exit() goes on */
+		if (fdr_cfg.verbosity >= 1 && fdr_file_created() && !fdr_file_failed())
+			lc_exit_line();
 		atomic_store_explicit(&lc_dumped, true, memory_order_release);
 	} else {
 		lc_wait_closing();

@@ -150,6 +150,14 @@ Test(early_crash, quick_exit_closes_the_trace_with_every_record)
 	cr_expect_eq(t.close_records, t.func_records);
 	cr_expect_eq(t.unmatched, 0);
 	assert_cut_trace_names_everything(&t, "_exit");
+	{
+		/* and says so, as exit() does: "fdrtrace: PATH: N records, M lost..." */
+		char line[700];
+
+		snprintf(line, sizeof(line), "fdrtrace: %s: %llu records, %llu lost", paths[0],
+			 (unsigned long long)t.func_records, (unsigned long long)t.close_dropped);
+		cr_expect(strstr(r.err, line), "no exit line '%s' in: %s", line, r.err);
+	}
 	tc_free(&t);
 	tc_done(&r);
 }
