@@ -319,6 +319,7 @@ static notrace void lc_exit_line(void)
 }
 
 static _Atomic bool lc_dumped;	/* the dump of _exit (lc_exit_now()) is written */
+static _Atomic pid_t lc_closer;	/* the thread that took the phase to FINISHING or DYING */
 
 /*
  * Another thread is closing the trace (exit(), _exit, a fatal signal):
@@ -349,6 +350,7 @@ static notrace void lc_finish(uint8_t how)
 		lc_wait_closing();
 		return;
 	}
+	atomic_store_explicit(&lc_closer, (pid_t)syscall(SYS_gettid), memory_order_relaxed);
 	atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
 	/*
 	 * Snapshot nodes are allocated before any slot is locked: an owner
@@ -537,10 +539,23 @@ static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
 	int saved_errno = errno;
 	int expect = FDR_PHASE_RECORDING;
 
-	if (atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_DYING,
-						    memory_order_acq_rel, memory_order_relaxed)) {
+	if ((pid_t)syscall(SYS_getpid) != fdr_pid) {
+		/* a vfork child (its memory is ours): not its trace to write */
+	} else if (atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_DYING,
+							   memory_order_acq_rel,
+							   memory_order_relaxed)) {
+		atomic_store_explicit(&lc_closer, (pid_t)syscall(SYS_gettid), memory_order_relaxed);
 		atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
 		lc_dump(sig, info, uc);
+		/* lc_dumped stays false: an exit() waiting in another thread is ended by this signal */
+	} else if (atomic_load_explicit(&lc_closer, memory_order_relaxed) !=
+		   (pid_t)syscall(SYS_gettid)) {
+		/*
+		 * Another thread closes the trace (exit(), _exit, another
+		 * crash): dying now would cut its writes. Wait for it, 2 s at
+		 * most; the closer itself (a crash inside the close) goes on.
+		 */
+		lc_wait_closing();
 	}
 	/*
 	 * Take the signal's normal course: the previous disposition (the
@@ -582,6 +597,7 @@ static notrace __attribute__((noreturn)) void lc_exit_now(int status)
 	} else if (atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_DYING,
 							   memory_order_acq_rel,
 							   memory_order_relaxed)) {
+		atomic_store_explicit(&lc_closer, (pid_t)syscall(SYS_gettid), memory_order_relaxed);
 		atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
 		lc_dump(0, NULL, NULL);
 		/* as exit() does (lc_dump() made the totals), before a waiting exit() goes on */

@@ -202,6 +202,46 @@ Test(early_crash, exit_and__exit_at_once_leave_a_closed_trace)
 }
 
 /*
+ * A thread crashes (SIGSEGV) while main calls exit(), at about the same
+ * moment (main's sleep of 0 to 6 ms): a crash while exit() closes the trace
+ * waits for it (2 s at most) before taking its course, and exit() waits for
+ * a crash's dump, so the trace is whole and closed every time. Before, a
+ * crash during exit()'s close killed the process in the middle of it.
+ */
+Test(early_crash, exit_and_a_crash_at_once_leave_a_closed_trace, .timeout = 120)
+{
+	int closed = 0, runs = 0;
+
+	for (int round = 0; round < 3; round++)
+		for (int ms = 0; ms <= 6; ms++) {
+			char arg[16], paths[2][512];
+			const char *argv[] = { TARGET, "crash_race", arg, NULL };
+			const char *env[] = { MODE_ON, NULL };
+			struct tc_run r;
+			struct tc_trace t;
+
+			snprintf(arg, sizeof(arg), "%d", ms);
+			tc_run(&r, argv, env);
+			cr_expect((WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) ||
+				  (WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV),
+				  "%d ms: status 0x%x", ms, r.status);
+			if (tc_find_traces(&r, paths, 2) == 1) {
+				tc_read(paths[0], &t);
+				cr_expect(t.ok, "%d ms: %s", ms, t.error);
+				cr_expect(t.closed, "%d ms: no close marker (status 0x%x)", ms,
+					  r.status);
+				cr_expect_eq(t.close_records, t.func_records, "%d ms", ms);
+				closed += t.ok && t.closed;
+				runs++;
+				tc_free(&t);
+			}
+			tc_done(&r);
+		}
+	cr_expect_eq(closed, runs, "%d of %d traces closed", closed, runs);
+	cr_expect_gt(runs, 0);
+}
+
+/*
  * The program closes its standard error, as xz does, and opens a file that
  * takes descriptor 2: the runtime's exit line must not land in that file
  * (it was not the standard error the runtime started with). The trace is

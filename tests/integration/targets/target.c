@@ -22,6 +22,8 @@
  *   target exit_race MS     a thread works then calls _exit(3) while main
  *                           works, sleeps MS ms and calls exit(0): both close
  *                           the trace, at about the same moment
+ *   target crash_race MS    as exit_race, the thread crashing (SIGSEGV)
+ *                           instead of calling _exit
  *   target stderr_reused F  work; close standard error, open F (which takes
  *                           descriptor 2), write "data\n" to it, exit
  */
@@ -75,6 +77,17 @@ static void *exit_race_thread(void *arg)
 	for (int i = 0; i < 20; i++)
 		work();
 	_exit(3);
+}
+
+static int *volatile crash_at;	/* NULL */
+
+static void *crash_race_thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 20; i++)
+		work();
+	*crash_at = 1;	/* SIGSEGV */
+	return NULL;
 }
 
 static void *thread_main(void *arg)
@@ -232,6 +245,13 @@ int main(int argc, char **argv)
 		pthread_t th;
 
 		pthread_create(&th, NULL, exit_race_thread, NULL);
+		work();
+		usleep((useconds_t)n * 1000);
+		exit(0);
+	} else if (!strcmp(mode, "crash_race")) {
+		pthread_t th;
+
+		pthread_create(&th, NULL, crash_race_thread, NULL);
 		work();
 		usleep((useconds_t)n * 1000);
 		exit(0);
