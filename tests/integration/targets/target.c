@@ -241,17 +241,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "spin")) {
 		for (;;)
 			work();
-	} else if (!strcmp(mode, "exit_race")) {
+	} else if (!strcmp(mode, "exit_race") || !strcmp(mode, "crash_race")) {
 		pthread_t th;
 
-		pthread_create(&th, NULL, exit_race_thread, NULL);
-		work();
-		usleep((useconds_t)n * 1000);
-		exit(0);
-	} else if (!strcmp(mode, "crash_race")) {
-		pthread_t th;
-
-		pthread_create(&th, NULL, crash_race_thread, NULL);
+		pthread_create(&th, NULL, mode[0] == 'e' ? exit_race_thread : crash_race_thread,
+			       NULL);
 		work();
 		usleep((useconds_t)n * 1000);
 		exit(0);
