@@ -22,6 +22,14 @@
 #            every command within 32 MiB of address space plus 512 bytes a
 #            function, or 1 KiB a thread (ulimit -v; they took 340 MB and
 #            100 MB before)
+#   class 3  5,000 nested calls: replay indents 200 levels at most (deeper
+#            lines say "[level N]"), stack folds calls deeper than 1,000
+#            levels into one frame that counts them: their output grew with
+#            the square of the depth (50,000 levels: 5 GB and > 3 GB)
+#   class 3  300,000 functions all named "f" (one slot of the name hash per
+#            name): every command within 60 s, a hang guard 100 times what
+#            they take (a walk past every namesake per function took 15 s
+#            at 80,000; 4 minutes at 300,000)
 #   class 3  40 threads one after another, each with 20,000 calls inside
 #            one (as sqlite's sorting threads): convert, both formats,
 #            within 32 MiB and with every call (convert kept each thread's
@@ -61,9 +69,21 @@ awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buff
 		print "fun ent id=1 delta=1"
 		for (i = 0; i < 20000; i++) { print "fun ent id=2 delta=1"; print "fun exi id=2 delta=1" }
 		print "fun exi id=1 delta=1" } }' >sorters.txt
+awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=1048576"
+	print "buf ext size=auto"; print "buf new tid=1"; print "buf wal sec=1 usec=0"
+	print "cpu new cpu=0 tsc=1000"
+	for (i = 1; i <= 5000; i++) print "fun ent id=" i % 7 + 1 " delta=1"
+	for (i = 5000; i >= 1; i--) print "fun exi id=" i % 7 + 1 " delta=2" }' >deep.txt
+awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=16777216"
+	print "buf ext size=auto"; print "buf new tid=1"; print "buf wal sec=1 usec=0"
+	print "cpu new cpu=0 tsc=1000"
+	for (i = 1; i <= 300000; i++)
+		printf "ext func func_id=%d address=0x%x module_id=1 name=\"f\"\n", i, 4096 + i
+	for (i = 1; i <= 300000; i++) { print "fun ent id=" i " delta=1"; print "fun exi id=" i " delta=1" } }' >samename.txt
 "$fdr" assemble fns.txt -o fns.fdr && "$fdr" assemble threads.txt -o threads.fdr &&
-	"$fdr" assemble sorters.txt -o sorters.fdr || fail "assemble generated"
-rm -f fns.txt threads.txt sorters.txt
+	"$fdr" assemble sorters.txt -o sorters.fdr && "$fdr" assemble deep.txt -o deep.fdr &&
+	"$fdr" assemble samename.txt -o samename.fdr || fail "assemble generated"
+rm -f fns.txt threads.txt sorters.txt deep.txt samename.txt
 # One v5 buffer: a 64-byte preamble, then 2^20 (entry, exit) pairs of id 1.
 printf 'hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096\nbuf ext size=%d\nbuf new tid=1\nbuf wal sec=1 usec=0\nbuf pid pid=1\ncpu new cpu=0 tsc=1000\n' \
 	$((64 + (16 << 20))) >big.txt
@@ -183,6 +203,32 @@ sys.exit(0 if "caf\u00e9\U0001F600'"'"'q" in [e["function-name"] for e in m] els
 		[ "$early" = "$b" ] ||
 		fail "$path: sorters.chrome: $x complete, $b begin ($early unknown when written), $e end events, $never never ended; want $((40 * 20001)) calls, all ended"
 	[ $fails = $before ] && ok "$path: 40 threads that each fill the start-order window, in bounded memory"
+
+	before=$fails
+	"$fdr" replay -q deep.fdr >deep.replay || fail "$path: replay of 5000 nested calls"
+	lines=$(wc -l <deep.replay) longest=$(awk '{ if (length > m) m = length } END { print m }' deep.replay)
+	[ "$lines" = 10000 ] && [ "$longest" -lt 600 ] &&
+		grep -q '^ .*|  *\[level 201\] #' deep.replay && grep -q '\[level 4999\] #3();' deep.replay &&
+		! grep -q '\[level 200\]' deep.replay ||
+		fail "$path: replay of 5000 nested calls: $lines lines (want 10000: a header, 4999 openings and closings, one leaf), the longest $longest bytes (want < 600, levels past 200 marked)"
+	"$fdr" stack -q -c deep.fdr >deep.stack 2>err || fail "$path: stack of 5000 nested calls"
+	lines=$(wc -l <deep.stack) folded=$(grep -c '^\([^;]*;\)\{1000\}\[calls deeper than 1000 levels\] 4000$' deep.stack)
+	[ "$lines" = 1001 ] && [ "$folded" = 1 ] ||
+		fail "$path: stack -c of 5000 nested calls: $lines lines (want 1001), $folded folded frame at level 1001 counting 4000 calls (want 1)"
+	"$fdr" stack deep.fdr 2>err >/dev/null
+	grep -q 'calls deeper than 1000 levels are folded into one frame' err ||
+		fail "$path: stack does not say it folded the calls deeper than 1000 levels"
+	[ $fails = $before ] && ok "$path: 5000 nested calls: replay and stack output bounded, marked"
+
+	before=$fails
+	for cmd in account stack graph replay convert "convert --format perfetto" extract-map; do
+		q=-q; [ "$cmd" = extract-map ] && q=
+		timeout 60 "$fdr" $cmd $q samename.fdr >/dev/null 2>&1 ||
+			fail "$path: $cmd on 300000 functions named f: failed or over 60 s"
+	done
+	"$fdr" account -q samename.fdr | grep -q 'f (#300000)$' ||
+		fail "$path: account does not tell 300000 functions named f apart"
+	[ $fails = $before ] && ok "$path: 300000 functions of one name"
 done
 
 echo "$fails failed"

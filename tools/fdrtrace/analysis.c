@@ -237,7 +237,22 @@ static int an_name_hash_grow(struct analysis *a)
 	return 0;
 }
 
-/* Enter @f (its base just made) in the name hash; mark it and its namesakes. */
+/* The slot of the name hash whose functions are named @base, or the empty one it would take. */
+static uint32_t an_name_slot(const struct analysis *a, const char *base)
+{
+	uint32_t j = (uint32_t)an_str_hash(base) & (a->name_hash_cap - 1);
+	struct an_func *g;
+
+	while ((g = a->name_hash[j]) && (g == AN_NAME_GONE || strcmp(g->base, base) != 0))
+		j = (j + 1) & (a->name_hash_cap - 1);
+	return j;
+}
+
+/*
+ * Enter @f (its base just made) in the name hash; mark it and its namesakes.
+ * One slot per name, its functions chained: a name shared by 80,000
+ * functions took a walk past all of them per function (15 s).
+ */
 static void an_name_enter(struct analysis *a, struct an_func *f)
 {
 	struct an_func *g;
@@ -245,14 +260,17 @@ static void an_name_enter(struct analysis *a, struct an_func *f)
 
 	if ((a->n_named + 1) * 2 > a->name_hash_cap && an_name_hash_grow(a))
 		return;
-	j = (uint32_t)an_str_hash(f->base) & (a->name_hash_cap - 1);
-	while ((g = a->name_hash[j])) {
-		if (g != AN_NAME_GONE && strcmp(g->base, f->base) == 0)
-			g->collides = f->collides = true;
-		j = (j + 1) & (a->name_hash_cap - 1);
+	j = an_name_slot(a, f->base);
+	g = a->name_hash[j];
+	if (g) {
+		/* the older ones were marked when the second came */
+		g->collides = f->collides = true;
+		f->same_next = g;
+		g->same_prev = f;
+	} else {
+		a->n_named++;
 	}
 	a->name_hash[j] = f;
-	a->n_named++;
 }
 
 /* Take @f out of the name hash (its name is about to change). */
@@ -262,14 +280,16 @@ static void an_name_leave(struct analysis *a, struct an_func *f)
 
 	if (!f->base || !a->name_hash_cap)
 		return;
-	j = (uint32_t)an_str_hash(f->base) & (a->name_hash_cap - 1);
-	while (a->name_hash[j]) {
-		if (a->name_hash[j] == f) {
-			a->name_hash[j] = AN_NAME_GONE;
-			return;
-		}
-		j = (j + 1) & (a->name_hash_cap - 1);
+	if (f->same_prev) {
+		f->same_prev->same_next = f->same_next;
+	} else {
+		j = an_name_slot(a, f->base);
+		if (a->name_hash[j] == f)
+			a->name_hash[j] = f->same_next ? f->same_next : AN_NAME_GONE;
 	}
+	if (f->same_next)
+		f->same_next->same_prev = f->same_prev;
+	f->same_next = f->same_prev = NULL;
 }
 
 /* The printable name without location, made once. */

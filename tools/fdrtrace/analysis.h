@@ -88,6 +88,8 @@
  *	first use (the same pointer as @base when there is nothing to add)
  * @base_len: strlen(@base): @display starts with it
  * @collides: another function of the trace has the same @base
+ * @same_next, @same_prev: the other functions with the same @base (the
+ *	name hash's chain; analysis.c)
  * @name_gen: bumped when a record names the function after it was named
  *	(its @base and @display are then made again): a command that keeps
  *	a name of its own made from them compares it
@@ -106,6 +108,7 @@ struct an_func {
 	uint32_t base_len;
 	uint32_t name_gen;
 	bool collides;
+	struct an_func *same_next, *same_prev;
 	uint64_t calls, sum, self, min, max;
 	uint64_t spanning;
 	struct hist hist;
@@ -293,7 +296,10 @@ struct analysis {
 	uint32_t n_mods, mods_cap;
 	struct nstack ns;	/* the modules again, for native stacks' frames */
 
-	/* names: the ELF files, the map, and base name -> function (collisions) */
+	/*
+	 * names: the ELF files, the map, and base name -> the functions with
+	 * that name (the newest, chained by same_next: collisions)
+	 */
 	struct sym_ctx *sym;
 	struct xmap xmap;
 	struct an_func **name_hash;

@@ -125,11 +125,24 @@ struct ch_name {
 #define CH_X_HEAD ",\n{\"name\":"
 #define CH_X_TAIL ",\"cat\":\"function\",\"ph\":\"X\",\"ts\":"
 
+/* The bytes ch_json() writes for @s, quotes included. */
+static size_t ch_json_len(const char *s)
+{
+	size_t n = 2;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		n += c == '"' || c == '\\' ? 2 : c < 0x20 ? 6 : 1;
+	}
+	return n;
+}
+
 static const struct ch_name *ch_name(struct analysis *a, struct an_func *fn)
 {
 	struct ch_name *q;
 	const char *s;
-	size_t room;
+	size_t len, x_len, room;
 	char *x;
 
 	if (fn->uptr)
@@ -137,9 +150,17 @@ static const struct ch_name *ch_name(struct analysis *a, struct an_func *fn)
 	s = an_func_name(a, fn);
 	if (strlen(s) > CV_OUT_SIZE / 8)
 		s = "?";
-	room = strlen(s) * 6 + 3 + CH_NAME_SLACK;
-	/* ch_complete() reads CH_X_FAST bytes of a short start */
-	q = malloc(sizeof(*q) + 2 * room + sizeof(CH_X_HEAD) + sizeof(CH_X_TAIL) + CH_X_FAST);
+	len = ch_json_len(s);
+	x_len = sizeof(CH_X_HEAD) - 1 + len + sizeof(CH_X_TAIL) - 1;
+	/*
+	 * Exactly what is read: the name's 16-byte copies (within its slack),
+	 * and the start's (CH_X_FAST bytes of a short one, from its second
+	 * byte for the first event; 16-byte copies of a long one): 170 bytes
+	 * for a short name, where the worst case of every byte escaped took
+	 * 256 and more (400,000 functions: 540 bytes each in convert).
+	 */
+	room = x_len + CH_NAME_SLACK > CH_X_FAST + 1 ? x_len + CH_NAME_SLACK : CH_X_FAST + 1;
+	q = malloc(sizeof(*q) + len + CH_NAME_SLACK + room);
 	if (!q)
 		return NULL;
 	q->len = (size_t)(ch_json(q->text, s) - q->text);

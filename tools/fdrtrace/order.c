@@ -35,7 +35,7 @@ void ord_init(struct ord *o, const struct ord_writer *wr, void *w, bool split)
 
 bool ord_ends_grow(struct ord *o, struct ord_queue *q)
 {
-	uint32_t cap = q->ends_cap ? q->ends_cap * 2 : 16;	/* 256 bytes */
+	uint32_t cap = q->ends_cap ? q->ends_cap * 2 : 4;	/* 64 bytes */
 	struct ord_end *n = realloc(q->ends, cap * sizeof(*n));
 
 	if (!n) {
@@ -122,7 +122,7 @@ static void ord_bound(struct ord *o, struct analysis *a, struct an_thread *t, st
 static struct ord_item *ord_push(struct ord *o, struct ord_queue *q)
 {
 	if (q->tail - q->head == q->cap) {
-		uint32_t cap = q->cap ? q->cap * 2 : 8;	/* 384 bytes: 40,000 threads fit 1 KiB each */
+		uint32_t cap = q->cap ? q->cap * 2 : 4;	/* 224 bytes: a thread within 1 KiB */
 		struct ord_item *n = malloc(cap * sizeof(*n));
 		uint64_t s;
 

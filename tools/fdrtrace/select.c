@@ -91,7 +91,7 @@ struct sel_frame *sel_enter_slow(struct sel *s, struct analysis *a, struct an_th
 		s->inline_ok = s->plain;
 	}
 	if (d > st->cap) {
-		uint32_t cap = st->cap ? st->cap * 2 : 8;	/* 256 bytes a thread to start */
+		uint32_t cap = st->cap ? st->cap * 2 : 4;	/* 128 bytes a thread to start */
 		struct sel_frame *n;
 
 		while (cap < d)
