@@ -8,6 +8,8 @@
 #   class 4  names.txt: names that are not UTF-8; every output of every
 #            command is valid UTF-8, the Chrome JSON and the XRay YAML parse
 #            (YAML with python3-yaml when installed), valid names survive
+#   class 5  damaged-open.txt: calls open where the trace is damaged: replay
+#            shows them, closed with "end lost with records"
 #   class 5  unfinished.txt: two calls entered, none completed: replay shows
 #            both, closed with "did not return"
 #   class 8  unfinished.txt: graph with no completed call exits 0 (under
@@ -92,7 +94,7 @@ printf '\x10\x00\x00\x00\x01\x00\x00\x00\x12\x00\x00\x00\x03\x00\x00\x00' >pairs
 for i in $(seq 20); do cat pairs pairs >pairs2 && mv pairs2 pairs; done
 cat pairs >>big.fdr && rm -f pairs
 
-for t in unfinished names offsets offsets-order; do
+for t in unfinished damaged-open names offsets offsets-order; do
 	"$fdr" assemble "$dir/$t.txt" -o "$t.fdr" || { fail "assemble $t"; continue; }
 done
 
@@ -110,6 +112,17 @@ for path in fast reader; do
 W
 	if cmp -s replay.want replay.out; then ok "$path: replay shows calls that never returned"
 	else fail "$path: replay shows calls that never returned"; diff replay.want replay.out; fi
+	"$fdr" replay -q damaged-open.fdr >replay.out 2>/dev/null
+	cat >replay.want <<'W'
+#    DURATION        TID   FUNCTION
+              [      1] | #1() {
+     5.000 ns [      1] |   #2();
+              [      1] |   #3() {
+              [      1] |   } /* #3: end lost with records */
+              [      1] | } /* #1: end lost with records */
+W
+	if cmp -s replay.want replay.out; then ok "$path: replay shows calls whose end was lost"
+	else fail "$path: replay shows calls whose end was lost"; diff replay.want replay.out; fi
 	# ... also under a threshold (their duration is unknown)
 	if [ "$("$fdr" replay -q -t 1s unfinished.fdr | grep -c 'did not return')" = 2 ]; then
 		ok "$path: replay -t keeps calls that never returned"

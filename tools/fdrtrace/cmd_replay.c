@@ -82,6 +82,7 @@ static const struct rp_affix rp_leaf_unwound_end = RP_AFFIX_OF("; /* ended by an
 static const struct rp_affix rp_close_end = RP_AFFIX_OF(" */\n");
 static const struct rp_affix rp_close_unwound_end = RP_AFFIX_OF(" */ /* ended by an outer exit */\n");
 static const struct rp_affix rp_never_end = RP_AFFIX_OF(": did not return */\n");
+static const struct rp_affix rp_lost_end = RP_AFFIX_OF(": end lost with records */\n");
 
 static const char rp_blanks[32] = "                                ";
 
@@ -511,8 +512,12 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	}
 }
 
-/* A call that never ended: close its opening line, if it was printed. */
-static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+/*
+ * A call whose end is not in the trace: close its opening line with @end,
+ * opening it (and its shown callers) first if nothing under it completed.
+ */
+static void rp_endless(struct analysis *a, struct an_thread *t, const struct an_frame *f,
+		       const struct rp_affix *end)
 {
 	struct rp *rp = a->ctx;
 	struct sel_frame *s = sel_frame(&rp->sel, t, t->depth);
@@ -523,7 +528,7 @@ static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct 
 		/* as below, every call shown: opened here when it is not yet */
 		rp_open_ancestors(rp, a, t, t->depth);
 		name = rp_text(a, f->fn, false, &len);
-		rp_line(rp, a, t, false, 0, t->depth - 1, &rp_close, name, len, &rp_never_end);
+		rp_line(rp, a, t, false, 0, t->depth - 1, &rp_close, name, len, end);
 		return;
 	}
 	if (!s)
@@ -538,7 +543,19 @@ static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct 
 	if (!(s->user & RP_OPENED))
 		return;
 	name = rp_text(a, f->fn, false, &len);
-	rp_line(rp, a, t, false, 0, s->level, &rp_close, name, len, &rp_never_end);
+	rp_line(rp, a, t, false, 0, s->level, &rp_close, name, len, end);
+}
+
+/* A call that never ended (open when the trace ended). */
+static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+{
+	rp_endless(a, t, f, &rp_never_end);
+}
+
+/* A call whose exit was lost with damaged or cut records: its end is unknown. */
+static void rp_dropped(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+{
+	rp_endless(a, t, f, &rp_lost_end);
 }
 
 /* A gap: where it is, how many records, how long; the calls open here are not timed. */
@@ -582,6 +599,7 @@ static const struct an_ops rp_ops = {
 	.exit = rp_exit,
 	.event = rp_event,
 	.unfinished = rp_unfinished,
+	.dropped = rp_dropped,
 	.native = rp_native,
 	.gap = rp_gap,
 	.wait = rp_wait,
@@ -593,6 +611,7 @@ static const struct an_ops rp_plain_ops = {
 	.exit = rp_exit_plain,
 	.event = rp_event,
 	.unfinished = rp_unfinished,
+	.dropped = rp_dropped,
 	.native = rp_native,
 	.gap = rp_gap,
 	.wait = rp_wait,
