@@ -32,6 +32,11 @@
 #            name): every command within 60 s, a hang guard 100 times what
 #            they take (a walk past every namesake per function took 15 s
 #            at 80,000; 4 minutes at 300,000)
+#   class 3  400,000 nested entries, then 400,000 exits of another id: every
+#            command within a 60 s hang guard (each exit walked the whole
+#            stack: 5 s at 100,000, 80 s at 400,000); and on a 300-deep
+#            stack, exits of ids not on it and an exit that unwinds all of
+#            it (past the 64 frames walked first) counted exactly
 #   class 3  40 threads one after another, each with 20,000 calls inside
 #            one (as sqlite's sorting threads): convert, both formats,
 #            within 32 MiB and with every call (convert kept each thread's
@@ -82,6 +87,22 @@ awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buff
 	for (i = 1; i <= 300000; i++)
 		printf "ext func func_id=%d address=0x%x module_id=1 name=\"f\"\n", i, 4096 + i
 	for (i = 1; i <= 300000; i++) { print "fun ent id=" i " delta=1"; print "fun exi id=" i " delta=1" } }' >samename.txt
+awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=16777216"
+	print "buf ext size=auto"; print "buf new tid=1"; print "buf wal sec=1 usec=0"
+	print "cpu new cpu=0 tsc=1000"
+	for (i = 0; i < 400000; i++) print "fun ent id=1 delta=1"
+	for (i = 0; i < 400000; i++) print "fun exi id=2 delta=1" }' >unmatched.txt
+# A call of id 7, 299 nested calls of ids 1..5 in it, 50 exits of id 9 (on
+# no stack), then the exit of 7: it closes the 299 frames above it too
+awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=65536"
+	print "buf ext size=auto"; print "buf new tid=1"; print "buf wal sec=1 usec=0"
+	print "cpu new cpu=0 tsc=1000"; print "fun ent id=7 delta=1"
+	for (i = 0; i < 299; i++) print "fun ent id=" i % 5 + 1 " delta=1"
+	for (i = 0; i < 50; i++) print "fun exi id=9 delta=1"
+	print "fun exi id=7 delta=1" }' >unwind.txt
+"$fdr" assemble unmatched.txt -o unmatched.fdr && "$fdr" assemble unwind.txt -o unwind.fdr ||
+	fail "assemble unmatched, unwind"
+rm -f unmatched.txt unwind.txt
 "$fdr" assemble fns.txt -o fns.fdr && "$fdr" assemble threads.txt -o threads.fdr &&
 	"$fdr" assemble sorters.txt -o sorters.fdr && "$fdr" assemble deep.txt -o deep.fdr &&
 	"$fdr" assemble samename.txt -o samename.fdr || fail "assemble generated"
@@ -242,6 +263,20 @@ sys.exit(0 if "caf\u00e9\U0001F600'"'"'q" in [e["function-name"] for e in m] els
 	"$fdr" account -q samename.fdr | grep -q 'f (#300000)$' ||
 		fail "$path: account does not tell 300000 functions named f apart"
 	[ $fails = $before ] && ok "$path: 300000 functions of one name"
+
+	before=$fails
+	for cmd in account stack graph replay convert; do
+		timeout 60 "$fdr" $cmd -q unmatched.fdr >/dev/null 2>&1 ||
+			fail "$path: $cmd on 400000 exits not on a 400000-deep stack: failed or over 60 s"
+	done
+	"$fdr" account unmatched.fdr 2>&1 >/dev/null |
+		grep -q 'unmatched: 400000 exits without entry, 400000 entries without exit,' ||
+		fail "$path: account does not count 400000 unmatched exits and entries"
+	"$fdr" account -f csv unwind.fdr 2>err >out
+	grep -q 'unmatched: 50 exits without entry, 0 entries without exit, 299 closed by an outer exit,' err &&
+		[ "$(awk -F, 'NR > 1 { n += $2 } END { print n }' out)" = 300 ] ||
+		{ fail "$path: account of 300 nested calls unwound past 64 frames"; cat err out; }
+	[ $fails = $before ] && ok "$path: exits on deep stacks: unmatched at once, unwinds exact"
 done
 
 echo "$fails failed"

@@ -584,6 +584,91 @@ uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn,
 /* ------------------------------------------------------------------ */
 
 /*
+ * An exit whose id is not the top frame's is looked for down the stack.
+ * On a deep stack, exits of ids that are not on it at all (damaged or
+ * made-up traces: 100,000 nested entries then as many other exits took
+ * 5 s, growing with the square of the count) would each walk all of it;
+ * so past AN_WALK frames a thread counts its open frames per id, and an
+ * exit whose id has none is unmatched at once. An exit that is found
+ * closes every frame it walked past, so those walks add up to the frames
+ * pushed. The counts are kept while the stack stays deeper than
+ * AN_WALK / 2.
+ */
+#define AN_WALK 64u
+
+static struct an_open *an_open_slot(struct an_thread *t, uint32_t id)
+{
+	uint32_t j = (id * 0x9e3779b1u) & (t->open_cap - 1);
+
+	while (t->open[j].key && t->open[j].key != id + 1)
+		j = (j + 1) & (t->open_cap - 1);
+	return &t->open[j];
+}
+
+/* Count the stack's frames afresh, in a table of room for twice the depth. */
+static bool an_open_build(struct an_thread *t)
+{
+	uint32_t cap = 64;
+
+	while (cap < 4 * t->depth)
+		cap *= 2;
+	free(t->open);
+	t->open = calloc(cap, sizeof(*t->open));
+	if (!t->open)
+		return false;
+	t->open_cap = cap;
+	t->open_used = 0;
+	for (uint32_t i = 0; i < t->depth; i++) {
+		struct an_open *o = an_open_slot(t, t->stack[i].id);
+
+		if (!o->key) {
+			o->key = t->stack[i].id + 1;
+			t->open_used++;
+		}
+		o->count++;
+	}
+	return true;
+}
+
+static void an_open_forget(struct an_thread *t)
+{
+	free(t->open);
+	t->open = NULL;
+	t->open_cap = t->open_used = 0;
+}
+
+/* A frame of @id pushed (+1) or popped (-1), while the counts are kept. */
+static __attribute__((noinline)) void an_open_note(struct an_thread *t, uint32_t id, int delta)
+{
+	struct an_open *o;
+
+	if (delta < 0 && t->depth <= AN_WALK / 2) {
+		an_open_forget(t);	/* shallow again: the walk is short */
+		return;
+	}
+	o = an_open_slot(t, id);
+	if (!o->key) {
+		/* ids with no frame left keep their slot: rebuild when half full */
+		if ((t->open_used + 1) * 2 > t->open_cap) {
+			if (!an_open_build(t))
+				an_open_forget(t);
+			return;	/* the rebuild counted the stack as it is */
+		}
+		o->key = id + 1;
+		t->open_used++;
+	}
+	o->count += (uint32_t)delta;
+}
+
+/* Frames of @id open on @t; UINT32_MAX when not known (walk then). */
+static uint32_t an_open_count(struct an_thread *t, uint32_t id)
+{
+	if (t->depth <= AN_WALK || (!t->open && !an_open_build(t)))
+		return UINT32_MAX;
+	return an_open_slot(t, id)->count;
+}
+
+/*
  * @plain (a constant where it is inlined): the command has no enter or
  * exit callback and no calling-context tree is built, so neither is
  * looked for (account's loop).
@@ -604,6 +689,8 @@ static inline __attribute__((always_inline)) struct an_frame *an_push(struct ana
 		t->cap = cap;
 	}
 	f = &t->stack[t->depth++];
+	if (__builtin_expect(t->open != NULL, 0))
+		an_open_note(t, fn->id, +1);
 	f->fn = fn;
 	f->id = fn->id;
 	f->tsc = tsc;
@@ -660,6 +747,8 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 			t->stack[t->depth - 2].children += dur;
 	}
 	t->depth--;
+	if (__builtin_expect(t->open != NULL, 0))
+		an_open_note(t, f->id, -1);
 }
 
 static inline __attribute__((always_inline)) void an_function(struct analysis *a, struct an_thread *t, unsigned action, uint32_t id,
@@ -682,6 +771,10 @@ static inline __attribute__((always_inline)) void an_function(struct analysis *a
 		/* Mostly the innermost call's exit. */
 		if (__builtin_expect(t->depth && t->stack[t->depth - 1].id == id, 1)) {
 			an_close_top(a, t, tsc, AN_END_EXIT, plain);
+			return;
+		}
+		if (an_open_count(t, id) == 0) {
+			a->st.unmatched_exits++;
 			return;
 		}
 		for (i = t->depth; i > 0; i--)
@@ -708,6 +801,7 @@ static void an_forget(struct analysis *a, struct an_thread *t, uint32_t depth)
 			a->ops->dropped(a, t, &t->stack[t->depth - 1]);
 		t->depth--;
 	}
+	an_open_forget(t);	/* made again if needed */
 }
 
 static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x);
@@ -1679,6 +1773,7 @@ static void an_finish_threads(struct analysis *a)
 		for (; t->depth; t->depth--)
 			if (a->ops && a->ops->unfinished)
 				a->ops->unfinished(a, t, &t->stack[t->depth - 1]);
+		an_open_forget(t);
 	}
 }
 
@@ -1829,6 +1924,7 @@ void an_fini(struct analysis *a)
 	for (i = 0; i < a->n_threads; i++) {
 		free(a->threads[i]->name);
 		free(a->threads[i]->stack);
+		free(a->threads[i]->open);
 		free(a->threads[i]);
 	}
 	free(a->threads);

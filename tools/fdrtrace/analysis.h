@@ -149,6 +149,11 @@ struct an_frame {
  * @root: its calling-context node when struct analysis.cct_per_thread
  * @uptr: for the command
  */
+struct an_open {
+	uint32_t key;	/* function id + 1; 0: empty */
+	uint32_t count;	/* its frames on the stack */
+};
+
 struct an_thread {
 	int32_t tid, pid;
 	char *name;
@@ -163,6 +168,13 @@ struct an_thread {
 	uint64_t ring_no;	/* that buffer's number (0: none seen yet) */
 	uint64_t ring_before;	/* function records the thread wrote before it */
 	uint64_t ring_records;	/* @records when it was read */
+	/*
+	 * Open frames per function id (open addressing: key id + 1, count),
+	 * made when an exit's id is not near the top of a deep stack, kept
+	 * while the stack stays deep (analysis.c, an_open_count())
+	 */
+	struct an_open *open;
+	uint32_t open_cap, open_used;
 };
 
 /* A node of the calling-context tree: one distinct call path. */
