@@ -370,6 +370,17 @@ Test(header, basic_mode_is_unsupported_with_a_clear_message)
 	tb_free(&b);
 }
 
+Test(header, a_header_of_zeros_is_no_trace)
+{
+	static const uint8_t zeros[64];
+	struct tb b = { 0 };
+
+	tb_bytes(&b, zeros, sizeof(zeros));
+	expect_error(&b, FDRTRACE_E_BAD_HEADER, 0,
+		     "not an XRay trace: its 32-byte file header is all zeros");
+	tb_free(&b);
+}
+
 Test(header, version_6_is_unsupported)
 {
 	struct tb b = { 0 };

@@ -519,6 +519,14 @@ static enum rd_step rd_header(struct fdrtrace_reader *r, struct fdrtrace_event *
 	if (ret)
 		return STEP_STOP;
 	memcpy(&r->hdr, p, len);
+	{
+		static const uint8_t zero[sizeof(struct fdrtrace_file_header)];
+
+		/* a file of zeros is no log at all, not a basic-mode one (type 0) */
+		if (!memcmp(p, zero, len))
+			return rd_fail(r, FDRTRACE_E_BAD_HEADER, 0,
+				       "not an XRay trace: its %zu-byte file header is all zeros", len);
+	}
 	if (r->hdr.type == FDRTRACE_LOG_BASIC)
 		return rd_fail(r, FDRTRACE_E_UNSUPPORTED, 2,
 			       "XRay basic-mode log (type 0): not supported; fdrtrace reads FDR traces (type 1)");
