@@ -34,9 +34,14 @@
 #            at 80,000; 4 minutes at 300,000)
 #   class 3  400,000 nested entries, then 400,000 exits of another id: every
 #            command within a 60 s hang guard (each exit walked the whole
-#            stack: 5 s at 100,000, 80 s at 400,000); and on a 300-deep
+#            stack: 5 s at 100,000, 80 s at 400,000; the 65,536 kept now);
+#            and on a 300-deep
 #            stack, exits of ids not on it and an exit that unwinds all of
 #            it (past the 64 frames walked first) counted exactly
+#   class 3  70,000 nested calls: a thread keeps 65,536 open calls; the 4,464
+#            deeper ones are counted and said so, not timed; every command
+#            within 32 MiB (1.1 M nested entries, 9 MB of zeros, took 80 to
+#            200 MB)
 #   class 3  40 threads one after another, each with 20,000 calls inside
 #            one (as sqlite's sorting threads): convert, both formats,
 #            within 32 MiB and with every call (convert kept each thread's
@@ -100,6 +105,12 @@ awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buff
 	for (i = 0; i < 299; i++) print "fun ent id=" i % 5 + 1 " delta=1"
 	for (i = 0; i < 50; i++) print "fun exi id=9 delta=1"
 	print "fun exi id=7 delta=1" }' >unwind.txt
+awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=16777216"
+	print "buf ext size=auto"; print "buf new tid=1"; print "buf wal sec=1 usec=0"
+	print "cpu new cpu=0 tsc=1000"
+	for (i = 0; i < 70000; i++) print "fun ent id=" i % 3 + 1 " delta=1"
+	for (i = 70000; i > 0; i--) print "fun exi id=" (i - 1) % 3 + 1 " delta=1" }' >deeper.txt
+"$fdr" assemble deeper.txt -o deeper.fdr && rm -f deeper.txt || fail "assemble deeper"
 "$fdr" assemble unmatched.txt -o unmatched.fdr && "$fdr" assemble unwind.txt -o unwind.fdr ||
 	fail "assemble unmatched, unwind"
 rm -f unmatched.txt unwind.txt
@@ -269,14 +280,30 @@ sys.exit(0 if "caf\u00e9\U0001F600'"'"'q" in [e["function-name"] for e in m] els
 		timeout 60 "$fdr" $cmd -q unmatched.fdr >/dev/null 2>&1 ||
 			fail "$path: $cmd on 400000 exits not on a 400000-deep stack: failed or over 60 s"
 	done
-	"$fdr" account unmatched.fdr 2>&1 >/dev/null |
-		grep -q 'unmatched: 400000 exits without entry, 400000 entries without exit,' ||
-		fail "$path: account does not count 400000 unmatched exits and entries"
+	# 65536 entries kept, 334464 too deep (closed by the first exits), then
+	# 65536 exits of an id on no frame
+	"$fdr" account unmatched.fdr 2>err >/dev/null
+	grep -q 'unmatched: 65536 exits without entry, 65536 entries without exit,' err &&
+		grep -q ': 334464 calls deeper than 65536 levels counted' err ||
+		{ fail "$path: account does not count 65536 unmatched exits and entries, 334464 too deep"; cat err; }
 	"$fdr" account -f csv unwind.fdr 2>err >out
 	grep -q 'unmatched: 50 exits without entry, 0 entries without exit, 299 closed by an outer exit,' err &&
 		[ "$(awk -F, 'NR > 1 { n += $2 } END { print n }' out)" = 300 ] ||
 		{ fail "$path: account of 300 nested calls unwound past 64 frames"; cat err out; }
 	[ $fails = $before ] && ok "$path: exits on deep stacks: unmatched at once, unwinds exact"
+
+	before=$fails
+	for cmd in account stack graph replay convert; do
+		(vlimit 32768; "$fdr" $cmd deeper.fdr -o /dev/null >/dev/null 2>err) ||
+			(vlimit 32768; "$fdr" $cmd deeper.fdr >/dev/null 2>err) ||
+			fail "$path: $cmd on 70000 nested calls within 32 MiB"
+		grep -q ': 4464 calls deeper than 65536 levels counted, not timed nor shown' err ||
+			fail "$path: $cmd does not say 4464 calls were too deep to keep"
+	done
+	"$fdr" account -q -f csv deeper.fdr >out
+	[ "$(awk -F, 'NR > 1 { n += $2 } END { print n }' out)" = 65536 ] ||
+		fail "$path: account of 70000 nested calls: want the 65536 kept ones timed"
+	[ $fails = $before ] && ok "$path: 70000 nested calls: 65536 kept, the rest counted"
 done
 
 echo "$fails failed"

@@ -596,6 +596,16 @@ uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn,
  */
 #define AN_WALK 64u
 
+/*
+ * A thread keeps at most AN_DEPTH_MAX open calls (a frame each, and each
+ * command's state per open call): 9 MB of zero bytes read as 1.1 M nested
+ * entries took 80-200 MB. A call past that depth is counted
+ * (an_stats.too_deep, in the summary), not timed and not given to the
+ * command; the next exit closes the innermost such call. Real stacks stay
+ * far shallower (an 8 MiB stack holds some 100,000 of the smallest frames).
+ */
+#define AN_DEPTH_MAX (1u << 16)
+
 static struct an_open *an_open_slot(struct an_thread *t, uint32_t id)
 {
 	uint32_t j = (id * 0x9e3779b1u) & (t->open_cap - 1);
@@ -681,8 +691,15 @@ static inline __attribute__((always_inline)) struct an_frame *an_push(struct ana
 	if (t->depth == t->cap) {
 		/* Small at first: a trace may have many threads (<= 1 KiB each). */
 		uint32_t cap = t->cap ? t->cap * 2 : 4;
-		struct an_frame *n = realloc(t->stack, cap * sizeof(*n));
+		struct an_frame *n;
 
+		if (t->depth >= AN_DEPTH_MAX) {
+			/* counted, not kept: its exit is the next one (an_function()) */
+			t->over++;
+			a->st.too_deep++;
+			return NULL;
+		}
+		n = realloc(t->stack, cap * sizeof(*n));
 		if (!n)
 			return NULL;
 		t->stack = n;
@@ -768,6 +785,10 @@ static inline __attribute__((always_inline)) void an_function(struct analysis *a
 		return;
 	case FDRTRACE_FN_EXIT:
 	case FDRTRACE_FN_TAIL_EXIT:
+		if (__builtin_expect(t->over != 0, 0)) {
+			t->over--;	/* the innermost of the calls too deep to keep */
+			return;
+		}
 		/* Mostly the innermost call's exit. */
 		if (__builtin_expect(t->depth && t->stack[t->depth - 1].id == id, 1)) {
 			an_close_top(a, t, tsc, AN_END_EXIT, plain);
@@ -802,6 +823,7 @@ static void an_forget(struct analysis *a, struct an_thread *t, uint32_t depth)
 		t->depth--;
 	}
 	an_open_forget(t);	/* made again if needed */
+	t->over = 0;	/* counted when entered; their ends are lost too */
 }
 
 static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x);
@@ -1774,6 +1796,7 @@ static void an_finish_threads(struct analysis *a)
 			if (a->ops && a->ops->unfinished)
 				a->ops->unfinished(a, t, &t->stack[t->depth - 1]);
 		an_open_forget(t);
+		t->over = 0;
 	}
 }
 
@@ -1865,6 +1888,11 @@ void an_summary(const struct analysis *a, const char *cmd)
 			" call%s spanning a loss left out of every duration, sum and self time\n",
 			cmd, a->path, s->gap_records, s->gaps, s->gaps == 1 ? "" : "s", s->spanning,
 			s->spanning == 1 ? "" : "s");
+	if (s->too_deep)
+		fprintf(stderr,
+			"fdrtrace %s: %s: %" PRIu64 " call%s deeper than %u levels counted, not "
+			"timed nor shown (a stack that deep is not kept)\n",
+			cmd, a->path, s->too_deep, s->too_deep == 1 ? "" : "s", AN_DEPTH_MAX);
 	if (s->repeated)
 		fprintf(stderr,
 			"fdrtrace %s: %s: %" PRIu64 " buffer%s numbered as one already read "

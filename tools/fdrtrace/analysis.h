@@ -159,6 +159,7 @@ struct an_thread {
 	char *name;
 	struct an_frame *stack;
 	uint32_t depth, cap;
+	uint32_t over;	/* calls open past AN_DEPTH_MAX levels, not on @stack */
 	uint64_t last_tsc, scan_tsc;
 	uint32_t index;
 	uint32_t root;
@@ -257,6 +258,7 @@ struct an_stats {
 	uint64_t spanning;		/* calls open across a gap: not timed */
 	uint64_t waits, wait_ticks;	/* on_full=wait: waits for a free buffer */
 	uint64_t clamped;		/* ends before their starts */
+	uint64_t too_deep;		/* calls past AN_DEPTH_MAX levels: counted, not timed */
 	uint64_t dropped_records, dropped_buffers;
 	uint64_t out_of_order;		/* buffers earlier than their thread's previous one */
 	uint64_t bad_buffers;		/* damaged buffers skipped */
