@@ -5,7 +5,8 @@
 # #11, class 1). For convert, assemble and extract-map on bad input: an
 # existing user file keeps its bytes, a device node (made with mknod when
 # root, else /dev/null only) stays a device. On good input: the file is
-# replaced (its mode kept), a symlink's target is written and the link kept,
+# replaced (its mode kept), a symlink's target is written and the link kept
+# (a link to nothing is refused with a message, not followed),
 # a FIFO is written in place, no temporary file is left behind.
 set -u
 
@@ -69,6 +70,15 @@ for cmd in "convert good.fdr" "assemble good.txt" "extract-map good.fdr"; do
 	else
 		fail "$name-through-symlink"
 	fi
+	# a link to nothing is not followed to create a file; the message says so
+	rm -f link nowhere && ln -s nowhere link
+	if ! "$fdr" $cmd -o link 2>err && [ -L link ] && [ ! -e nowhere ] &&
+		grep -q 'link: a symbolic link to a file that does not exist; not followed' err; then
+		ok "$name-dangling-symlink"
+	else
+		fail "$name-dangling-symlink"; cat err
+	fi
+	rm -f link err
 	rm -f fifo && mkfifo fifo
 	cat fifo >from-fifo &
 	if "$fdr" $cmd -o fifo && wait $! && cmp -s want.out from-fifo && [ -p fifo ]; then

@@ -162,10 +162,18 @@ int tool_output_open(struct tool_output *o, const char *path)
 		if (fd < 0)
 			goto fail;
 	} else {
-		if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+		if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
 			o->final = realpath(path, NULL);	/* replace the target, keep the link */
-		else
+			if (!o->final && errno == ENOENT) {
+				/* not followed to make a file it names: say what it is */
+				tool_err("%s: a symbolic link to a file that does not exist; not "
+					 "followed", path);
+				memset(o, 0, sizeof(*o));
+				return -ENOENT;
+			}
+		} else {
 			o->final = strdup(path);
+		}
 		if (!o->final)
 			goto fail;
 		o->tmp = tool_tmp_name(o->final);

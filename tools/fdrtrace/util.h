@@ -129,7 +129,8 @@ struct tool_output {
  * tool_output_close(@o, true): an existing file stays untouched until the
  * output is complete, and is never removed. A device, FIFO, socket or
  * terminal is opened without O_CREAT or O_TRUNC and written directly. A
- * symbolic link is followed: its target is replaced, the link stays.
+ * symbolic link is followed: its target is replaced, the link stays; a
+ * link to nothing is refused (-ENOENT), not followed to create a file.
  * Nothing that the command did not create is ever unlinked or truncated.
  *
  * Return: 0 (standard output now writes there), or -errno after printing
