@@ -52,7 +52,7 @@ static _Atomic uint32_t bq_waiters;	/* threads in fdr_pool_get_wait() */
 #define MADV_POPULATE_WRITE 23
 #endif
 #define BQ_EAGER (512u << 10)	/* pre-faulted at init */
-#define BQ_STEP (1u << 20)	/* then by the flush thread, a step at a time */
+#define BQ_STEP (256u << 10)	/* then by the flush thread, a step at a time */
 
 static size_t bq_faulted;	/* bytes of bq_mem from its start known pre-faulted */
 

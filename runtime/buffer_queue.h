@@ -30,7 +30,7 @@ int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max, uint64_t limit) fdr
  */
 int fdr_pool_grow(uint32_t add) fdr_hidden;
 /*
- * fdr_pool_prefault_step - fault in the next MiB of the start pool's pages
+ * fdr_pool_prefault_step - fault in the next 256 KiB of the start pool's pages
  * that fdr_pool_init() left (@all on the first step: every page from the
  * first, as a fork child's flush thread does, so that its copy-on-write
  * copies are not made in hooks). Flush thread only; safe while hooks write

@@ -916,6 +916,9 @@ static notrace void fl_short_slice(void)
  */
 static uint64_t fl_refine_at = 100000000ull;	/* ns of run */
 
+/* The start pool still has pages to fault in (fdr_pool_prefault_step()); from the first page. */
+static bool fl_prefault, fl_prefault_all;
+
 static notrace void fl_refine_header(void)
 {
 	uint64_t ran;
@@ -949,10 +952,8 @@ static notrace void *fl_main(void *arg)
 	atomic_store_explicit(&fl_started, 1, memory_order_release);
 	syscall(SYS_futex, &fl_started, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	pthread_mutex_unlock(&fl_mutex);
-	/* after the starter goes on; a short run's exit stops it */
-	for (bool all = (bool)(uintptr_t)arg;
-	     fdr_pool_prefault_step(all) && !atomic_load_explicit(&fl_stop, memory_order_acquire);)
-		all = false;
+	fl_prefault = true;
+	fl_prefault_all = (bool)(uintptr_t)arg;
 	for (;;) {
 		uint32_t seq = atomic_load_explicit(&fl_seq, memory_order_seq_cst);
 		struct timespec to = { 0, 50000000 };
@@ -975,6 +976,16 @@ static notrace void *fl_main(void *arg)
 			fl_cache_names();
 		}
 		fl_refine_header();
+		/*
+		 * The start pool's pages, a step at a time and only when no full
+		 * buffer waits: faulting it all before the first drain let a
+		 * program that records at once run the pool dry (a CI run lost
+		 * half of a test's 2.3 M records).
+		 */
+		if (fl_prefault && fdr_queue_empty()) {
+			fl_prefault = fdr_pool_prefault_step(fl_prefault_all);
+			fl_prefault_all = false;
+		}
 		if (atomic_exchange_explicit(&fl_snap_req, 0, memory_order_acquire))
 			fl_snapshot(NULL);
 		/* acquire: pairs with fdr_flush_request_trigger() */
@@ -998,6 +1009,8 @@ static notrace void *fl_main(void *arg)
 			if (next - now < 50000000ull)
 				to.tv_nsec = (long)(next - now);
 		}
+		if (fl_prefault)
+			continue;	/* the next step, after a look at the queue */
 		atomic_store_explicit(&fl_sleeping, 1, memory_order_seq_cst);
 		if ((fdr_cfg.policy == FDR_POLICY_RING || fdr_queue_empty()) && !fl_growing() &&
 		    !(fl_can_grow() && atomic_load_explicit(&fl_pressure, memory_order_relaxed)) &&
