@@ -111,6 +111,20 @@ awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buff
 	for (i = 0; i < 70000; i++) print "fun ent id=" i % 3 + 1 " delta=1"
 	for (i = 70000; i > 0; i--) print "fun exi id=" (i - 1) % 3 + 1 " delta=1" }' >deeper.txt
 "$fdr" assemble deeper.txt -o deeper.fdr && rm -f deeper.txt || fail "assemble deeper"
+# The per-id counts of a deep stack, kept as it grows: 65 calls of id 1 and
+# an exit of id 999 (on no frame: the counts are made), 299 calls of new
+# ids 2..300 (the table is made again on the way), then for each of them,
+# innermost first, a call of id 1000 and the exit of that id, which closes
+# the 1000 above it: one exit without entry (999) in all, 299 unwound
+awk 'BEGIN { print "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=65536"
+	print "buf ext size=auto"; print "buf new tid=1"; print "buf wal sec=1 usec=0"
+	print "cpu new cpu=0 tsc=1000"
+	for (i = 0; i < 65; i++) print "fun ent id=1 delta=1"
+	print "fun exi id=999 delta=1"
+	for (i = 2; i <= 300; i++) print "fun ent id=" i " delta=1"
+	for (i = 300; i >= 2; i--) { print "fun ent id=1000 delta=1"; print "fun exi id=" i " delta=1" }
+	for (i = 0; i < 65; i++) print "fun exi id=1 delta=1" }' >counts.txt
+"$fdr" assemble counts.txt -o counts.fdr && rm -f counts.txt || fail "assemble counts"
 "$fdr" assemble unmatched.txt -o unmatched.fdr && "$fdr" assemble unwind.txt -o unwind.fdr ||
 	fail "assemble unmatched, unwind"
 rm -f unmatched.txt unwind.txt
@@ -290,6 +304,9 @@ sys.exit(0 if "caf\u00e9\U0001F600'"'"'q" in [e["function-name"] for e in m] els
 	grep -q 'unmatched: 50 exits without entry, 0 entries without exit, 299 closed by an outer exit,' err &&
 		[ "$(awk -F, 'NR > 1 { n += $2 } END { print n }' out)" = 300 ] ||
 		{ fail "$path: account of 300 nested calls unwound past 64 frames"; cat err out; }
+	"$fdr" account counts.fdr 2>err >/dev/null
+	grep -q 'unmatched: 1 exits without entry, 0 entries without exit, 299 closed by an outer exit,' err ||
+		{ fail "$path: account of calls pushed while the per-id counts grow"; cat err; }
 	[ $fails = $before ] && ok "$path: exits on deep stacks: unmatched at once, unwinds exact"
 
 	before=$fails

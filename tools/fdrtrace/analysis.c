@@ -706,10 +706,11 @@ static inline __attribute__((always_inline)) struct an_frame *an_push(struct ana
 		t->cap = cap;
 	}
 	f = &t->stack[t->depth++];
-	if (__builtin_expect(t->open != NULL, 0))
-		an_open_note(t, fn->id, +1);
 	f->fn = fn;
 	f->id = fn->id;
+	/* after the id: a rebuild of the counts reads the whole stack, this frame too */
+	if (__builtin_expect(t->open != NULL, 0))
+		an_open_note(t, fn->id, +1);
 	f->tsc = tsc;
 	f->children = 0;
 	f->partial = partial;

@@ -136,6 +136,12 @@ struct an_frame {
 	bool lost;
 };
 
+/* A thread's count of open frames of one function id (struct an_thread.open). */
+struct an_open {
+	uint32_t key;	/* function id + 1; 0: empty */
+	uint32_t count;	/* its frames on the stack */
+};
+
 /**
  * struct an_thread - one thread of the trace
  * @tid, @pid: from the buffers
@@ -149,11 +155,6 @@ struct an_frame {
  * @root: its calling-context node when struct analysis.cct_per_thread
  * @uptr: for the command
  */
-struct an_open {
-	uint32_t key;	/* function id + 1; 0: empty */
-	uint32_t count;	/* its frames on the stack */
-};
-
 struct an_thread {
 	int32_t tid, pid;
 	char *name;
