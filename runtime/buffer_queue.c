@@ -54,7 +54,7 @@ static _Atomic uint32_t bq_waiters;	/* threads in fdr_pool_get_wait() */
 #define BQ_EAGER (512u << 10)	/* pre-faulted at init */
 #define BQ_STEP (256u << 10)	/* then by the flush thread, a step at a time */
 
-static size_t bq_faulted;	/* bytes of bq_mem from its start known pre-faulted */
+static size_t bq_faulted;	/* bytes of bq_mem from its start pre-faulted (flush thread after init) */
 
 static struct cds_wfcq_head bq_full_head;
 static struct cds_wfcq_tail bq_full_tail;
@@ -105,21 +105,16 @@ notrace int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max, uint64_t li
 
 notrace bool fdr_pool_prefault_step(bool all)
 {
-	static size_t at;	/* where the next step starts (flush thread only) */
 	size_t n;
 
-	if (all) {
-		at = 0;
+	if (all)
 		bq_faulted = 0;
-	}
-	if (at < bq_faulted)
-		at = bq_faulted;
-	if (!bq_mem || at >= bq_mem_len)
+	if (!bq_mem || bq_faulted >= bq_mem_len)
 		return false;
-	n = bq_mem_len - at < BQ_STEP ? bq_mem_len - at : BQ_STEP;
-	(void)madvise(bq_mem + at, n, MADV_POPULATE_WRITE);
-	at += n;
-	return at < bq_mem_len;
+	n = bq_mem_len - bq_faulted < BQ_STEP ? bq_mem_len - bq_faulted : BQ_STEP;
+	(void)madvise(bq_mem + bq_faulted, n, MADV_POPULATE_WRITE);
+	bq_faulted += n;
+	return bq_faulted < bq_mem_len;
 }
 
 notrace uint32_t fdr_pool_count(void)

@@ -1036,7 +1036,7 @@ static notrace void *fl_main(void *arg)
 static notrace int fl_spawn(bool forked)
 {
 	int saved = errno;	/* a fork child's caller sees fork()'s errno */
-	struct timespec now, end;
+	uint64_t now, end;
 	sigset_t all, old;
 	int err;
 
@@ -1048,20 +1048,12 @@ static notrace int fl_spawn(bool forked)
 	if (err)
 		return -err;
 	fl_running = true;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += 2;
-	while (!atomic_load_explicit(&fl_started, memory_order_acquire)) {
-		struct timespec left;
+	end = fl_now_ns(CLOCK_MONOTONIC) + 2000000000ull;
+	while (!atomic_load_explicit(&fl_started, memory_order_acquire) &&
+	       (now = fl_now_ns(CLOCK_MONOTONIC)) < end) {
+		struct timespec left = { (time_t)((end - now) / 1000000000u),
+					 (long)((end - now) % 1000000000u) };
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left.tv_sec = end.tv_sec - now.tv_sec;
-		left.tv_nsec = end.tv_nsec - now.tv_nsec;
-		if (left.tv_nsec < 0) {
-			left.tv_nsec += 1000000000;
-			left.tv_sec--;
-		}
-		if (left.tv_sec < 0)
-			break;
 		/* returns at once when fl_started is no longer 0 */
 		syscall(SYS_futex, &fl_started, FUTEX_WAIT_PRIVATE, 0, &left, NULL, 0);
 	}

@@ -322,6 +322,23 @@ static _Atomic bool lc_dumped;	/* the dump of _exit (lc_exit_now()) is written *
 static _Atomic pid_t lc_closer;	/* the thread that took the phase to FINISHING or DYING */
 
 /*
+ * Take the trace from recording to @phase (FINISHING: exit(); DYING: _exit
+ * or a fatal signal): the caller closes it, as lc_closer, and hooks record
+ * no more. False when it is being closed (or was) already.
+ */
+static notrace bool lc_claim(int phase)
+{
+	int expect = FDR_PHASE_RECORDING;
+
+	if (!atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, phase,
+						     memory_order_acq_rel, memory_order_acquire))
+		return false;
+	atomic_store_explicit(&lc_closer, (pid_t)syscall(SYS_gettid), memory_order_relaxed);
+	atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
+	return true;
+}
+
+/*
  * Another thread is closing the trace (exit(), _exit, a fatal signal):
  * ending the process before it is done would cut its writes. Wait for it,
  * 2 s at most (it may be waiting for the caller).
@@ -330,6 +347,9 @@ static notrace void lc_wait_closing(void)
 {
 	struct timespec ts = { 0, 100000 };
 
+	/* the closer itself (a crash or an _exit inside the close): no one to wait for */
+	if (atomic_load_explicit(&lc_closer, memory_order_relaxed) == (pid_t)syscall(SYS_gettid))
+		return;
 	for (int i = 0; i < 20000; i++) {
 		int ph = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 
@@ -342,16 +362,12 @@ static notrace void lc_wait_closing(void)
 
 static notrace void lc_finish(uint8_t how)
 {
-	int expect = FDR_PHASE_RECORDING;
 	struct lc_nodes nodes;
 
-	if (!atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_FINISHING,
-						     memory_order_acq_rel, memory_order_acquire)) {
+	if (!lc_claim(FDR_PHASE_FINISHING)) {
 		lc_wait_closing();
 		return;
 	}
-	atomic_store_explicit(&lc_closer, (pid_t)syscall(SYS_gettid), memory_order_relaxed);
-	atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
 	/*
 	 * Snapshot nodes are allocated before any slot is locked: an owner
 	 * may spin on its slot while holding a lock of the program's (an
@@ -537,24 +553,14 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
 {
 	int saved_errno = errno;
-	int expect = FDR_PHASE_RECORDING;
 
 	if ((pid_t)syscall(SYS_getpid) != fdr_pid) {
 		/* a vfork child (its memory is ours): not its trace to write */
-	} else if (atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_DYING,
-							   memory_order_acq_rel,
-							   memory_order_relaxed)) {
-		atomic_store_explicit(&lc_closer, (pid_t)syscall(SYS_gettid), memory_order_relaxed);
-		atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
+	} else if (lc_claim(FDR_PHASE_DYING)) {
 		lc_dump(sig, info, uc);
 		/* lc_dumped stays false: an exit() waiting in another thread is ended by this signal */
-	} else if (atomic_load_explicit(&lc_closer, memory_order_relaxed) !=
-		   (pid_t)syscall(SYS_gettid)) {
-		/*
-		 * Another thread closes the trace (exit(), _exit, another
-		 * crash): dying now would cut its writes. Wait for it, 2 s at
-		 * most; the closer itself (a crash inside the close) goes on.
-		 */
+	} else {
+		/* another thread closes the trace: dying now would cut its writes */
 		lc_wait_closing();
 	}
 	/*
@@ -590,15 +596,10 @@ static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
 static notrace __attribute__((noreturn)) void lc_exit_now(int status)
 {
 	int saved_errno = errno;
-	int expect = FDR_PHASE_RECORDING;
 
 	if ((pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_locked_here()) {
 		/* not ours to write, or inside our own write: end now */
-	} else if (atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_DYING,
-							   memory_order_acq_rel,
-							   memory_order_relaxed)) {
-		atomic_store_explicit(&lc_closer, (pid_t)syscall(SYS_gettid), memory_order_relaxed);
-		atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
+	} else if (lc_claim(FDR_PHASE_DYING)) {
 		lc_dump(0, NULL, NULL);
 		/* as exit() does (lc_dump() made the totals), before a waiting exit() goes on */
 		if (fdr_cfg.verbosity >= 1 && fdr_file_created() && !fdr_file_failed())
