@@ -30,6 +30,12 @@ enum fdr_on_full {
 	FDR_ON_FULL_WAIT = 1,
 };
 
+enum fdr_direct_io {
+	FDR_DIO_OFF = 0,
+	FDR_DIO_AUTO = 1,	/* once the page cache proves slow */
+	FDR_DIO_ALWAYS = 2,
+};
+
 /**
  * struct fdr_config - every option, parsed
  * One member per FDR_OPT row of config.def, same name.
@@ -47,6 +53,7 @@ struct fdr_config {
 	uint64_t flush_interval_ms;	/* flush partial buffers this often (0: never) */
 	enum fdr_policy policy;		/* stream or ring */
 	enum fdr_on_full on_full;	/* pool empty: drop or wait */
+	enum fdr_direct_io direct_io;	/* writing the trace with O_DIRECT */
 	int dump_signal;		/* 0: none; else the signal number (Linux x86-64 values) */
 	char filter[1024];		/* glob patterns, ';' between them; "" records all */
 	char exclude[1024];		/* glob patterns not to record */

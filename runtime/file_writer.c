@@ -47,6 +47,29 @@
  * (SIGKILL, _exit) leaves at most FW_PREALLOC bytes of blocks reserved
  * past the end until the file is removed or truncated. A file system
  * that refuses (no fallocate, disk full) is written as before.
+ *
+ * Direct writes: once a trace outgrows what the kernel keeps dirty (a
+ * few GB), each byte written through the page cache costs the writer
+ * about 2 ns of CPU time here (allocating, reclaiming and writing back
+ * pages; a core for 500 MB/s), and the pool grows while the flush thread
+ * falls behind. Written with O_DIRECT, a byte costs a tenth of that and
+ * goes at the disk's speed. So the trace file, where its file system
+ * takes direct writes (statx reports an alignment), is written through
+ * the page cache until that proves slow (direct_io=auto: fw_dio_watch()),
+ * then direct; direct_io=always starts direct, off never is. Direct, what
+ * is written is copied into the stage, an aligned area (a memcpy); whole
+ * blocks go from the stage to the disk; the bytes of the last, partial
+ * block stay in the stage until a later write completes the block. They
+ * are written through the page cache only when the file must show them
+ * (fdr_file_settle(): the flush thread idle for FDR_SETTLE_MS, the close,
+ * the fatal-signal dump), and overwritten by the next direct write.
+ * Invariant: the file holds every byte before fw_dio.base, the stage holds
+ * fw_dio.base to the logical end (fewer than fw_dio.align bytes between
+ * writes), and the file holds those too unless fw_dio.unsettled. A process
+ * killed outright (SIGKILL) while the flush thread is busy loses at most
+ * that partial block, at the end: the trace reads as cut there, as after a
+ * kill during a write. A file system that refuses a direct write (EINVAL)
+ * is written through the page cache from then on, the write redone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -92,6 +115,25 @@ static bool fw_pre_refused;	/* fallocate failed once: never again in this proces
 static struct fdrtrace_md_custom_event_v1 fw_pad_md = {
 	.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_CUSTOM_EVENT),
 };
+
+#define FW_DIO_CAP (1u << 20)		/* the stage: the largest direct write */
+#define FW_DIO_ALIGN_MAX 65536u		/* a file system asking more is written buffered */
+/* Direct writes (see the top of the file); changed under the file lock only. */
+static struct {
+	int fd;			/* the file written direct; -1: none (written buffered) */
+	int cand;		/* the trace file, its file system able to take direct writes */
+	unsigned align;		/* offsets and lengths: a multiple of this, a power of 2 */
+	_Atomic bool unsettled;	/* stage[0..len) is not in the file yet (read unlocked) */
+	off_t base;		/* the file offset of stage[0]: a multiple of align */
+	size_t len;		/* bytes staged */
+	uint8_t *stage;		/* FW_DIO_CAP bytes, page aligned, touched as used */
+	uint8_t *keep;		/* the partial block as a write began, for its cut */
+	uint64_t watch_bytes;	/* direct_io=auto: written buffered in this window */
+	uint64_t watch_ns;	/* and the writing thread's CPU time for it */
+	unsigned watch_slow;	/* windows in a row that cost more */
+	off_t from;		/* the offset direct writes began at; -1: never */
+	off_t safe_end;		/* the end of a unit the file holds whole (a cut's fallback) */
+} fw_dio = { .fd = -1, .cand = -1, .from = -1 };
 
 notrace bool fdr_file_lock(unsigned spin_limit)
 {
@@ -140,6 +182,12 @@ notrace int fdr_file_prepare(void)
 	memset(&fdr_totals, 0, sizeof(fdr_totals));
 	fw_pre_fd = -1;	/* a fork child's descriptor may have the parent's number */
 	fw_pre_end = 0;
+	fw_dio.fd = -1;	/* a fork child's staged bytes are the parent's file's */
+	fw_dio.cand = -1;
+	fw_dio.from = -1;
+	fw_dio.len = 0;
+	fw_dio.watch_bytes = fw_dio.watch_ns = fw_dio.watch_slow = 0;
+	atomic_store_explicit(&fw_dio.unsettled, false, memory_order_relaxed);
 	{
 		const char *slash = strrchr(fdr_path, '/');
 		size_t len = slash ? (size_t)(slash - fdr_path) : 0;
@@ -164,6 +212,15 @@ notrace int fdr_file_prepare(void)
 		if (m == MAP_FAILED)
 			return -ENOMEM;
 		fw_early = m;
+	}
+	if (!fw_dio.stage && fdr_cfg.direct_io != FDR_DIO_OFF) {
+		void *m = mmap(NULL, FW_DIO_CAP + FW_DIO_ALIGN_MAX, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (m != MAP_FAILED) {
+			fw_dio.stage = m;	/* none: written buffered */
+			fw_dio.keep = (uint8_t *)m + FW_DIO_CAP;
+		}
 	}
 	return 0;
 }
@@ -190,6 +247,278 @@ static notrace int fw_write_all(int fd, const uint8_t *p, size_t len)
 		len -= (size_t)w;
 	}
 	return 0;
+}
+
+/* pwrite(2) all of @len bytes at @off; Return: 0 or an errno. */
+static notrace int fw_pwrite_all(int fd, const uint8_t *p, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		p += w;
+		len -= (size_t)w;
+		off += w;
+	}
+	return 0;
+}
+
+/* ---- direct writes (see the top of the file) ---- */
+
+static notrace void fw_dio_begin(off_t end);
+
+/* O_DIRECT on or off for fw_dio.fd (async-signal-safe). Return: 0 or an errno. */
+static notrace int fw_dio_mode(bool on)
+{
+	int fl = fcntl(fw_dio.fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fw_dio.fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) < 0)
+		return errno;
+	return 0;
+}
+
+/*
+ * The file fdr_fd was just created (holding the fw_early_len bytes kept
+ * before): may it be written direct? Its file system must report a
+ * direct-I/O alignment (statx; tmpfs and kernels before 6.1 do not). With
+ * direct_io=always it is, from now on; with auto, once writing it through
+ * the page cache proves slow (fw_dio_watch()).
+ */
+static notrace void fw_dio_probe(void)
+{
+	struct statx st;
+	unsigned align;
+
+	fw_dio.fd = fw_dio.cand = -1;
+	fw_dio.watch_bytes = fw_dio.watch_ns = fw_dio.watch_slow = 0;
+	if (fdr_cfg.direct_io == FDR_DIO_OFF || !fw_dio.stage || fdr_fd < 0)
+		return;
+	/* the system call: async-signal-safe, and glibc's wrapper may emulate it */
+	if (syscall(SYS_statx, fdr_fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &st) ||
+	    !(st.stx_mask & STATX_DIOALIGN) || !st.stx_dio_offset_align)
+		return;
+	align = st.stx_dio_offset_align > st.stx_dio_mem_align ? st.stx_dio_offset_align
+							       : st.stx_dio_mem_align;
+	if (align < 4096)
+		align = 4096;	/* whole pages: what the block layer and ext4 handle best */
+	if (align & (align - 1) || align > FW_DIO_ALIGN_MAX)
+		return;
+	fw_dio.align = align;
+	fw_dio.cand = fdr_fd;
+	if (fdr_cfg.direct_io == FDR_DIO_ALWAYS)
+		fw_dio_begin((off_t)fw_early_len);
+}
+
+/*
+ * Write the trace file direct from now on; its bytes end at @end. The
+ * stage starts with the partial block they end in, read back from the
+ * page cache (the file holds it: settled). Nothing changes on a failure.
+ */
+static notrace void fw_dio_begin(off_t end)
+{
+	off_t base = end & ~(off_t)(fw_dio.align - 1);
+	size_t len = (size_t)(end - base);
+
+	if (fw_dio.cand < 0 || fw_dio.cand != fdr_fd)
+		return;
+	for (size_t got = 0; got < len;) {
+		ssize_t r = pread(fdr_fd, fw_dio.stage + got, len - got, base + (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		got += (size_t)r;
+	}
+	fw_dio.fd = fdr_fd;
+	if (fw_dio_mode(true)) {
+		fw_dio.fd = fw_dio.cand = -1;
+		return;
+	}
+	fw_dio.base = base;
+	fw_dio.len = len;
+	fw_dio.from = fw_dio.safe_end = end;
+	atomic_store_explicit(&fw_dio.unsettled, false, memory_order_relaxed);
+}
+
+/* Where direct writes of the trace file began (-1: it is written through the page cache). */
+notrace long long fdr_file_direct_from(void)
+{
+	return fw_dio.fd >= 0 ? (long long)fw_dio.from : -1;
+}
+
+/* The calling thread's CPU time, ns (async-signal-safe; precise, not sampled by ticks). */
+static notrace uint64_t fw_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * direct_io=auto: @bytes were just written through the page cache in
+ * @ns of the writer's CPU time. When two windows of FW_DIO_WINDOW bytes
+ * in a row cost more than FW_DIO_NS_PER_BYTE each, the rest of the trace
+ * goes direct. Measured here (docs/performance.md): 0.05-0.3 ns a byte
+ * while the page cache takes the trace at memory speed, 1.5-2.9 once the
+ * kernel's dirty limit is reached (a few GB into a big trace), against
+ * 0.15-0.2 for a direct write. A page cache that stays fast keeps the
+ * file: it takes a burst faster than any disk.
+ */
+#define FW_DIO_WINDOW (64ull << 20)
+#define FW_DIO_NS_PER_BYTE 1
+
+static notrace void fw_dio_watch(uint64_t bytes, uint64_t ns)
+{
+	fw_dio.watch_bytes += bytes;
+	fw_dio.watch_ns += ns;
+	if (fw_dio.watch_bytes < FW_DIO_WINDOW)
+		return;
+	if (fw_dio.watch_ns <= fw_dio.watch_bytes * FW_DIO_NS_PER_BYTE)
+		fw_dio.watch_slow = 0;
+	else if (++fw_dio.watch_slow >= 2)
+		fw_dio_begin(lseek(fdr_fd, 0, SEEK_CUR));
+	fw_dio.watch_bytes = fw_dio.watch_ns = 0;
+}
+
+/*
+ * Stop writing direct (a refusal, an error): the staged bytes go into the
+ * file through the page cache, and its offset moves to the end for the
+ * buffered writes that follow. Return: 0 or an errno.
+ */
+static notrace int fw_dio_stop(void)
+{
+	int err = fw_dio_mode(false);
+
+	if (!err && atomic_load_explicit(&fw_dio.unsettled, memory_order_relaxed))
+		err = fw_pwrite_all(fw_dio.fd, fw_dio.stage, fw_dio.len, fw_dio.base);
+	if (!err && lseek(fw_dio.fd, fw_dio.base + (off_t)fw_dio.len, SEEK_SET) < 0)
+		err = errno;
+	atomic_store_explicit(&fw_dio.unsettled, false, memory_order_relaxed);
+	fw_dio.fd = fw_dio.cand = -1;
+	return err;
+}
+
+/**
+ * fdr_file_settle - make the file show every byte written to it
+ *
+ * The partial block a direct write left in the stage goes into the file
+ * through the page cache (the next direct write overwrites it). Caller
+ * holds the file lock; async-signal-safe. Nothing to do for a file
+ * written buffered, or for a snapshot's.
+ */
+notrace void fdr_file_settle(void)
+{
+	int err;
+
+	if (fdr_fd < 0 || fdr_fd != fw_dio.fd ||
+	    !atomic_load_explicit(&fw_dio.unsettled, memory_order_relaxed))
+		return;
+	err = fw_dio_mode(false);
+	if (!err)
+		err = fw_pwrite_all(fw_dio.fd, fw_dio.stage, fw_dio.len, fw_dio.base);
+	if (!err)
+		err = fw_dio_mode(true);
+	if (err) {
+		fw_dio_stop();
+		fw_fail("write failed", err);
+		return;
+	}
+	fw_dio.safe_end = fw_dio.base + (off_t)fw_dio.len;
+	atomic_store_explicit(&fw_dio.unsettled, false, memory_order_relaxed);
+}
+
+/* Is there a partial block in the stage the file does not show yet? (any thread) */
+notrace bool fdr_file_unsettled(void)
+{
+	return atomic_load_explicit(&fw_dio.unsettled, memory_order_relaxed);
+}
+
+static notrace void fw_prealloc(off_t pos, size_t len);
+
+/*
+ * One unit (fw_writev()) written direct: copied into the stage, whole
+ * blocks written from it, the partial last block kept. On an error the
+ * file is cut back to where the unit began (its partial block as it was,
+ * written through the page cache), as fw_writev() does. Return: 0, a
+ * negative errno, or -EAGAIN when the file system refused the direct
+ * write: the file is as before the unit, written buffered from now on,
+ * and the caller writes the unit that way.
+ */
+static notrace int fw_dio_writev(const struct iovec *iov, int n, size_t total)
+{
+	const off_t base0 = fw_dio.base;
+	const size_t len0 = fw_dio.len, mask = fw_dio.align - 1;
+	int err = 0;
+
+	memcpy(fw_dio.keep, fw_dio.stage, len0);
+	fw_prealloc(base0 + (off_t)len0, total);
+	for (int i = 0; i < n; i++) {
+		const uint8_t *p = iov[i].iov_base;
+		size_t left = iov[i].iov_len;
+
+		while (left) {
+			size_t k = FW_DIO_CAP - fw_dio.len;
+
+			if (k > left)
+				k = left;
+			memcpy(fw_dio.stage + fw_dio.len, p, k);
+			fw_dio.len += k;
+			p += k;
+			left -= k;
+			if (fw_dio.len < FW_DIO_CAP)
+				continue;
+			err = fw_pwrite_all(fw_dio.fd, fw_dio.stage, FW_DIO_CAP, fw_dio.base);
+			if (err)
+				goto cut;
+			fw_dio.base += FW_DIO_CAP;
+			fw_dio.len = 0;
+		}
+	}
+	if (fw_dio.len & ~mask) {
+		size_t whole = fw_dio.len & ~mask;
+
+		err = fw_pwrite_all(fw_dio.fd, fw_dio.stage, whole, fw_dio.base);
+		if (err)
+			goto cut;
+		fw_dio.base += (off_t)whole;
+		fw_dio.len -= whole;
+		memmove(fw_dio.stage, fw_dio.stage + whole, fw_dio.len);
+	}
+	/* the previous unit's end, if now on disk, or this one's */
+	if (!fw_dio.len)
+		fw_dio.safe_end = fw_dio.base;
+	else if (base0 + (off_t)len0 <= fw_dio.base)
+		fw_dio.safe_end = base0 + (off_t)len0;
+	atomic_store_explicit(&fw_dio.unsettled, fw_dio.len != 0, memory_order_relaxed);
+	return 0;
+cut:
+	{
+		/* the file as it was before the unit: whole blocks to base0, then the partial one */
+		const int fd = fw_dio.fd;
+		const off_t safe = fw_dio.safe_end;
+		int stop_err;
+
+		fw_dio.base = base0;
+		fw_dio.len = len0;
+		memcpy(fw_dio.stage, fw_dio.keep, len0);
+		(void)!ftruncate(fd, base0);
+		atomic_store_explicit(&fw_dio.unsettled, len0 != 0, memory_order_relaxed);
+		stop_err = fw_dio_stop();	/* the partial block through the page cache */
+		if (stop_err && ftruncate(fd, safe) == 0) {
+			/* not even that (past ulimit -f, disk full): back to a unit it holds whole */
+			lseek(fd, safe, SEEK_SET);
+		}
+		/* refused (an alignment this file system wants and did not say): buffered from now on */
+		if (err == EINVAL && !stop_err)
+			return -EAGAIN;
+	}
+	return fw_fail("write failed", err);
 }
 
 /*
@@ -252,7 +581,8 @@ notrace int fdr_file_link(int fd, const char *path)
 
 /*
  * The file, unnamed, already holding what was kept in memory; linked at
- * the trace path. Return: the descriptor; -EEXIST when something is at
+ * the trace path. Readable too: a switch to direct writes reads its last
+ * partial block back (fw_dio_begin()). Return: the descriptor; -EEXIST when something is at
  * the path; -ENOSPC and the like when the early bytes could not be
  * written (@write_failed set: nothing is linked, so there is no file); any other
  * negative errno when this way is not available here (no O_TMPFILE, no
@@ -260,7 +590,7 @@ notrace int fdr_file_link(int fd, const char *path)
  */
 static notrace int fw_create_whole(bool *write_failed)
 {
-	int fd = open(fw_dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	int fd = open(fw_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	int err;
 
 	*write_failed = false;
@@ -291,13 +621,14 @@ notrace int fdr_file_create(void)
 	fd = fw_create_whole(&write_failed);
 	if (fd >= 0) {
 		fdr_fd = fd;
+		fw_dio_probe();
 		return 0;
 	}
 	if (write_failed)
 		return fw_fail("write failed", -fd);
 	if (fd != -EEXIST) {
 		/* no O_TMPFILE or no /proc here: by name, then written at once */
-		fd = open(fdr_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = open(fdr_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0)
 			fd = -errno;
 	}
@@ -312,6 +643,7 @@ notrace int fdr_file_create(void)
 	err = fw_write_all(fd, fw_early, fw_early_len);
 	if (err)
 		return fw_fail("write failed", err);
+	fw_dio_probe();
 	return 0;
 }
 
@@ -319,6 +651,7 @@ notrace void fdr_file_trim(void)
 {
 	struct stat st;
 
+	fdr_file_settle();	/* the end is final: every byte in the file */
 	if (fdr_fd < 0 || fdr_fd != fw_pre_fd)
 		return;
 	/* truncating to its own size frees the blocks reserved past the end */
@@ -335,17 +668,16 @@ notrace void fdr_file_close(void)
 		close(fdr_fd);
 	}
 	fdr_fd = -1;
+	fw_dio.fd = fw_dio.cand = -1;	/* its number may be reused by any file */
 }
 
 /*
- * Before writing @len bytes at the end of fdr_fd: reserve the blocks
+ * Before writing @len bytes at @pos, the end of fdr_fd: reserve the blocks
  * ahead (see the top of the file). Async-signal-safe (lseek, the
  * fallocate system call).
  */
-static notrace void fw_prealloc(size_t len)
+static notrace void fw_prealloc(off_t pos, size_t len)
 {
-	off_t pos;
-
 	if (fw_pre_refused)
 		return;
 	if (fdr_fd != fw_pre_fd) {
@@ -353,7 +685,6 @@ static notrace void fw_prealloc(size_t len)
 		fw_pre_fd = fdr_fd;
 		fw_pre_end = 0;
 	}
-	pos = lseek(fdr_fd, 0, SEEK_CUR);
 	/* small traces never reserve anything */
 	if (pos < FW_PREALLOC || pos + (off_t)len <= fw_pre_end)
 		return;
@@ -418,6 +749,7 @@ static notrace int fw_fail(const char *what, int err)
 static notrace int fw_writev(struct iovec *iov, int n)
 {
 	size_t done = 0;
+	uint64_t cpu0 = 0;
 	int err;
 
 	if (atomic_load_explicit(&fw_failed, memory_order_relaxed))
@@ -448,7 +780,14 @@ static notrace int fw_writev(struct iovec *iov, int n)
 
 		for (int i = 0; i < n; i++)
 			len += iov[i].iov_len;
-		fw_prealloc(len);
+		if (fdr_fd == fw_dio.fd) {
+			err = fw_dio_writev(iov, n, len);
+			if (err != -EAGAIN)
+				return err;
+		}
+		fw_prealloc(lseek(fdr_fd, 0, SEEK_CUR), len);
+		if (fdr_fd == fw_dio.cand && fw_dio.fd < 0)
+			cpu0 = fw_cpu_ns();	/* direct_io=auto watches what the page cache costs */
 	}
 	while (n > 0) {
 		ssize_t w = writev(fdr_fd, iov, n);
@@ -474,6 +813,8 @@ static notrace int fw_writev(struct iovec *iov, int n)
 			iov->iov_len -= (size_t)w;
 		}
 	}
+	if (cpu0)
+		fw_dio_watch(done, fw_cpu_ns() - cpu0);
 	return 0;
 cut:
 	if (done) {
@@ -504,11 +845,25 @@ notrace int fdr_file_write_header(void)
 
 notrace void fdr_file_patch_freq(uint64_t freq)
 {
+	const off_t off = offsetof(struct fdrtrace_file_header, cycle_frequency);
+	bool direct = fdr_fd >= 0 && fdr_fd == fw_dio.fd;
+	int err;
+
 	if (fdr_fd < 0 || fdr_file_failed())
 		return;
-	if (pwrite(fdr_fd, &freq, sizeof(freq), offsetof(struct fdrtrace_file_header,
-							   cycle_frequency)) != sizeof(freq))
-		fw_fail("header update failed", errno ? errno : EIO);
+	if (direct && fw_dio.base == 0)
+		memcpy(fw_dio.stage + off, &freq, sizeof(freq));	/* the next direct write has it too */
+	/* the header was written through the page cache (fw_early): so is this */
+	err = direct ? fw_dio_mode(false) : 0;
+	if (!err)
+		err = fw_pwrite_all(fdr_fd, (const uint8_t *)&freq, sizeof(freq), off);
+	if (!err && direct)
+		err = fw_dio_mode(true);
+	if (err) {
+		if (direct)
+			fw_dio_stop();
+		fw_fail("header update failed", err);
+	}
 }
 
 /*

@@ -934,6 +934,32 @@ static notrace void fl_refine_header(void)
 	fdr_file_unlock();
 }
 
+/*
+ * A direct write leaves the trace's last partial block in the stage
+ * (fdr_file_settle()): it goes into the file once the flush thread has
+ * written nothing for FDR_SETTLE_MS, so that a program killed while it
+ * idles leaves every byte written, and a busy one pays for it no more
+ * than once per pause. Until then, @to ends the sleep by that time.
+ */
+static uint64_t fl_wrote_ns;	/* when fl_drain() last wrote a buffer (CLOCK_MONOTONIC) */
+
+static notrace void fl_settle_idle(struct timespec *to)
+{
+	const uint64_t settle_ns = FDR_SETTLE_MS * 1000000ull;
+	uint64_t idle;
+
+	if (!fdr_file_unsettled())
+		return;
+	idle = fl_now_ns(CLOCK_MONOTONIC) - fl_wrote_ns;
+	if (idle >= settle_ns) {
+		fdr_file_lock(0);
+		fdr_file_settle();
+		fdr_file_unlock();
+	} else if (!to->tv_sec && (uint64_t)to->tv_nsec > settle_ns - idle) {
+		to->tv_nsec = (long)(settle_ns - idle);
+	}
+}
+
 static notrace void *fl_main(void *arg)
 {
 	uint64_t interval_ns = fdr_cfg.flush_interval_ms * 1000000ull;
@@ -970,7 +996,8 @@ static notrace void *fl_main(void *arg)
 		if (fdr_filtering)
 			fl_decide_filters();
 		if (fdr_cfg.policy != FDR_POLICY_RING) {
-			fl_drain(&fl_rb);
+			if (fl_drain(&fl_rb))
+				fl_wrote_ns = fl_now_ns(CLOCK_MONOTONIC);
 			fl_grow(&fl_rb);	/* after the drain: full buffers first */
 		} else {
 			fl_cache_names();
@@ -1011,6 +1038,7 @@ static notrace void *fl_main(void *arg)
 		}
 		if (fl_prefault)
 			continue;	/* the next step, after a look at the queue */
+		fl_settle_idle(&to);
 		atomic_store_explicit(&fl_sleeping, 1, memory_order_seq_cst);
 		if ((fdr_cfg.policy == FDR_POLICY_RING || fdr_queue_empty()) && !fl_growing() &&
 		    !(fl_can_grow() && atomic_load_explicit(&fl_pressure, memory_order_relaxed)) &&

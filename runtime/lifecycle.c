@@ -389,11 +389,17 @@ static notrace void lc_finish(uint8_t how)
 	} else if (fdr_cfg.verbosity >= 1 && !fdr_file_failed()) {
 		lc_exit_line();
 	}
-	if (fdr_cfg.verbosity >= 2)
+	if (fdr_cfg.verbosity >= 2) {
+		long long direct = fdr_file_direct_from();
+
 		fdr_say("fdrtrace: %s: %llu buffers written, %u threads, %llu buffers dropped, "
 			"frequency %llu Hz\n", fdr_path, (unsigned long long)fdr_totals.buffers,
 			fdr_threads_seen(), (unsigned long long)fdr_totals.buffers_dropped,
 			(unsigned long long)fdr_clock.freq);
+		if (direct >= 0)
+			fdr_say("fdrtrace: %s: written direct (O_DIRECT) from byte %lld on\n",
+				fdr_path, direct);
+	}
 	fdr_file_close();
 	free(nodes.node);
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_DONE, memory_order_release);

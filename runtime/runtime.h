@@ -265,6 +265,12 @@ int fdr_file_open_unnamed(void) fdr_hidden;
 int fdr_file_link(int fd, const char *path) fdr_hidden;
 /* give back the disk blocks reserved past the end of fdr_fd (async-signal-safe) */
 void fdr_file_trim(void) fdr_hidden;
+/* direct writes: the partial last block into the file (file lock held), and whether one waits */
+void fdr_file_settle(void) fdr_hidden;
+bool fdr_file_unsettled(void) fdr_hidden;
+long long fdr_file_direct_from(void) fdr_hidden;
+/* the flush thread settles the file once it has written nothing for this long */
+#define FDR_SETTLE_MS 10
 void fdr_file_close(void) fdr_hidden;
 int fdr_file_write_header(void) fdr_hidden;
 int fdr_file_write_buffer(const uint8_t *data, uint64_t len) fdr_hidden;

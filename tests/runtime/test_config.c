@@ -467,9 +467,10 @@ Test(config, foreach_visits_every_option_as_text)
 
 	parse(&P, "fdr", "buffer_size=1M clock=monotonic logfile_base=/tmp/t. format_version=1");
 	fdr_config_foreach(&P.cfg, collect, &s);
-	cr_assert_eq(s.n, 18);
+	cr_assert_eq(s.n, 19);
 	cr_assert_str_eq(s.names[0], "buffer_size", "table order");
 	cr_assert_str_eq(lookup(&s, "on_full"), "drop");
+	cr_assert_str_eq(lookup(&s, "direct_io"), "auto");
 	cr_assert_str_eq(lookup(&s, "policy"), "stream");
 	cr_assert_str_eq(lookup(&s, "trigger"), "");
 	cr_assert_str_eq(lookup(&s, "trigger_max"), "1");
@@ -484,6 +485,16 @@ Test(config, foreach_visits_every_option_as_text)
 	cr_assert_str_eq(lookup(&s, "format_version"), "1");
 	cr_assert_str_eq(lookup(&s, "clock"), "monotonic");
 	cr_assert_str_eq(lookup(&s, "flush_interval_ms"), "0");
+}
+
+Test(config, direct_io_takes_its_three_values_and_refuses_others)
+{
+	parse(&P, "fdr", "direct_io=always");
+	cr_assert_eq(P.cfg.direct_io, FDR_DIO_ALWAYS);
+	parse(&P, "fdr", "direct_io=off");
+	cr_assert_eq(P.cfg.direct_io, FDR_DIO_OFF);
+	parse(&P, "fdr", "direct_io=yes");
+	cr_assert_eq(P.cfg.direct_io, FDR_DIO_AUTO, "a bad value keeps the default");
 }
 
 Test(config, foreach_output_parses_back_to_the_same_config)

@@ -18,6 +18,9 @@
  *   target exec PROG [HOW]  work, then exec PROG with argument "basic", by HOW:
  *                           execv (the default), execl, execlp or execle
  *   target spin             work in a loop, forever (for SIGKILL)
+ *   target idle N           work N times, wait 300 ms, print "direct 1" when
+ *                           a descriptor (the tracer's) has O_DIRECT (else
+ *                           "direct 0"), then wait forever (for SIGKILL)
  *   target quick_exit N     work N times, then _exit(0)
  *   target exit_race MS     a thread works then calls _exit(3) while main
  *                           works, sleeps MS ms and calls exit(0): both close
@@ -38,11 +41,37 @@
 #include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile long sink;
 static volatile long sig_count;
 static jmp_buf jb;
+
+/*
+ * Is a descriptor open with O_DIRECT (from /proc/self/fdinfo)? This
+ * program opens none itself: one would be the tracer's trace file.
+ */
+static int trace_is_direct(void)
+{
+	for (int fd = 3; fd < 1024; fd++) {
+		char path[64], info[512];
+		unsigned long flags = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(info, sizeof(info), f))
+			if (sscanf(info, "flags: %lo", &flags) == 1)
+				break;
+		fclose(f);
+		if (flags & O_DIRECT)
+			return 1;
+	}
+	return 0;
+}
 
 __attribute__((noinline)) static void leaf(int i)
 {
@@ -238,6 +267,16 @@ int main(int argc, char **argv)
 		else
 			execv(argv[2], args);
 		return 6;
+	} else if (!strcmp(mode, "idle")) {
+		struct timespec ts = { 0, 300000000 };
+
+		for (long i = 0; i < n; i++)
+			work();
+		nanosleep(&ts, NULL);
+		printf("direct %d\n", trace_is_direct());
+		fflush(stdout);
+		for (;;)
+			pause();
 	} else if (!strcmp(mode, "spin")) {
 		for (;;)
 			work();
