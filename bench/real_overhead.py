@@ -84,7 +84,7 @@ def configurations(env, prog, src, uftrace):
     if env.clang:
         cfgs.append(("fdrtrace linked, clang -finstrument-functions-after-inlining",
                      b("clang"), "plain clang -O2", "link", "", None))
-    if real.on_full_supported(env):
+    if real.runtime_knows(env, "on_full"):
         cfgs.append(("fdrtrace linked, gcc, on_full=wait", b("gcc"), "plain gcc -O2", "link",
                      "on_full=wait", None))
         if env.clang:

@@ -233,11 +233,14 @@ notrace bool fdr_file_created(void)
 static notrace int fw_fail(const char *what, int err);
 static notrace void fw_report(const char *what, int err);
 
-/* write(2) all of @len bytes; Return: 0 or an errno. */
-static notrace int fw_write_all(int fd, const uint8_t *p, size_t len)
+/*
+ * Write all of @len bytes: at @off (pwrite(2)), or at the file's offset,
+ * which moves (write(2)), when @off is negative. Return: 0 or an errno.
+ */
+static notrace int fw_write_all(int fd, const uint8_t *p, size_t len, off_t off)
 {
 	while (len) {
-		ssize_t w = write(fd, p, len);
+		ssize_t w = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, off);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -245,23 +248,8 @@ static notrace int fw_write_all(int fd, const uint8_t *p, size_t len)
 			return w < 0 ? errno : EIO;
 		p += w;
 		len -= (size_t)w;
-	}
-	return 0;
-}
-
-/* pwrite(2) all of @len bytes at @off; Return: 0 or an errno. */
-static notrace int fw_pwrite_all(int fd, const uint8_t *p, size_t len, off_t off)
-{
-	while (len) {
-		ssize_t w = pwrite(fd, p, len, off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? errno : EIO;
-		p += w;
-		len -= (size_t)w;
-		off += w;
+		if (off >= 0)
+			off += w;
 	}
 	return 0;
 }
@@ -396,7 +384,7 @@ static notrace int fw_dio_stop(void)
 	int err = fw_dio_mode(false);
 
 	if (!err && atomic_load_explicit(&fw_dio.unsettled, memory_order_relaxed))
-		err = fw_pwrite_all(fw_dio.fd, fw_dio.stage, fw_dio.len, fw_dio.base);
+		err = fw_write_all(fw_dio.fd, fw_dio.stage, fw_dio.len, fw_dio.base);
 	if (!err && lseek(fw_dio.fd, fw_dio.base + (off_t)fw_dio.len, SEEK_SET) < 0)
 		err = errno;
 	atomic_store_explicit(&fw_dio.unsettled, false, memory_order_relaxed);
@@ -421,7 +409,7 @@ notrace void fdr_file_settle(void)
 		return;
 	err = fw_dio_mode(false);
 	if (!err)
-		err = fw_pwrite_all(fw_dio.fd, fw_dio.stage, fw_dio.len, fw_dio.base);
+		err = fw_write_all(fw_dio.fd, fw_dio.stage, fw_dio.len, fw_dio.base);
 	if (!err)
 		err = fw_dio_mode(true);
 	if (err) {
@@ -473,7 +461,7 @@ static notrace int fw_dio_writev(const struct iovec *iov, int n, size_t total)
 			left -= k;
 			if (fw_dio.len < FW_DIO_CAP)
 				continue;
-			err = fw_pwrite_all(fw_dio.fd, fw_dio.stage, FW_DIO_CAP, fw_dio.base);
+			err = fw_write_all(fw_dio.fd, fw_dio.stage, FW_DIO_CAP, fw_dio.base);
 			if (err)
 				goto cut;
 			fw_dio.base += FW_DIO_CAP;
@@ -483,7 +471,7 @@ static notrace int fw_dio_writev(const struct iovec *iov, int n, size_t total)
 	if (fw_dio.len & ~mask) {
 		size_t whole = fw_dio.len & ~mask;
 
-		err = fw_pwrite_all(fw_dio.fd, fw_dio.stage, whole, fw_dio.base);
+		err = fw_write_all(fw_dio.fd, fw_dio.stage, whole, fw_dio.base);
 		if (err)
 			goto cut;
 		fw_dio.base += (off_t)whole;
@@ -596,7 +584,7 @@ static notrace int fw_create_whole(bool *write_failed)
 	*write_failed = false;
 	if (fd < 0)
 		return -errno;
-	err = fw_write_all(fd, fw_early, fw_early_len);
+	err = fw_write_all(fd, fw_early, fw_early_len, -1);
 	if (err) {
 		*write_failed = true;
 	} else {
@@ -640,7 +628,7 @@ notrace int fdr_file_create(void)
 		return fd;
 	}
 	fdr_fd = fd;
-	err = fw_write_all(fd, fw_early, fw_early_len);
+	err = fw_write_all(fd, fw_early, fw_early_len, -1);
 	if (err)
 		return fw_fail("write failed", err);
 	fw_dio_probe();
@@ -856,7 +844,7 @@ notrace void fdr_file_patch_freq(uint64_t freq)
 	/* the header was written through the page cache (fw_early): so is this */
 	err = direct ? fw_dio_mode(false) : 0;
 	if (!err)
-		err = fw_pwrite_all(fdr_fd, (const uint8_t *)&freq, sizeof(freq), off);
+		err = fw_write_all(fdr_fd, (const uint8_t *)&freq, sizeof(freq), off);
 	if (!err && direct)
 		err = fw_dio_mode(true);
 	if (err) {

@@ -21,7 +21,8 @@ Builds (cached under --cache, so reruns only run the checks):
 CHECK:
   gcc    the gcc build, linked and preloaded: output identical to the plain
          build's; every trace verifies and is closed (fdrtrace info); with
-         on_full=wait (when the runtime has the option) nothing is lost
+         on_full=wait (when the runtime has the option) nothing is lost,
+         also written direct (direct_io=always, where the file system can)
   clang  the same for the clang build
   xray   one run of a build with both clang instrumentations, recorded by
          fdrtrace and by LLVM XRay FDR at once: per-function call counts of
@@ -338,11 +339,13 @@ def run_workload(wl, binary, wd, tracing=None, options="", record=False, env_ext
 
 # ---------------------------------------------------------------- trace checks
 
-def on_full_supported(env):
-    """Does the runtime know on_full? (It warns about unknown options.)"""
+def runtime_knows(env, option):
+    """Does the runtime being tested have this option? (It warns about
+    unknown options, so a suite run against an older runtime says what it
+    could not check.)"""
     cfg = os.path.join(env.a.srcroot, "runtime", "config.def")
     try:
-        return re.search(r"\bon_full\b", open(cfg).read()) is not None
+        return re.search(r"\b%s\b" % option, open(cfg).read()) is not None
     except OSError:
         return False
 
@@ -401,7 +404,7 @@ def check_build(env, prog, src, variant, scale):
         log("%-28s output identical; %d trace(s), verified and closed: %d records, %d lost, %.1f MB"
             % (label, len(traces), recs, drops, trace_bytes(traces) / 1e6))
         shutil.rmtree(td, ignore_errors=True)
-        return recs, drops
+        return recs, drops, errs
 
     traced(variant + " linked, defaults", binary)
     if variant == "gcc":
@@ -410,11 +413,21 @@ def check_build(env, prog, src, variant, scale):
         if out != ref:
             raise Fail("the instrumented, unlinked build differs untraced")
         traced("gcc fdrtrace record (preload)", pre, record=True)
-    if on_full_supported(env):
+    if runtime_knows(env, "on_full"):
         traced(variant + " linked, on_full=wait", binary, options="on_full=wait", lossless=True)
         log("on_full=wait: checked, nothing lost")
     else:
         log("on_full=wait: NOT CHECKED, the runtime has no on_full option yet")
+    if variant == "gcc" and runtime_knows(env, "direct_io"):
+        # the whole trace written direct (what direct_io=auto ends with on a
+        # big trace): output unchanged, traces whole and closed, nothing lost
+        _, _, errs = traced("gcc linked, direct_io=always", binary,
+                            options="on_full=wait direct_io=always verbosity=2", lossless=True)
+        if "written direct (O_DIRECT)" in errs:
+            log("direct_io=always: checked, written direct, nothing lost")
+        else:
+            log("direct_io=always: NOT CHECKED, %s's file system takes no direct writes "
+                "(the traces were written through the page cache)" % work)
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -518,7 +531,7 @@ def check_xray(env, prog, src, scale):
 
     # fdrtrace lossless: on_full=wait when there is one, else a pool far
     # larger than the trace (and the run is rejected if anything was lost).
-    opts = "on_full=wait" if on_full_supported(env) else "buffer_size=1M buffer_max=2048"
+    opts = "on_full=wait" if runtime_knows(env, "on_full") else "buffer_size=1M buffer_max=2048"
     # XRay FDR keeps every buffer in memory until the flush at exit and
     # drops what does not fit: 8 MiB buffers, 16 of them per process (the
     # workloads here write well under that; llvm-xray 14 misreads a thread
@@ -598,7 +611,7 @@ def check_loss(env, prog, src, scale):
     # round). With equal buffers, a lossless run hands over more buffers
     # than a starved one: only a loss joined into a call can put a
     # starved run above it.
-    lossless = ("buffer_size=4096 on_full=wait" if on_full_supported(env)
+    lossless = ("buffer_size=4096 on_full=wait" if runtime_knows(env, "on_full")
                 else "buffer_size=4096 buffer_max=32768")
     # The starved stream pool must lose on any machine: two 4 KiB buffers,
     # and every run of this check on one CPU, so the flush thread shares

@@ -495,6 +495,8 @@ Test(config, direct_io_takes_its_three_values_and_refuses_others)
 	cr_assert_eq(P.cfg.direct_io, FDR_DIO_OFF);
 	parse(&P, "fdr", "direct_io=yes");
 	cr_assert_eq(P.cfg.direct_io, FDR_DIO_AUTO, "a bad value keeps the default");
+	cr_assert_str_eq(P.err, "fdrtrace: FDRTRACE_OPTIONS: direct_io='yes' is not one of auto, "
+				"always, off; using auto\n");
 }
 
 Test(config, foreach_output_parses_back_to_the_same_config)
