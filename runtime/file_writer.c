@@ -310,7 +310,7 @@ static notrace void fw_dio_begin(off_t end)
 	off_t base = end & ~(off_t)(fw_dio.align - 1);
 	size_t len = (size_t)(end - base);
 
-	if (fw_dio.cand < 0 || fw_dio.cand != fdr_fd)
+	if (fw_dio.cand < 0 || fw_dio.cand != fdr_fd || end < 0)
 		return;
 	for (size_t got = 0; got < len;) {
 		ssize_t r = pread(fdr_fd, fw_dio.stage + got, len - got, base + (off_t)got);
