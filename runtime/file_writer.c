@@ -392,6 +392,26 @@ static notrace int fw_dio_stop(void)
 	return err;
 }
 
+/*
+ * Write @len bytes at @off of fdr_fd through the page cache, whether it is
+ * written direct or not (O_DIRECT off around the write: a partial block, a
+ * header field). On an error a direct file stops being one
+ * (fw_dio_stop()). Async-signal-safe. Return: 0 or an errno.
+ */
+static notrace int fw_write_through(const uint8_t *p, size_t len, off_t off)
+{
+	bool direct = fdr_fd >= 0 && fdr_fd == fw_dio.fd;
+	int err = direct ? fw_dio_mode(false) : 0;
+
+	if (!err)
+		err = fw_write_all(fdr_fd, p, len, off);
+	if (!err && direct)
+		err = fw_dio_mode(true);
+	if (err && direct)
+		fw_dio_stop();
+	return err;
+}
+
 /**
  * fdr_file_settle - make the file show every byte written to it
  *
@@ -407,13 +427,8 @@ notrace void fdr_file_settle(void)
 	if (fdr_fd < 0 || fdr_fd != fw_dio.fd ||
 	    !atomic_load_explicit(&fw_dio.unsettled, memory_order_relaxed))
 		return;
-	err = fw_dio_mode(false);
-	if (!err)
-		err = fw_write_all(fw_dio.fd, fw_dio.stage, fw_dio.len, fw_dio.base);
-	if (!err)
-		err = fw_dio_mode(true);
+	err = fw_write_through(fw_dio.stage, fw_dio.len, fw_dio.base);
 	if (err) {
-		fw_dio_stop();
 		fw_fail("write failed", err);
 		return;
 	}
@@ -834,24 +849,16 @@ notrace int fdr_file_write_header(void)
 notrace void fdr_file_patch_freq(uint64_t freq)
 {
 	const off_t off = offsetof(struct fdrtrace_file_header, cycle_frequency);
-	bool direct = fdr_fd >= 0 && fdr_fd == fw_dio.fd;
 	int err;
 
 	if (fdr_fd < 0 || fdr_file_failed())
 		return;
-	if (direct && fw_dio.base == 0)
+	if (fdr_fd == fw_dio.fd && fw_dio.base == 0)
 		memcpy(fw_dio.stage + off, &freq, sizeof(freq));	/* the next direct write has it too */
 	/* the header was written through the page cache (fw_early): so is this */
-	err = direct ? fw_dio_mode(false) : 0;
-	if (!err)
-		err = fw_write_all(fdr_fd, (const uint8_t *)&freq, sizeof(freq), off);
-	if (!err && direct)
-		err = fw_dio_mode(true);
-	if (err) {
-		if (direct)
-			fw_dio_stop();
+	err = fw_write_through((const uint8_t *)&freq, sizeof(freq), off);
+	if (err)
 		fw_fail("header update failed", err);
-	}
 }
 
 /*
