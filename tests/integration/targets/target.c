@@ -18,6 +18,7 @@
  *   target exec PROG [HOW]  work, then exec PROG with argument "basic", by HOW:
  *                           execv (the default), execl, execlp or execle
  *   target spin             work in a loop, forever (for SIGKILL)
+ *   target nap MS           leaf, sleep MS ms, leaf: a long run of few records
  *   target idle N           work N times, wait 300 ms, print "direct 1" when
  *                           a descriptor (the tracer's) has O_DIRECT (else
  *                           "direct 0"), then wait forever (for SIGKILL)
@@ -267,6 +268,12 @@ int main(int argc, char **argv)
 		else
 			execv(argv[2], args);
 		return 6;
+	} else if (!strcmp(mode, "nap")) {
+		struct timespec ts = { n / 1000, (n % 1000) * 1000000 };
+
+		leaf(1);
+		nanosleep(&ts, NULL);
+		leaf(2);
 	} else if (!strcmp(mode, "idle")) {
 		struct timespec ts = { 0, 300000000 };
 
