@@ -130,7 +130,8 @@ Test(funcid_map, racing_threads_get_one_id_per_address_without_a_flush_thread)
 
 		cr_assert(id >= first && id < first + N, "address %u: id %u", i, id);
 		for (int t = 1; t < N_THREADS; t++)
-			cr_assert_eq(r[t].ids[i], id, "address %u: thread %d disagrees", i, t);
+			cr_assert_eq(r[t].ids[i], id, "address %u: thread %d disagrees (id %u, thread 0: %u)",
+				     i, t, r[t].ids[i], id);
 		cr_assert_eq(seen[id - first], 0, "id %u given twice", id);
 		seen[id - first] = 1;
 		cr_assert_eq(fdr_funcid_addr(id), fn_addr(N_GROW + i));
