@@ -29,7 +29,8 @@
  * unlinked. fdr_file_create() is async-signal-safe (open, write, linkat).
  *
  * The file appears whole: it is written unnamed (O_TMPFILE in the trace's
- * directory) and only then linked at the trace path, so a process ended
+ * directory, opened by fdr_file_prepare(): see fw_unnamed) and only then
+ * linked at the trace path, so a process ended
  * at any moment (_exit or SIGKILL on another thread while the flush
  * thread creates it) leaves no file or one that starts with the header
  * and the start records, never an empty one. Where there is no O_TMPFILE
@@ -102,6 +103,18 @@ static _Atomic bool fw_failed;
  * to the next look, which takes the lock).
  */
 static _Atomic bool fw_pending;
+/*
+ * The trace file, opened unnamed by fdr_file_prepare() and linked at the
+ * trace path by fdr_file_create(); -1 when not open (no O_TMPFILE or no
+ * /proc here: the file is created by name then). Opened that early
+ * because fdr_file_prepare() runs while no other thread of the program
+ * does (initialisation before main(), a fork child before fork()
+ * returns): opened later, by the flush thread, it would take the lowest
+ * free descriptor, the one a program that has just closed standard
+ * error (xz, gnulib's close_stdout, a daemon reopening /dev/null) gets
+ * from its next open. Never 0, 1 or 2 (fdr_fd_above_stdio()).
+ */
+static int fw_unnamed = -1;
 static uint8_t *fw_early;
 static size_t fw_early_len;
 /* the trace's directory (fdr_path up to its last '/'; "/" for the root) */
@@ -172,6 +185,65 @@ notrace bool fdr_file_failed(void)
 	return atomic_load_explicit(&fw_failed, memory_order_relaxed);
 }
 
+/**
+ * fdr_fd_above_stdio - move a descriptor of ours off 0, 1 and 2
+ * @fd: a descriptor the runtime opened, or a negative errno (returned as is)
+ *
+ * A program started with standard error closed, or that closed it, gets
+ * 2 from its next open and writes there what it means for standard
+ * error: a file of ours must not hold that number. Async-signal-safe
+ * (fcntl, close).
+ * Return: the descriptor to use; @fd itself when it is above 2 or cannot
+ * be moved (no descriptor free above 2).
+ */
+notrace int fdr_fd_above_stdio(int fd)
+{
+	int moved;
+
+	if (fd < 0 || fd > 2)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (moved < 0)
+		return fd;
+	close(fd);
+	return moved;
+}
+
+/*
+ * An unnamed file in the trace's directory, opened with @flags (O_WRONLY
+ * or O_RDWR), that fw_link() can name. Return: the descriptor, or a
+ * negative errno when this way is not available here (no O_TMPFILE, or
+ * no /proc to link it through). Async-signal-safe.
+ */
+static notrace int fw_open_unnamed(int flags)
+{
+	char proc[40] = "/proc/self/fd/";
+	int fd = open(fw_dir, O_TMPFILE | flags | O_CLOEXEC, 0600);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	fd = fdr_fd_above_stdio(fd);
+	/* the link fw_link() goes through: known now, not after the writes */
+	fdr_u64_text(proc + strlen(proc), (uint64_t)fd);
+	if (access(proc, F_OK) == 0)
+		return fd;
+	err = errno;
+	close(fd);
+	return -err;
+}
+
+notrace void fdr_file_forget(void)
+{
+	if (fdr_fd >= 0)
+		close(fdr_fd);
+	if (fw_unnamed >= 0)
+		close(fw_unnamed);
+	fdr_fd = fw_unnamed = -1;
+	fw_dio.fd = fw_dio.cand = -1;	/* their numbers may be reused by any file */
+	atomic_store_explicit(&fw_dio.unsettled, false, memory_order_relaxed);
+}
+
 notrace int fdr_file_prepare(void)
 {
 	fdr_fd = -1;
@@ -222,6 +294,11 @@ notrace int fdr_file_prepare(void)
 			fw_dio.keep = (uint8_t *)m + FW_DIO_CAP;
 		}
 	}
+	if (fw_unnamed >= 0)
+		close(fw_unnamed);	/* a fork child's: the parent's file */
+	fw_unnamed = fw_open_unnamed(O_RDWR);	/* see fw_unnamed */
+	if (fw_unnamed < 0)
+		fw_unnamed = -1;
 	return 0;
 }
 
@@ -555,19 +632,7 @@ static notrace int fw_link(int fd, const char *path)
  */
 notrace int fdr_file_open_unnamed(void)
 {
-	char proc[40] = "/proc/self/fd/";
-	int fd = open(fw_dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	/* the link fdr_file_link() goes through: known now, not after the writes */
-	fdr_u64_text(proc + strlen(proc), (uint64_t)fd);
-	if (access(proc, F_OK) == 0)
-		return fd;
-	err = errno;
-	close(fd);
-	return -err;
+	return fw_open_unnamed(O_WRONLY);
 }
 
 /**
@@ -593,12 +658,12 @@ notrace int fdr_file_link(int fd, const char *path)
  */
 static notrace int fw_create_whole(bool *write_failed)
 {
-	int fd = open(fw_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	int err;
+	int fd = fw_unnamed, err;
 
 	*write_failed = false;
+	fw_unnamed = -1;
 	if (fd < 0)
-		return -errno;
+		return -EOPNOTSUPP;	/* fdr_file_prepare() could not open one */
 	err = fw_write_all(fd, fw_early, fw_early_len, -1);
 	if (err) {
 		*write_failed = true;
@@ -632,8 +697,7 @@ notrace int fdr_file_create(void)
 	if (fd != -EEXIST) {
 		/* no O_TMPFILE or no /proc here: by name, then written at once */
 		fd = open(fdr_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0)
-			fd = -errno;
+		fd = fd < 0 ? -errno : fdr_fd_above_stdio(fd);
 	}
 	if (fd < 0) {
 		if (!atomic_exchange_explicit(&fw_failed, true, memory_order_relaxed)) {
@@ -666,12 +730,9 @@ notrace void fdr_file_trim(void)
 
 notrace void fdr_file_close(void)
 {
-	if (fdr_fd >= 0) {
+	if (fdr_fd >= 0)
 		fdr_file_trim();
-		close(fdr_fd);
-	}
-	fdr_fd = -1;
-	fw_dio.fd = fw_dio.cand = -1;	/* its number may be reused by any file */
+	fdr_file_forget();
 }
 
 /*

@@ -699,18 +699,14 @@ static notrace void lc_postfork_child(void)
 			/* the parent's trace, finished or failing: not ours to touch */
 			atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
 			atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
-			if (fdr_fd >= 0)
-				close(fdr_fd);
-			fdr_fd = -1;
+			fdr_file_forget();
 		}
 		return;
 	}
 	fdr_fork_parent = fdr_pid;
 	fdr_pid = getpid();
 	fdr_start_ns = lc_realtime_ns();
-	if (fdr_fd >= 0)
-		close(fdr_fd);	/* the parent's file stays the parent's */
-	fdr_fd = -1;
+	fdr_file_forget();	/* the parent's file stays the parent's */
 	fdr_pool_reset();
 	fdr_ring_reset();
 	fdr_writer_after_fork_child();

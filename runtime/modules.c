@@ -23,6 +23,16 @@
  * differs from the mapped module's (replaced on disk) is not used. Files
  * are opened with O_NONBLOCK and used only when regular.
  *
+ * When: a module that can hold instrumented code (the main program, and
+ * any object that imports __cyg_profile_func_enter) has its file read as the scan first reports it; others only when one
+ * of their addresses is looked up. The first scan runs before the
+ * program's main() (the start records, which the constructor waits for),
+ * so the files the runtime opens for names are opened while no thread of
+ * the program can be opening its own: a descriptor opened later, by the
+ * flush thread, takes the lowest free number for a moment, the one a
+ * program that closed standard error is about to get from its next open.
+ * Only an object dlopen'ed later is read while the program runs.
+ *
  * This is the runtime's own small reader, not elfutils (which the fdrtrace
  * command uses): it runs inside the traced program, which must not gain
  * libelf, libdw and their compression libraries as dependencies, nor
@@ -64,12 +74,14 @@ struct mod_sym {
 /* Symbol state of a module. */
 enum mod_sym_state {
 	MOD_SYMS_UNREAD = 0,
+	MOD_SYMS_MAPPED,	/* the file with the .symtab is mapped, not indexed yet */
 	MOD_SYMS_READ,
 	MOD_SYMS_NONE,		/* no file, no .symtab, or the wrong file */
 };
 
 struct mod_entry {
 	struct fdr_module m;
+	bool hooks;		/* may hold instrumented code: symbols read when reported */
 	bool live;		/* mapped as of the last scan */
 	bool seen;		/* found by the scan in progress */
 	bool reported;		/* the mapped callback has run */
@@ -106,7 +118,7 @@ static notrace bool mod_same(const struct fdr_module *a, const struct fdr_module
 	       strcmp(a->path, b->path) == 0;
 }
 
-static notrace int mod_add(const struct fdr_module *m)
+static notrace int mod_add(const struct fdr_module *m, bool hooks)
 {
 	struct mod_entry *e;
 	size_t i;
@@ -134,10 +146,89 @@ static notrace int mod_add(const struct fdr_module *m)
 		return -ENOMEM;
 	e->m = *m;
 	e->m.id = (uint32_t)mod_count;
+	e->hooks = hooks;
 	e->live = true;
 	e->seen = true;
 	mod_list[mod_count++] = e;
 	return 0;
+}
+
+/* An address of the object's dynamic section, relocated, or 0 when outside its span. */
+static notrace uintptr_t mod_dyn_addr(const struct dl_phdr_info *info, uint64_t start,
+				      uint64_t size, uint64_t p, uint64_t len)
+{
+	/* the loader relocates these in place, except where it left them as linked */
+	if (p && p < info->dlpi_addr)
+		p += info->dlpi_addr;
+	if (!p || p < start || len > size || p - start > size - len)
+		return 0;
+	return (uintptr_t)p;
+}
+
+/*
+ * Whether the object @name defines, via its GNU hash table @gh (symbols
+ * @sym, names @str of @strsz bytes); undefined symbols are never in it.
+ */
+static notrace bool mod_gnu_defines(const uint32_t *gh, const Elf64_Sym *sym, const char *str,
+				    uint64_t strsz, const char *name)
+{
+	uint32_t nbuckets = gh[0], first = gh[1], h = 5381, i;
+	const uint64_t *bloom = (const uint64_t *)(gh + 4);
+	const uint32_t *buckets = (const uint32_t *)(bloom + gh[2]);
+	const uint32_t *chain = buckets + nbuckets;
+
+	for (const char *c = name; *c; c++)
+		h = h * 33 + (uint8_t)*c;
+	if (!nbuckets)
+		return false;
+	i = buckets[h % nbuckets];
+	if (i < first)
+		return false;
+	for (;; i++) {
+		uint32_t h2 = chain[i - first];
+
+		if ((h | 1) == (h2 | 1) && sym[i].st_name < strsz &&
+		    !strncmp(str + sym[i].st_name, name, strsz - sym[i].st_name))
+			return true;
+		if (h2 & 1)
+			return false;
+	}
+}
+
+/*
+ * Whether the object of @info (span [@start, @start + @size)) may call the
+ * hooks: its dynamic string table names __cyg_profile_func_enter and it
+ * does not define it (the C library and libfdrtrace do). Read in memory.
+ */
+static notrace bool mod_calls_hooks(const struct dl_phdr_info *info, uint64_t start, uint64_t size)
+{
+	static const char hook[] = "__cyg_profile_func_enter";
+	const ElfW(Dyn) *d = NULL;
+	uint64_t str = 0, strsz = 0, sym = 0, gh = 0;
+	ElfW(Half) i;
+
+	for (i = 0; i < info->dlpi_phnum && !d; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			d = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+	for (; d && d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_STRTAB)
+			str = d->d_un.d_ptr;
+		else if (d->d_tag == DT_STRSZ)
+			strsz = d->d_un.d_val;
+		else if (d->d_tag == DT_SYMTAB)
+			sym = d->d_un.d_ptr;
+		else if (d->d_tag == DT_GNU_HASH)
+			gh = d->d_un.d_ptr;
+	}
+	str = mod_dyn_addr(info, start, size, str, strsz);
+	if (!str || !memmem((const void *)(uintptr_t)str, strsz, hook, sizeof(hook)))
+		return false;
+	sym = mod_dyn_addr(info, start, size, sym, sizeof(Elf64_Sym));
+	gh = mod_dyn_addr(info, start, size, gh, 16);
+	/* no hash table to tell: read it, as one that calls them would be */
+	return !sym || !gh ||
+	       !mod_gnu_defines((const uint32_t *)(uintptr_t)gh, (const Elf64_Sym *)(uintptr_t)sym,
+				(const char *)(uintptr_t)str, strsz, hook);
 }
 
 static notrace int mod_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -146,6 +237,7 @@ static notrace int mod_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg
 	/* Static: dl_iterate_phdr holds the loader lock, keep the stack small. */
 	static struct fdr_module m;
 	uint64_t lo = UINT64_MAX, hi = 0;
+	bool hooks = false;
 	ElfW(Half) i;
 	int r;
 
@@ -188,8 +280,9 @@ static notrace int mod_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg
 
 		m.path[n > 0 ? n : 0] = '\0';
 		s->main_seen = true;
+		hooks = true;	/* the program: instrumented, or linked with a static libfdrtrace */
 	}
-	r = mod_add(&m);
+	r = mod_add(&m, hooks || mod_calls_hooks(info, m.start, m.size));
 	if (r && !s->err)
 		s->err = r;
 	(void)size;
@@ -207,6 +300,8 @@ static notrace void mod_free_syms(struct mod_entry *e)
 	e->map_len = 0;
 	e->sym_state = MOD_SYMS_UNREAD;
 }
+
+static notrace void mod_map_syms(struct mod_entry *e);
 
 notrace int fdr_modules_scan(void (*mapped)(const struct fdr_module *m, void *arg),
 			     void (*unmapped)(const struct fdr_module *m, void *arg), void *arg)
@@ -232,6 +327,8 @@ notrace int fdr_modules_scan(void (*mapped)(const struct fdr_module *m, void *ar
 			e->sym_state = MOD_SYMS_NONE;
 		} else if (!e->reported) {
 			e->reported = true;
+			if (e->hooks && e->sym_state == MOD_SYMS_UNREAD)
+				mod_map_syms(e);	/* now, not while the program runs (top of file) */
 			if (mapped)
 				mapped(&e->m, arg);
 		}
@@ -314,11 +411,12 @@ static notrace int mod_map_file(const char *path, void **map, size_t *len)
 
 /*
  * Index the FUNC symbols of the ELF image @f (@len bytes) into @e, when its
- * build-id is the module's (or either has none).
- * Return: 0 when a .symtab was found, -ENOENT when there is none, -ENOEXEC
- * for a malformed or foreign file.
+ * build-id is the module's (or either has none); with @fill false, only
+ * say whether there are any to index.
+ * Return: 0 when a .symtab with FUNC symbols was found, -ENOENT when there
+ * is none, -ENOEXEC for a malformed or foreign file.
  */
-static notrace int mod_index_symtab(struct mod_entry *e, const uint8_t *f, size_t len)
+static notrace int mod_index_symtab(struct mod_entry *e, const uint8_t *f, size_t len, bool fill)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr sh, strsh;
@@ -370,6 +468,8 @@ static notrace int mod_index_symtab(struct mod_entry *e, const uint8_t *f, size_
 	}
 	if (!count)
 		return -ENOENT;
+	if (!fill)
+		return 0;
 	syms = malloc(count * sizeof(*syms));
 	if (!syms)
 		return -ENOMEM;
@@ -391,7 +491,8 @@ static notrace int mod_index_symtab(struct mod_entry *e, const uint8_t *f, size_
 	return 0;
 }
 
-static notrace void mod_load_syms(struct mod_entry *e)
+/* Map the module's file that has its FUNC symbols: its own, or its debug file. */
+static notrace void mod_map_syms(struct mod_entry *e)
 {
 	char dbg[512];
 	const char *paths[2] = { e->m.path, dbg };
@@ -403,19 +504,28 @@ static notrace void mod_load_syms(struct mod_entry *e)
 	for (i = 0; i < 2; i++) {
 		void *map = NULL;
 		size_t len = 0;
-		int r;
 
 		if (!paths[i][0] || mod_map_file(paths[i], &map, &len))
 			continue;
-		r = mod_index_symtab(e, map, len);
-		if (r == 0) {
+		if (mod_index_symtab(e, map, len, false) == 0) {
 			e->map = map;
 			e->map_len = len;
-			e->sym_state = MOD_SYMS_READ;
+			e->sym_state = MOD_SYMS_MAPPED;
 			return;
 		}
 		munmap(map, len);
 	}
+}
+
+/* Index the module's symbols, mapping its file first if it is not yet. */
+static notrace void mod_load_syms(struct mod_entry *e)
+{
+	if (e->sym_state == MOD_SYMS_UNREAD)
+		mod_map_syms(e);
+	if (e->sym_state != MOD_SYMS_MAPPED)
+		return;
+	e->sym_state = mod_index_symtab(e, e->map, e->map_len, true) ? MOD_SYMS_NONE :
+								       MOD_SYMS_READ;
 }
 
 /* The symbol containing link-time address @rel, or NULL. */
@@ -493,7 +603,7 @@ notrace int fdr_symbol_lookup(uintptr_t addr, char *name, size_t name_len, uint3
 	pthread_mutex_lock(&mod_lock);
 	/* Re-check: a scan may have retired the module meanwhile (entries are never freed). */
 	if (e->live) {
-		if (e->sym_state == MOD_SYMS_UNREAD)
+		if (e->sym_state == MOD_SYMS_UNREAD || e->sym_state == MOD_SYMS_MAPPED)
 			mod_load_syms(e);
 		if (e->sym_state == MOD_SYMS_READ) {
 			s = mod_sym_find(e, (uint64_t)addr - e->m.load_base);

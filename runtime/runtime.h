@@ -255,8 +255,13 @@ extern _Atomic uint64_t fdr_wait_ticks fdr_hidden;
 
 /* ---- file_writer.c: the trace file ---- */
 
-/* choose nothing yet: the path is fdr_path; writes are kept until fdr_file_create() */
+/*
+ * the path is fdr_path, the file opened unnamed (no other thread of the
+ * program runs); writes are kept until fdr_file_create() names it
+ */
 int fdr_file_prepare(void) fdr_hidden;
+/* a descriptor of ours, moved off 0, 1 and 2 (async-signal-safe) */
+int fdr_fd_above_stdio(int fd) fdr_hidden;
 /* create the file and write what was kept (caller holds the file lock); reports a failure */
 int fdr_file_create(void) fdr_hidden;
 bool fdr_file_created(void) fdr_hidden;
@@ -272,6 +277,8 @@ long long fdr_file_direct_from(void) fdr_hidden;
 /* the flush thread settles the file once it has written nothing for this long */
 #define FDR_SETTLE_MS 10
 void fdr_file_close(void) fdr_hidden;
+/* a fork child: close the parent's descriptors, write nothing */
+void fdr_file_forget(void) fdr_hidden;
 int fdr_file_write_header(void) fdr_hidden;
 int fdr_file_write_buffer(const uint8_t *data, uint64_t len) fdr_hidden;
 /* the most buffers fdr_file_write_buffers() writes at once */

@@ -258,6 +258,55 @@ Test(messages, never_go_to_a_file_that_took_descriptor_2)
 	tc_done(&r);
 }
 
+/*
+ * The runtime opens its files before main() (the trace, unnamed; the
+ * program's own file for names): a descriptor it opened while the program
+ * runs would take the lowest free number, the one a program that has
+ * just closed standard error gets from its next open (the test above lost
+ * that race on a CI machine). strace shows every open between the
+ * target's two markers; there must be none.
+ */
+Test(messages, the_runtime_opens_no_file_while_the_program_runs)
+{
+	static const char strace[] = "/usr/bin/strace";
+	char log[512], line[1024], seen[4096] = "";
+	const char *argv[] = { strace, "-f", "-qq", "-e", "trace=access,open,openat,openat2,creat",
+			       "-o", log, TARGET, "quiet", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	int begin = 0, end = 0, opens = 0;
+	struct tc_run r;
+	struct tc_trace t;
+	FILE *f;
+
+	if (access(strace, X_OK))
+		cr_skip_test("%s is not installed (.ci/install-deps installs it)", strace);
+	snprintf(log, sizeof(log), "/tmp/fdrtrace-quiet-%d.strace", (int)getpid());
+	tc_run(&r, argv, env);
+	f = fopen(log, "r");
+	if (!f && r.status)
+		cr_skip_test("strace cannot trace here: %s", r.err);
+	tc_assert_exited_ok(&r);
+	cr_assert(f, "%s: not written", log);
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "/fdrtrace-quiet-begin"))
+			begin++;
+		else if (strstr(line, "/fdrtrace-quiet-end"))
+			end++;
+		else if (begin && !end && strstr(line, "open") && ++opens)
+			strncat(seen, line, sizeof(seen) - strlen(seen) - 1);
+	}
+	fclose(f);
+	unlink(log);
+	cr_expect_eq(begin, 1, "the target's first marker");
+	cr_expect_eq(end, 1, "the target's second marker");
+	cr_expect_eq(opens, 0, "opened while the program runs:\n%s", seen);
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_gt(tc_calls(&t, "work"), 2, "named: work");
+	tc_free(&t);
+	tc_done(&r);
+}
+
 Test(children, shells_of_system_and_popen_leave_no_file_under_ld_preload)
 {
 	/* a program not linked with us, preloaded: its shells are preloaded too */

@@ -30,6 +30,10 @@
  *                           instead of calling _exit
  *   target stderr_reused F  work; close standard error, open F (which takes
  *                           descriptor 2), write "data\n" to it, exit
+ *   target quiet            access("/fdrtrace-quiet-begin"), work three
+ *                           times 50 ms apart, access("/fdrtrace-quiet-end"):
+ *                           markers for strace, the runtime's opens between
+ *                           them being the ones made while the program runs
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -308,6 +312,13 @@ int main(int argc, char **argv)
 		if (fd != 2 || write(fd, "data\n", 5) != 5)
 			return 3;
 		work();
+	} else if (!strcmp(mode, "quiet")) {
+		(void)!access("/fdrtrace-quiet-begin", F_OK);
+		for (int i = 0; i < 3; i++) {
+			work();
+			usleep(50000);
+		}
+		(void)!access("/fdrtrace-quiet-end", F_OK);
 	} else if (!strcmp(mode, "longjmp")) {
 		static volatile int i;
 
