@@ -65,6 +65,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fdrtrace/format.h>
@@ -81,7 +82,8 @@
 /* ids whose id -> address entries are populated ahead of the counter */
 #define FID_AHEAD 8192u
 #define FID_SPIN 2000
-#define FID_YIELDS 20000
+/* fid_wait()'s bound: far past any run-queue wait, short of a visible stall */
+#define FID_WAIT_NS 200000000ull
 #define FID_MOVED ((uintptr_t)1)	/* no function lives at address 1 */
 
 struct fid_slot {
@@ -189,22 +191,38 @@ static notrace uint64_t fid_hash(uintptr_t a)
 /*
  * The id of a slot another thread is inserting (between A and D). That
  * thread may have been preempted (more threads than CPUs): after a short
- * spin, yield to let it run. Bounded, so that a stopped inserter costs a
- * counted drop, never a hang.
+ * spin, yield to let it run, for at most FID_WAIT_NS. Bounded by time, not
+ * by a count of yields: a yield returns at once when nothing else waits on
+ * this CPU while the inserter waits behind a busy one (a count of 20,000
+ * gave up after ~10 ms on a loaded machine, dropping the records of a
+ * function that did get its id). Bounded, so that a stopped inserter costs
+ * a counted drop, never a hang. The inserter is never this thread: a hook
+ * interrupting its own thread's insert is refused by the re-entry guard.
+ * The clock is read every 64 yields (vDSO clock_gettime, no system call).
  */
 static notrace uint32_t fid_wait(struct fid_slot *s)
 {
-	for (int i = 0; i < FID_SPIN + FID_YIELDS; i++) {
+	struct timespec t0 = { 0, 0 }, now;
+
+	for (unsigned i = 0;; i++) {
 		uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
 
 		if (id)
 			return id;
-		if (i < FID_SPIN)
+		if (i < FID_SPIN) {
 			__asm__ __volatile__("pause");
-		else
-			sched_yield();
+			continue;
+		}
+		if (i == FID_SPIN) {
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+		} else if (!(i % 64)) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if ((uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)now.tv_nsec -
+				    (uint64_t)t0.tv_nsec >= FID_WAIT_NS)
+				return 0;
+		}
+		sched_yield();
 	}
-	return 0;
 }
 
 /* Give @s, just claimed for @addr in level @k, the next id. */

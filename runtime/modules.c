@@ -412,9 +412,9 @@ static notrace int mod_map_file(const char *path, void **map, size_t *len)
 /*
  * Index the FUNC symbols of the ELF image @f (@len bytes) into @e, when its
  * build-id is the module's (or either has none); with @fill false, only
- * say whether there are any to index.
- * Return: 0 when a .symtab with FUNC symbols was found, -ENOENT when there
- * is none, -ENOEXEC for a malformed or foreign file.
+ * say whether it has a .symtab to index (its entries unread).
+ * Return: 0 when a .symtab (with FUNC symbols, when @fill) was found,
+ * -ENOENT when there is none, -ENOEXEC for a malformed or foreign file.
  */
 static notrace int mod_index_symtab(struct mod_entry *e, const uint8_t *f, size_t len, bool fill)
 {
@@ -457,6 +457,8 @@ static notrace int mod_index_symtab(struct mod_entry *e, const uint8_t *f, size_
 	    strsh.sh_size == 0 || f[strsh.sh_offset + strsh.sh_size - 1] != '\0')
 		return -ENOEXEC;
 
+	if (!fill)
+		return 0;	/* not a page of the table read: done before main() */
 	n = symsh->sh_size / sizeof(Elf64_Sym);
 	for (i = 0; i < n; i++) {
 		Elf64_Sym sym;
@@ -468,8 +470,6 @@ static notrace int mod_index_symtab(struct mod_entry *e, const uint8_t *f, size_
 	}
 	if (!count)
 		return -ENOENT;
-	if (!fill)
-		return 0;
 	syms = malloc(count * sizeof(*syms));
 	if (!syms)
 		return -ENOMEM;
