@@ -115,6 +115,21 @@ static _Atomic bool fw_pending;
  * from its next open. Never 0, 1 or 2 (fdr_fd_above_stdio()).
  */
 static int fw_unnamed = -1;
+/*
+ * The trace's descriptor (fw_unnamed, then fdr_fd) and the file it was
+ * opened on. A program may close descriptors it did not open (a daemon's
+ * close-all, closefrom(3) before an exec) and get the number back from
+ * its next open: from then on the number is the program's, and nothing is
+ * written to it, truncated, switched to O_DIRECT, linked or closed
+ * (fw_ours()). @on: fdr_fd is the trace's (not a snapshot's,
+ * fdr_file_use()). Changed under the file lock only.
+ */
+static struct {
+	int fd;
+	bool on;
+	dev_t dev;
+	ino_t ino;
+} fw_own = { .fd = -1, .on = true };
 static uint8_t *fw_early;
 static size_t fw_early_len;
 /* the trace's directory (fdr_path up to its last '/'; "/" for the root) */
@@ -217,7 +232,7 @@ notrace int fdr_fd_above_stdio(int fd)
  */
 static notrace int fw_open_unnamed(int flags)
 {
-	char proc[40] = "/proc/self/fd/";
+	char proc[48] = "/proc/thread-self/fd/";
 	int fd = open(fw_dir, O_TMPFILE | flags | O_CLOEXEC, 0600);
 	int err;
 
@@ -233,13 +248,119 @@ static notrace int fw_open_unnamed(int flags)
 	return -err;
 }
 
+/* @fd is now the trace's own descriptor (fw_own). Async-signal-safe. */
+static notrace void fw_own_set(int fd)
+{
+	struct stat st;
+
+	fw_own.fd = -1;
+	if (fd >= 0 && !fstat(fd, &st)) {
+		fw_own.fd = fd;
+		fw_own.dev = st.st_dev;
+		fw_own.ino = st.st_ino;
+	}
+}
+
+/* Is @fd still open on the file fw_own names? Async-signal-safe (fstat). */
+static notrace bool fw_same(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && fd == fw_own.fd && !fstat(fd, &st) && st.st_dev == fw_own.dev &&
+	       st.st_ino == fw_own.ino;
+}
+
+/*
+ * The program closed the trace's descriptor (fdr_fd), and may have its
+ * number now: leave that number alone and open the trace again by its
+ * path, the same file or none, to go on at its end. A partial block a
+ * direct write left staged is written to it; it is written buffered from
+ * here. Async-signal-safe (open, fstat, lseek, pwrite). Return: 0, or a
+ * negative errno when the path no longer leads to the trace (recording
+ * stops, said once).
+ */
+static notrace int fw_dio_stop(void);
+static notrace int fw_fail(const char *what, int err);
+static notrace void fw_report(const char *what, int err);
+
+static notrace int fw_reopen(void)
+{
+	int old = fdr_fd, fd, err = 0;
+	struct stat st;
+
+	fdr_fd = -1;
+	if (fw_pre_fd == old)
+		fw_pre_fd = -1;
+	fd = open(fdr_path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+	} else if (fstat(fd, &st) || st.st_dev != fw_own.dev || st.st_ino != fw_own.ino) {
+		err = ESTALE;	/* something else at the path now */
+	} else {
+		fd = fdr_fd_above_stdio(fd);
+		if (fw_dio.cand == old)
+			fw_dio.cand = fd;
+		if (fw_dio.fd == old) {
+			fw_dio.fd = fd;
+			err = fw_dio_stop();	/* the staged block, at its place */
+		} else if (lseek(fd, 0, SEEK_END) < 0) {
+			err = errno;
+		}
+	}
+	if (!err) {
+		fdr_fd = fd;
+		fw_own.fd = fd;
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	fw_own.fd = -1;
+	if (fw_dio.fd == old || fw_dio.cand == old)
+		fw_dio.fd = fw_dio.cand = -1;
+	atomic_store_explicit(&fw_dio.unsettled, false, memory_order_relaxed);
+	return fw_fail("its descriptor was closed by the program, and reopening it failed", err);
+}
+
+/*
+ * Before fdr_fd is written, truncated or switched: when it is the trace's
+ * descriptor and no longer its file, open the trace again (fw_reopen()).
+ * Return: whether fdr_fd (perhaps a new one) may be used.
+ */
+static notrace bool fw_ours(void)
+{
+	if (fdr_fd < 0)
+		return false;
+	if (!fw_own.on || fdr_fd != fw_own.fd || fw_same(fdr_fd))
+		return true;
+	return fw_reopen() == 0;
+}
+
+notrace int fdr_file_fds(int fds[2])
+{
+	int n = 0;
+
+	if (fw_unnamed >= 0)
+		fds[n++] = fw_unnamed;
+	if (fdr_fd >= 0 && fdr_fd != fw_unnamed)
+		fds[n++] = fdr_fd;
+	return n;
+}
+
+notrace void fdr_file_use(int fd, bool trace)
+{
+	fdr_fd = fd;
+	fw_own.on = trace;
+}
+
 notrace void fdr_file_forget(void)
 {
-	if (fdr_fd >= 0)
+	/* a number the program took over is the program's (fw_own) */
+	if (fdr_fd >= 0 && (fdr_fd != fw_own.fd || fw_same(fdr_fd)))
 		close(fdr_fd);
-	if (fw_unnamed >= 0)
+	if (fw_unnamed >= 0 && fw_same(fw_unnamed))
 		close(fw_unnamed);
-	fdr_fd = fw_unnamed = -1;
+	fdr_fd = fw_unnamed = fw_own.fd = -1;
+	fw_own.on = true;
 	fw_dio.fd = fw_dio.cand = -1;	/* their numbers may be reused by any file */
 	atomic_store_explicit(&fw_dio.unsettled, false, memory_order_relaxed);
 }
@@ -294,11 +415,12 @@ notrace int fdr_file_prepare(void)
 			fw_dio.keep = (uint8_t *)m + FW_DIO_CAP;
 		}
 	}
-	if (fw_unnamed >= 0)
+	if (fw_unnamed >= 0 && fw_same(fw_unnamed))
 		close(fw_unnamed);	/* a fork child's: the parent's file */
 	fw_unnamed = fw_open_unnamed(O_RDWR);	/* see fw_unnamed */
 	if (fw_unnamed < 0)
 		fw_unnamed = -1;
+	fw_own_set(fw_unnamed);
 	return 0;
 }
 
@@ -307,8 +429,6 @@ notrace bool fdr_file_created(void)
 	return !atomic_load_explicit(&fw_pending, memory_order_relaxed);
 }
 
-static notrace int fw_fail(const char *what, int err);
-static notrace void fw_report(const char *what, int err);
 
 /*
  * Write all of @len bytes: at @off (pwrite(2)), or at the file's offset,
@@ -477,8 +597,13 @@ static notrace int fw_dio_stop(void)
  */
 static notrace int fw_write_through(const uint8_t *p, size_t len, off_t off)
 {
-	bool direct = fdr_fd >= 0 && fdr_fd == fw_dio.fd;
-	int err = direct ? fw_dio_mode(false) : 0;
+	bool direct;
+	int err;
+
+	if (!fw_ours())
+		return EBADF;
+	direct = fdr_fd == fw_dio.fd;
+	err = direct ? fw_dio_mode(false) : 0;
 
 	if (!err)
 		err = fw_write_all(fdr_fd, p, len, off);
@@ -602,8 +727,9 @@ cut:
 }
 
 /*
- * Give the unnamed file @fd the trace's name, through /proc/self/fd
- * (linkat's AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH). Like open's
+ * Give the unnamed file @fd the trace's name, through /proc/thread-self/fd
+ * (this thread's descriptors: the flush thread has a table of its own;
+ * linkat's AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH). Like open's
  * O_EXCL | O_NOFOLLOW, it fails with EEXIST when anything is at the path
  * (a file, a planted symlink or fifo): nothing there is followed or
  * replaced. Async-signal-safe (fdr_u64_text()).
@@ -611,7 +737,7 @@ cut:
  */
 static notrace int fw_link(int fd, const char *path)
 {
-	char proc[40] = "/proc/self/fd/";
+	char proc[48] = "/proc/thread-self/fd/";
 
 	fdr_u64_text(proc + strlen(proc), (uint64_t)fd);
 	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) < 0)
@@ -664,6 +790,13 @@ static notrace int fw_create_whole(bool *write_failed)
 	fw_unnamed = -1;
 	if (fd < 0)
 		return -EOPNOTSUPP;	/* fdr_file_prepare() could not open one */
+	if (!fw_same(fd)) {
+		/* the program closed it (its number may be the program's now): another */
+		fd = fw_open_unnamed(O_RDWR);
+		fw_own_set(fd);
+		if (fd < 0)
+			return fd;
+	}
 	err = fw_write_all(fd, fw_early, fw_early_len, -1);
 	if (err) {
 		*write_failed = true;
@@ -707,6 +840,7 @@ notrace int fdr_file_create(void)
 		return fd;
 	}
 	fdr_fd = fd;
+	fw_own_set(fd);
 	err = fw_write_all(fd, fw_early, fw_early_len, -1);
 	if (err)
 		return fw_fail("write failed", err);
@@ -718,6 +852,8 @@ notrace void fdr_file_trim(void)
 {
 	struct stat st;
 
+	if (!fw_ours())
+		return;
 	fdr_file_settle();	/* the end is final: every byte in the file */
 	if (fdr_fd < 0 || fdr_fd != fw_pre_fd)
 		return;
@@ -837,7 +973,7 @@ static notrace int fw_writev(struct iovec *iov, int n)
 			return 0;
 		}
 	}
-	if (fdr_fd < 0)
+	if (!fw_ours())
 		return -EBADF;
 	{
 		size_t len = 0;

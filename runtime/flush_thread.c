@@ -727,7 +727,7 @@ static notrace void fl_snapshot(const char *why)
 	 */
 	saved_fd = fdr_fd;
 	saved_totals = fdr_totals;
-	fdr_fd = fd;
+	fdr_file_use(fd, false);
 	memset(&fdr_totals, 0, sizeof(fdr_totals));
 	fdr_file_write_header();
 	fdr_rtbuf_init(&fl_snap_rb, fl_rb.tid);
@@ -736,14 +736,14 @@ static notrace void fl_snapshot(const char *why)
 	fdr_modules_foreach_reported(fl_module_again, &fl_snap_rb);
 	fdr_rtbuf_flush(&fl_snap_rb);
 	snap_totals = fdr_totals;
-	fdr_fd = saved_fd;
+	fdr_file_use(saved_fd, true);
 	fdr_totals = saved_totals;
 	fdr_file_unlock();
 	fdr_threads_foreach(fl_copy_partial, &ps, 0);
 	fdr_file_lock(0);
 	saved_fd = fdr_fd;
 	saved_totals = fdr_totals;
-	fdr_fd = fd;
+	fdr_file_use(fd, false);
 	fdr_totals = snap_totals;
 	fdr_flush_emit_funcs(&fl_snap_rb, true);
 	fdr_rtbuf_flush(&fl_snap_rb);
@@ -766,7 +766,7 @@ static notrace void fl_snapshot(const char *why)
 	fdr_file_trim();	/* fdr_fd is the snapshot's still: before it is named */
 	err = unnamed ? fdr_file_link(fd, path) : 0;
 	close(fd);
-	fdr_fd = saved_fd;
+	fdr_file_use(saved_fd, true);
 	fdr_totals = saved_totals;
 	fdr_file_unlock();
 	if (fl_emitted)
@@ -961,6 +961,61 @@ static notrace void fl_settle_idle(struct timespec *to)
 	}
 }
 
+/* Close descriptors @lo to @hi of this thread's table. */
+static notrace void fl_close_range(unsigned lo, unsigned hi)
+{
+	long max;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, lo, hi, 0) == 0)
+		return;
+#endif
+	max = sysconf(_SC_OPEN_MAX);	/* a kernel before 5.9: one by one */
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (long fd = lo; fd <= (long)hi && fd < max; fd++)
+		close((int)fd);
+}
+
+/*
+ * The flush thread's own descriptor table: a copy (unshare(CLONE_FILES))
+ * that keeps only the trace's descriptors. What it opens from here on
+ * (module files for names, snapshots, a trace created by name) takes no
+ * number the program counts on, and a program that closes or reuses
+ * descriptors it did not open (a daemon's close-all, closefrom(3)) does
+ * not touch the copies this thread writes through. It holds nothing else
+ * but descriptor 2 when that is a regular file (say.c): no pipe or socket
+ * of the program's is held open by it. Where unshare is refused (a
+ * seccomp filter), the table stays shared, as before. Other threads
+ * (the fatal-signal handler, the finisher once this thread has ended)
+ * write through the process's table, checking the descriptor is still
+ * the trace's (file_writer.c, fw_ours()).
+ */
+static notrace void fl_own_files(void)
+{
+	int keep[3], n = fdr_file_fds(keep), say = fdr_say_keep();
+	unsigned from = 0;
+
+	if (unshare(CLONE_FILES))
+		return;
+	fdr_say_private(say >= 0);
+	if (say >= 0)
+		keep[n++] = say;
+	for (int i = 1; i < n; i++)	/* ascending */
+		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++) {
+		if ((unsigned)keep[i] > from)
+			fl_close_range(from, (unsigned)keep[i] - 1);
+		from = (unsigned)keep[i] + 1;
+	}
+	fl_close_range(from, ~0u);
+}
+
 static notrace void *fl_main(void *arg)
 {
 	uint64_t interval_ns = fdr_cfg.flush_interval_ms * 1000000ull;
@@ -971,6 +1026,7 @@ static notrace void *fl_main(void *arg)
 	fdr_self.no_wait = true;	/* instrumented code it calls must never wait for itself */
 	pthread_setname_np(pthread_self(), FL_THREAD_NAME);
 	fl_short_slice();
+	fl_own_files();
 	fdr_rtbuf_init(&fl_rb, (int32_t)syscall(SYS_gettid));
 	fdr_file_lock(0);
 	fdr_write_start_records(&fl_rb, (bool)(uintptr_t)arg, (uint32_t)fdr_fork_parent);

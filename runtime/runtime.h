@@ -220,6 +220,10 @@ bool fdr_say_ok(void) fdr_hidden;
 void fdr_say(const char *fmt, ...) fdr_hidden __attribute__((format(printf, 1, 2)));
 /* the same for a message already formatted; async-signal-safe */
 void fdr_say_raw(const char *msg, size_t len) fdr_hidden;
+/* 2 when the flush thread's own descriptor table is to keep descriptor 2, else -1 */
+int fdr_say_keep(void) fdr_hidden;
+/* this thread has its own descriptor table (the flush thread), with a copy of 2 or not */
+void fdr_say_private(bool kept) fdr_hidden;
 
 /* ---- writer.c: slow path, registry, per-thread buffers ---- */
 
@@ -279,6 +283,10 @@ long long fdr_file_direct_from(void) fdr_hidden;
 void fdr_file_close(void) fdr_hidden;
 /* a fork child: close the parent's descriptors, write nothing */
 void fdr_file_forget(void) fdr_hidden;
+/* the descriptors of the trace (at most 2, into @fds): the flush thread's table keeps them */
+int fdr_file_fds(int fds[2]) fdr_hidden;
+/* write to @fd from now on: the trace's own (@trace) or a snapshot's */
+void fdr_file_use(int fd, bool trace) fdr_hidden;
 int fdr_file_write_header(void) fdr_hidden;
 int fdr_file_write_buffer(const uint8_t *data, uint64_t len) fdr_hidden;
 /* the most buffers fdr_file_write_buffers() writes at once */

@@ -10,9 +10,11 @@
  * that file (same device and inode); otherwise the message is dropped
  * (the trace's own records say what the exit line would have said). It
  * keeps no descriptor of its own: a program that closes its standard
- * error to end a pipe must not find the pipe held open.
+ * error to end a pipe must not find the pipe held open. Nor does the
+ * flush thread's own descriptor table (below).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,47 +40,115 @@ notrace void fdr_say_init(void)
 	}
 }
 
-/* Context: any, async-signal-safe (fstat). */
-notrace bool fdr_say_ok(void)
+/*
+ * The flush thread has a descriptor table of its own (flush_thread.c,
+ * fl_own_files()). It keeps a copy of descriptor 2 only when that is a
+ * regular file (the same open file, so messages land at the program's
+ * offset; holding a file open ends nothing); a pipe, a FIFO, a terminal
+ * or a socket it does not hold (a program that closes its end of a pipe
+ * must see the reader get EOF). Either way a message is written only
+ * while the program's descriptor 2 (/proc/self/fd/2: the process's
+ * table) is still the file it started with; without a copy, through
+ * that file opened again (non-blocking, so that a FIFO with no reader
+ * fails at once, then blocking for the write) and closed after. Nothing
+ * reaches a socket (it cannot be opened so).
+ */
+static fdr_tls bool say_private;	/* this thread's table is its own */
+static fdr_tls bool say_kept;		/* and holds a copy of descriptor 2 */
+
+notrace int fdr_say_keep(void)
 {
 	struct stat st;
-	int saved_errno = errno;
-	bool ok = say_known && fstat(STDERR_FILENO, &st) == 0 && st.st_dev == say_dev &&
-		  st.st_ino == say_ino;
 
+	return say_known && fstat(STDERR_FILENO, &st) == 0 && S_ISREG(st.st_mode) &&
+			       st.st_dev == say_dev && st.st_ino == say_ino ?
+		       STDERR_FILENO :
+		       -1;
+}
+
+notrace void fdr_say_private(bool kept)
+{
+	say_private = true;
+	say_kept = kept;
+}
+
+/* The descriptor to write a message to, or -1. Async-signal-safe. */
+static notrace int say_open(void)
+{
+	struct stat st;
+	int fd = STDERR_FILENO;
+
+	if (!say_known)
+		return -1;
+	if (say_private) {
+		int fl;
+
+		if (stat("/proc/self/fd/2", &st) || st.st_dev != say_dev || st.st_ino != say_ino)
+			return -1;
+		if (say_kept)
+			return STDERR_FILENO;
+		fd = open("/proc/self/fd/2", O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			return -1;
+		fl = fcntl(fd, F_GETFL);
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
+	if (fstat(fd, &st) == 0 && st.st_dev == say_dev && st.st_ino == say_ino)
+		return fd;
+	if (fd != STDERR_FILENO)
+		close(fd);
+	return -1;
+}
+
+static notrace void say_close(int fd)
+{
+	if (fd >= 0 && fd != STDERR_FILENO)
+		close(fd);
+}
+
+/* Context: any, async-signal-safe (fstat; open and close in the flush thread). */
+notrace bool fdr_say_ok(void)
+{
+	int saved_errno = errno;
+	int fd = say_open();
+
+	say_close(fd);
 	errno = saved_errno;
-	return ok;
+	return fd >= 0;
 }
 
 notrace void fdr_say(const char *fmt, ...)
 {
 	int saved_errno = errno;
+	int fd = say_open();
 	va_list ap;
 
-	if (!fdr_say_ok())
-		return;
-	va_start(ap, fmt);
-	vdprintf(STDERR_FILENO, fmt, ap);
-	va_end(ap);
+	if (fd >= 0) {
+		va_start(ap, fmt);
+		vdprintf(fd, fmt, ap);
+		va_end(ap);
+		say_close(fd);
+	}
 	errno = saved_errno;
 }
 
-/* Context: any, async-signal-safe (fstat, write). */
+/* Context: any, async-signal-safe (fstat, write; open and close in the flush thread). */
 notrace void fdr_say_raw(const char *msg, size_t len)
 {
 	int saved_errno = errno;
+	int fd = say_open();
 
-	if (fdr_say_ok()) {
-		while (len) {
-			ssize_t r = write(STDERR_FILENO, msg, len);
+	while (fd >= 0 && len) {
+		ssize_t r = write(fd, msg, len);
 
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			msg += r;
-			len -= (size_t)r;
-		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		msg += r;
+		len -= (size_t)r;
 	}
+	say_close(fd);
 	errno = saved_errno;
 }

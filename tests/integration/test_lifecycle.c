@@ -13,6 +13,7 @@
  * the image it replaces.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +255,108 @@ Test(messages, never_go_to_a_file_that_took_descriptor_2)
 	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_gt(t.func_records, 0);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+/*
+ * A program that closes every descriptor above 2 (a daemon's close-all,
+ * closefrom(3) before an exec) and opens its own files gets our numbers
+ * back. The runtime must not write a byte into them, truncate or close
+ * them: it opens its trace again by its path and goes on. @ms: how long
+ * the target works before (0: the trace is still unnamed then, 300: it is
+ * written).
+ */
+static void close_fds_run(const char *ms)
+{
+	char path[512], data[64];
+	const char *argv[] = { TARGET, "close_fds", ms, path, NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=flush_interval_ms=10", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/tmp/fdrtrace-close-fds-%d", (int)getpid());
+	unlink(path);
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	f = fopen(path, "r");
+	cr_assert(f, "%s: not written", path);
+	n = fread(data, 1, sizeof(data) - 1, f);
+	data[n] = '\0';
+	fclose(f);
+	unlink(path);
+	cr_expect_str_eq(data, "dddddddddddddddddddddddddddddddd",
+			 "the program's file holds more than its 32 bytes (%zu)", n);
+	cr_expect_eq(tc_lines(r.err), 1, "one line, the exit line: %s", r.err);
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed, "the trace goes on after the close-all, to its end");
+	cr_expect_eq(t.unmatched, 0);
+	cr_expect_eq(tc_calls(&t, "work"), 4, "every call, before and after");
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(messages, a_close_all_before_the_trace_is_named_leaves_the_programs_files_alone)
+{
+	close_fds_run("0");
+}
+
+Test(messages, a_close_all_while_the_trace_is_written_leaves_the_programs_files_alone)
+{
+	close_fds_run("300");
+}
+
+/*
+ * A program whose output is a pipe closes its ends (as a daemon does to
+ * let the shell that started it go on): the reader must see EOF then,
+ * not when the program ends. The flush thread's own descriptor table
+ * (runtime/flush_thread.c) must hold no copy of the pipe. The target
+ * sleeps 3 s after closing, then creates "slept": EOF must come before.
+ */
+Test(messages, closing_its_output_pipe_ends_the_reader_while_it_runs)
+{
+	char out[4096], slept[300];
+	const char *argv[] = { TARGET, "close_stdio", "3000", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	size_t got = 0;
+	int p[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.dir, sizeof(r.dir), "/tmp/fdrtrace-it-XXXXXX");
+	cr_assert(mkdtemp(r.dir));
+	cr_assert_eq(pipe(p), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0 || chdir(r.dir) < 0)
+			_exit(126);
+		close(p[0]);
+		close(p[1]);
+		setenv("FDRTRACE_MODE", "fdr", 1);
+		setenv("FDRTRACE_OPTIONS", "verbosity=2", 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)n;
+	out[got] = '\0';
+	close(p[0]);
+	snprintf(slept, sizeof(slept), "%s/slept", r.dir);
+	cr_expect(access(slept, F_OK) != 0,
+		  "the reader saw EOF only after the program's sleep: its pipe was held open");
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	r.status = st;
+	tc_assert_exited_ok(&r);
+	cr_expect_str_eq(out, "", "nothing written to the pipe: %s", out);
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(tc_calls(&t, "work"), 3);
 	tc_free(&t);
 	tc_done(&r);
 }

@@ -27,7 +27,7 @@ ALLOWED = {
     "fdatasync", "close", "open", "open64", "fstat", "fstat64", "ftruncate", "linkat",
     "sigaction", "sigprocmask", "pthread_sigmask", "raise", "kill", "getpid",
     "gettid", "clock_gettime", "_exit", "abort", "sched_yield", "syscall",
-    "nanosleep", "poll", "ftruncate64", "fcntl", "fcntl64",
+    "nanosleep", "poll", "ftruncate64", "fcntl", "fcntl64", "access", "stat", "stat64",
     # read(2)'s system call at an offset, as pwrite is write(2)'s
     "pread", "pread64",
     # the glibc manual marks these AS-Safe

@@ -30,6 +30,12 @@
  *                           instead of calling _exit
  *   target stderr_reused F  work; close standard error, open F (which takes
  *                           descriptor 2), write "data\n" to it, exit
+ *   target close_fds MS F   work, sleep MS ms, close descriptors 3 to 1023
+ *                           (a daemon's close-all), open F 32 times (taking
+ *                           their numbers back), write "d" through each,
+ *                           work three times 30 ms apart, exit
+ *   target close_stdio MS   work, close descriptors 1 and 2, work, sleep
+ *                           MS ms, create the file "slept", work, exit
  *   target quiet            access("/fdrtrace-quiet-begin"), work three
  *                           times 50 ms apart, access("/fdrtrace-quiet-end"):
  *                           markers for strace, the runtime's opens between
@@ -312,6 +318,30 @@ int main(int argc, char **argv)
 		if (fd != 2 || write(fd, "data\n", 5) != 5)
 			return 3;
 		work();
+	} else if (!strcmp(mode, "close_fds") && argc > 3) {
+		work();
+		usleep((useconds_t)n * 1000);
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		for (int i = 0; i < 32; i++) {
+			int fd = open(argv[3], O_WRONLY | O_CREAT | O_APPEND, 0600);
+
+			if (fd < 0 || write(fd, "d", 1) != 1)
+				return 3;
+		}
+		for (int i = 0; i < 3; i++) {
+			work();
+			usleep(30000);
+		}
+	} else if (!strcmp(mode, "close_stdio")) {
+		work();
+		close(1);
+		close(2);
+		work();
+		usleep((useconds_t)n * 1000);
+		close(open("slept", O_WRONLY | O_CREAT | O_EXCL, 0600));
+		work();
+		return 0;	/* nothing to print "ok" on */
 	} else if (!strcmp(mode, "quiet")) {
 		(void)!access("/fdrtrace-quiet-begin", F_OK);
 		for (int i = 0; i < 3; i++) {
