@@ -232,6 +232,20 @@ Test(early_crash, exit_and_a_crash_at_once_leave_a_closed_trace, .timeout = 120)
  * (it was not the standard error the runtime started with). The trace is
  * still closed and says what the line would have said.
  */
+/* The file @path the target wrote, into @data (NUL-terminated), then removed. Return: its length. */
+static size_t take_program_file(const char *path, char *data, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	cr_assert(f, "%s: not written", path);
+	n = fread(data, 1, cap - 1, f);
+	data[n] = '\0';
+	fclose(f);
+	unlink(path);
+	return n;
+}
+
 Test(messages, never_go_to_a_file_that_took_descriptor_2)
 {
 	char path[512], data[64];
@@ -239,18 +253,11 @@ Test(messages, never_go_to_a_file_that_took_descriptor_2)
 	const char *env[] = { MODE_ON, NULL };
 	struct tc_run r;
 	struct tc_trace t;
-	FILE *f;
-	size_t n;
 
 	snprintf(path, sizeof(path), "/tmp/fdrtrace-stderr-reused-%d", (int)getpid());
 	tc_run(&r, argv, env);
 	tc_assert_exited_ok(&r);
-	f = fopen(path, "r");
-	cr_assert(f, "%s: not written", path);
-	n = fread(data, 1, sizeof(data) - 1, f);
-	data[n] = '\0';
-	fclose(f);
-	unlink(path);
+	take_program_file(path, data, sizeof(data));
 	cr_expect_str_eq(data, "data\n", "the program's file holds more than its data");
 	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
@@ -274,19 +281,13 @@ static void close_fds_run(const char *ms)
 	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=flush_interval_ms=10", NULL };
 	struct tc_run r;
 	struct tc_trace t;
-	FILE *f;
 	size_t n;
 
 	snprintf(path, sizeof(path), "/tmp/fdrtrace-close-fds-%d", (int)getpid());
 	unlink(path);
 	tc_run(&r, argv, env);
 	tc_assert_exited_ok(&r);
-	f = fopen(path, "r");
-	cr_assert(f, "%s: not written", path);
-	n = fread(data, 1, sizeof(data) - 1, f);
-	data[n] = '\0';
-	fclose(f);
-	unlink(path);
+	n = take_program_file(path, data, sizeof(data));
 	cr_expect_str_eq(data, "dddddddddddddddddddddddddddddddd",
 			 "the program's file holds more than its 32 bytes (%zu)", n);
 	cr_expect_eq(tc_lines(r.err), 1, "one line, the exit line: %s", r.err);
