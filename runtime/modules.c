@@ -24,14 +24,16 @@
  * are opened with O_NONBLOCK and used only when regular.
  *
  * When: a module that can hold instrumented code (the main program, and
- * any object that imports __cyg_profile_func_enter) has its file read as the scan first reports it; others only when one
- * of their addresses is looked up. The first scan runs before the
- * program's main() (the start records, which the constructor waits for),
- * so the files the runtime opens for names are opened while no thread of
- * the program can be opening its own: a descriptor opened later, by the
- * flush thread, takes the lowest free number for a moment, the one a
- * program that closed standard error is about to get from its next open.
- * Only an object dlopen'ed later is read while the program runs.
+ * any object that imports __cyg_profile_func_enter) has its file mapped
+ * as the scan first reports it; its symbols are indexed on the first
+ * look-up. Others are mapped on their first look-up. The first scan runs
+ * before the program's main() (the start records, which the constructor
+ * waits for), so the files the runtime opens for names are opened while
+ * no thread of the program runs: where the flush thread cannot have a
+ * descriptor table of its own (flush_thread.c, fl_own_files()), a file it
+ * opened later would take, for a moment, the lowest free number, the one
+ * a program that closed standard error is about to get from its next
+ * open. Only an object dlopen'ed later is opened while the program runs.
  *
  * This is the runtime's own small reader, not elfutils (which the fdrtrace
  * command uses): it runs inside the traced program, which must not gain
@@ -166,8 +168,8 @@ static notrace uintptr_t mod_dyn_addr(const struct dl_phdr_info *info, uint64_t 
 }
 
 /*
- * Whether the object @name defines, via its GNU hash table @gh (symbols
- * @sym, names @str of @strsz bytes); undefined symbols are never in it.
+ * Whether the object defines @name, by its GNU hash table @gh (symbols
+ * @sym, names @str of @strsz bytes): undefined symbols are never in it.
  */
 static notrace bool mod_gnu_defines(const uint32_t *gh, const Elf64_Sym *sym, const char *str,
 				    uint64_t strsz, const char *name)
@@ -517,7 +519,11 @@ static notrace void mod_map_syms(struct mod_entry *e)
 	}
 }
 
-/* Index the module's symbols, mapping its file first if it is not yet. */
+/*
+ * Index the module's symbols, mapping its file first if it is not yet.
+ * A mapped file whose .symtab turns out to hold no FUNC symbol leaves the
+ * module unnamed (its debug file is not tried then).
+ */
 static notrace void mod_load_syms(struct mod_entry *e)
 {
 	if (e->sym_state == MOD_SYMS_UNREAD)

@@ -214,8 +214,6 @@ extern fdr_tls struct fdr_thread fdr_self fdr_hidden;
 
 /* note the file behind descriptor 2 (the constructor, first thing) */
 void fdr_say_init(void) fdr_hidden;
-/* descriptor 2 is still that file; async-signal-safe */
-bool fdr_say_ok(void) fdr_hidden;
 /* a message there, or nothing when descriptor 2 is another file or closed */
 void fdr_say(const char *fmt, ...) fdr_hidden __attribute__((format(printf, 1, 2)));
 /* the same for a message already formatted; async-signal-safe */

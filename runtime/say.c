@@ -107,17 +107,6 @@ static notrace void say_close(int fd)
 		close(fd);
 }
 
-/* Context: any, async-signal-safe (fstat; open and close in the flush thread). */
-notrace bool fdr_say_ok(void)
-{
-	int saved_errno = errno;
-	int fd = say_open();
-
-	say_close(fd);
-	errno = saved_errno;
-	return fd >= 0;
-}
-
 notrace void fdr_say(const char *fmt, ...)
 {
 	int saved_errno = errno;
