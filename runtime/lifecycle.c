@@ -732,13 +732,10 @@ static notrace void lc_off(void)
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
 }
 
-static notrace void lc_init(void)
+static notrace void lc_start(void)
 {
 	int err;
 
-	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT)
-		return;
-	fdr_say_init();
 	fdr_config_load(&fdr_cfg);
 	if (!fdr_cfg.enabled) {
 		lc_off();
@@ -799,6 +796,52 @@ static notrace void lc_init(void)
 	}
 	/* release: everything above before any hook sees the gate open */
 	atomic_store_explicit(&fdr_gate, FDR_GATE_ON, memory_order_release);
+}
+
+/*
+ * Descriptors 0, 1 and 2 closed when the program starts (a daemon started
+ * so, `prog >&- 2>&-`): what initialisation opens would take them for
+ * good (libunwind's pipe for its memory checks took 1 and 2, so that the
+ * program's standard output was that pipe's read end), and a program that
+ * opens /dev/null to fill them would get other numbers. So each hole is
+ * held for the time of initialisation (an O_PATH descriptor of "/": no
+ * device needed, nothing read) and given back after it.
+ * Return: the holes held, bit N for descriptor N.
+ */
+static notrace unsigned lc_hold_stdio(void)
+{
+	unsigned held = 0;
+
+	for (int fd = 0; fd <= 2; fd++) {
+		int got;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		got = open("/", O_PATH | O_CLOEXEC);	/* the lowest free: @fd */
+		if (got != fd) {
+			if (got >= 0)
+				close(got);
+			break;
+		}
+		held |= 1u << fd;
+	}
+	return held;
+}
+
+static notrace void lc_init(void)
+{
+	int saved = errno;
+	unsigned held;
+
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT)
+		return;
+	fdr_say_init();	/* first: a standard error closed now stays closed to messages */
+	held = lc_hold_stdio();
+	lc_start();
+	for (int fd = 0; fd <= 2; fd++)
+		if (held & (1u << fd))
+			close(fd);
+	errno = saved;
 }
 
 __attribute__((constructor(101))) static notrace void lc_ctor(void)

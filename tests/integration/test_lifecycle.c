@@ -310,6 +310,49 @@ Test(messages, a_close_all_while_the_trace_is_written_leaves_the_programs_files_
 }
 
 /*
+ * A program started with descriptors 1 and 2 closed (a daemon started so)
+ * fills them with its own files. What the runtime opens at initialisation
+ * must not take them (libunwind's pipe did: the program's standard output
+ * was that pipe's read end), nor may its messages go there.
+ */
+Test(messages, a_program_started_with_stdout_and_stderr_closed_gets_them_back)
+{
+	char path[300], data[64];
+	const char *argv[] = { TARGET, "stdio_holes", path, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	int st;
+	pid_t pid;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.dir, sizeof(r.dir), "/tmp/fdrtrace-it-XXXXXX");
+	cr_assert(mkdtemp(r.dir));
+	snprintf(path, sizeof(path), "%s/out", r.dir);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (chdir(r.dir) < 0)
+			_exit(126);
+		close(1);
+		close(2);
+		setenv("FDRTRACE_MODE", "fdr", 1);
+		setenv("FDRTRACE_OPTIONS", "verbosity=2", 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	r.status = st;
+	tc_assert_exited_ok(&r);
+	take_program_file(path, data, sizeof(data));
+	cr_expect_str_eq(data, "out\nerr\n", "the program's own output, and nothing of ours");
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(tc_calls(&t, "work"), 2);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+/*
  * A program whose output is a pipe closes its ends (as a daemon does to
  * let the shell that started it go on): the reader must see EOF then,
  * not when the program ends. The flush thread's own descriptor table

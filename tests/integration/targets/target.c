@@ -36,6 +36,9 @@
  *                           work three times 30 ms apart, exit
  *   target close_stdio MS   work, close descriptors 1 and 2, work, sleep
  *                           MS ms, create the file "slept", work, exit
+ *   target stdio_holes F    started with descriptors 1 and 2 closed: work,
+ *                           open F (must be 1) and dup it (must be 2),
+ *                           write "out\n" to 1 and "err\n" to 2, work, exit
  *   target quiet            access("/fdrtrace-quiet-begin"), work three
  *                           times 50 ms apart, access("/fdrtrace-quiet-end"):
  *                           markers for strace, the runtime's opens between
@@ -342,6 +345,15 @@ int main(int argc, char **argv)
 		close(open("slept", O_WRONLY | O_CREAT | O_EXCL, 0600));
 		work();
 		return 0;	/* nothing to print "ok" on */
+	} else if (!strcmp(mode, "stdio_holes") && argc > 2) {
+		int fd;
+
+		work();
+		fd = open(argv[2], O_WRONLY | O_CREAT | O_APPEND, 0600);
+		if (fd != 1 || dup(fd) != 2 || write(1, "out\n", 4) != 4 || write(2, "err\n", 4) != 4)
+			return 3;
+		work();
+		return 0;
 	} else if (!strcmp(mode, "quiet")) {
 		(void)!access("/fdrtrace-quiet-begin", F_OK);
 		for (int i = 0; i < 3; i++) {
