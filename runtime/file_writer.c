@@ -354,11 +354,15 @@ notrace void fdr_file_use(int fd, bool trace)
 
 notrace void fdr_file_forget(void)
 {
-	/* a number the program took over is the program's (fw_own) */
-	if (fdr_fd >= 0 && (fdr_fd != fw_own.fd || fw_same(fdr_fd)))
-		close(fdr_fd);
-	if (fw_unnamed >= 0 && fw_same(fw_unnamed))
-		close(fw_unnamed);
+	if (fdr_fd >= 0 && fdr_fd != fw_own.fd)
+		close(fdr_fd);	/* never identified (its fstat failed): ours */
+	/*
+	 * The trace's (fw_unnamed is it, or -1): also when its creation failed
+	 * in the flush thread's table, leaving this table's copy open. A
+	 * number the program took over is the program's.
+	 */
+	if (fw_own.fd >= 0 && fw_same(fw_own.fd))
+		close(fw_own.fd);
 	fdr_fd = fw_unnamed = fw_own.fd = -1;
 	fw_own.on = true;
 	fw_dio.fd = fw_dio.cand = -1;	/* their numbers may be reused by any file */
