@@ -309,6 +309,51 @@ Test(messages, a_close_all_while_the_trace_is_written_leaves_the_programs_files_
 	close_fds_run("300");
 }
 
+/* A new directory r->dir for a run, the rest of @r cleared. */
+static void new_run_dir(struct tc_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->dir, sizeof(r->dir), "/tmp/fdrtrace-it-XXXXXX");
+	cr_assert(mkdtemp(r->dir));
+}
+
+/*
+ * Start the target with @argv in r->dir (new_run_dir()), traced
+ * (verbosity=2), its descriptors 1 and 2 on @out, or closed when @out is
+ * negative. tc_run() cannot: it puts both on files of its own, and
+ * waits. Return: its pid.
+ */
+static pid_t spawn_target(const struct tc_run *r, const char *const *argv, int out)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (chdir(r->dir) < 0)
+			_exit(126);
+		if (out < 0) {
+			close(1);
+			close(2);
+		} else if (dup2(out, 1) < 0 || dup2(out, 2) < 0) {
+			_exit(126);
+		}
+		setenv("FDRTRACE_MODE", "fdr", 1);
+		setenv("FDRTRACE_OPTIONS", "verbosity=2", 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Wait for spawn_target()'s @pid; its status into r->status. */
+static void wait_target(struct tc_run *r, pid_t pid)
+{
+	int st;
+
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	r->status = st;
+}
+
 /*
  * A program started with descriptors 1 and 2 closed (a daemon started so)
  * fills them with its own files. What the runtime opens at initialisation
@@ -321,27 +366,12 @@ Test(messages, a_program_started_with_stdout_and_stderr_closed_gets_them_back)
 	const char *argv[] = { TARGET, "stdio_holes", path, NULL };
 	struct tc_run r;
 	struct tc_trace t;
-	int st;
 	pid_t pid;
 
-	memset(&r, 0, sizeof(r));
-	snprintf(r.dir, sizeof(r.dir), "/tmp/fdrtrace-it-XXXXXX");
-	cr_assert(mkdtemp(r.dir));
+	new_run_dir(&r);
 	snprintf(path, sizeof(path), "%s/out", r.dir);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		if (chdir(r.dir) < 0)
-			_exit(126);
-		close(1);
-		close(2);
-		setenv("FDRTRACE_MODE", "fdr", 1);
-		setenv("FDRTRACE_OPTIONS", "verbosity=2", 1);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	r.status = st;
+	pid = spawn_target(&r, argv, -1);
+	wait_target(&r, pid);
 	tc_assert_exited_ok(&r);
 	take_program_file(path, data, sizeof(data));
 	cr_expect_str_eq(data, "out\nerr\n", "the program's own output, and nothing of ours");
@@ -366,36 +396,22 @@ Test(messages, closing_its_output_pipe_ends_the_reader_while_it_runs)
 	struct tc_run r;
 	struct tc_trace t;
 	size_t got = 0;
-	int p[2], st;
+	int p[2];
 	ssize_t n;
 	pid_t pid;
 
-	memset(&r, 0, sizeof(r));
-	snprintf(r.dir, sizeof(r.dir), "/tmp/fdrtrace-it-XXXXXX");
-	cr_assert(mkdtemp(r.dir));
-	cr_assert_eq(pipe(p), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		if (dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0 || chdir(r.dir) < 0)
-			_exit(126);
-		close(p[0]);
-		close(p[1]);
-		setenv("FDRTRACE_MODE", "fdr", 1);
-		setenv("FDRTRACE_OPTIONS", "verbosity=2", 1);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
+	new_run_dir(&r);
+	snprintf(slept, sizeof(slept), "%s/slept", r.dir);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = spawn_target(&r, argv, p[1]);
 	close(p[1]);
 	while ((n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
 		got += (size_t)n;
 	out[got] = '\0';
 	close(p[0]);
-	snprintf(slept, sizeof(slept), "%s/slept", r.dir);
 	cr_expect(access(slept, F_OK) != 0,
 		  "the reader saw EOF only after the program's sleep: its pipe was held open");
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	r.status = st;
+	wait_target(&r, pid);
 	tc_assert_exited_ok(&r);
 	cr_expect_str_eq(out, "", "nothing written to the pipe: %s", out);
 	tc_assert_one_trace(&r, &t);
@@ -409,8 +425,8 @@ Test(messages, closing_its_output_pipe_ends_the_reader_while_it_runs)
  * The runtime opens its files before main() (the trace, unnamed; the
  * program's own file for names): a descriptor it opened while the program
  * runs would take the lowest free number, the one a program that has
- * just closed standard error gets from its next open (the test above lost
- * that race on a CI machine). strace shows every open between the
+ * just closed standard error gets from its next open (never_go_to_a_file_
+ * that_took_descriptor_2 lost that race on a CI machine). strace shows every open between the
  * target's two markers; there must be none.
  */
 Test(messages, the_runtime_opens_no_file_while_the_program_runs)
