@@ -230,9 +230,23 @@ notrace int fdr_fd_above_stdio(int fd)
  * negative errno when this way is not available here (no O_TMPFILE, or
  * no /proc to link it through). Async-signal-safe.
  */
+/*
+ * /proc/thread-self/fd/@fd into @proc: this thread's descriptor (the flush
+ * thread has a table of its own), the path fw_link() names a file through.
+ */
+#define FW_PROC_FD_LEN 48
+static notrace const char *fw_proc_fd(char proc[FW_PROC_FD_LEN], int fd)
+{
+	static const char dir[] = "/proc/thread-self/fd/";
+
+	memcpy(proc, dir, sizeof(dir));
+	fdr_u64_text(proc + sizeof(dir) - 1, (uint64_t)fd);
+	return proc;
+}
+
 static notrace int fw_open_unnamed(int flags)
 {
-	char proc[48] = "/proc/thread-self/fd/";
+	char proc[FW_PROC_FD_LEN];
 	int fd = open(fw_dir, O_TMPFILE | flags | O_CLOEXEC, 0600);
 	int err;
 
@@ -240,8 +254,7 @@ static notrace int fw_open_unnamed(int flags)
 		return -errno;
 	fd = fdr_fd_above_stdio(fd);
 	/* the link fw_link() goes through: known now, not after the writes */
-	fdr_u64_text(proc + strlen(proc), (uint64_t)fd);
-	if (access(proc, F_OK) == 0)
+	if (access(fw_proc_fd(proc, fd), F_OK) == 0)
 		return fd;
 	err = errno;
 	close(fd);
@@ -371,7 +384,7 @@ notrace void fdr_file_forget(void)
 
 notrace int fdr_file_prepare(void)
 {
-	fdr_fd = -1;
+	fdr_file_forget();	/* a fork child's descriptors and staged bytes are the parent's */
 	atomic_store_explicit(&fw_pending, true, memory_order_relaxed);
 	fw_early_len = 0;
 	atomic_store_explicit(&fw_failed, false, memory_order_relaxed);
@@ -379,12 +392,9 @@ notrace int fdr_file_prepare(void)
 	memset(&fdr_totals, 0, sizeof(fdr_totals));
 	fw_pre_fd = -1;	/* a fork child's descriptor may have the parent's number */
 	fw_pre_end = 0;
-	fw_dio.fd = -1;	/* a fork child's staged bytes are the parent's file's */
-	fw_dio.cand = -1;
 	fw_dio.from = -1;
 	fw_dio.len = 0;
 	fw_dio.watch_bytes = fw_dio.watch_ns = fw_dio.watch_slow = 0;
-	atomic_store_explicit(&fw_dio.unsettled, false, memory_order_relaxed);
 	{
 		const char *slash = strrchr(fdr_path, '/');
 		size_t len = slash ? (size_t)(slash - fdr_path) : 0;
@@ -419,8 +429,6 @@ notrace int fdr_file_prepare(void)
 			fw_dio.keep = (uint8_t *)m + FW_DIO_CAP;
 		}
 	}
-	if (fw_unnamed >= 0 && fw_same(fw_unnamed))
-		close(fw_unnamed);	/* a fork child's: the parent's file */
 	fw_unnamed = fw_open_unnamed(O_RDWR);	/* see fw_unnamed */
 	if (fw_unnamed < 0)
 		fw_unnamed = -1;
@@ -741,10 +749,9 @@ cut:
  */
 static notrace int fw_link(int fd, const char *path)
 {
-	char proc[48] = "/proc/thread-self/fd/";
+	char proc[FW_PROC_FD_LEN];
 
-	fdr_u64_text(proc + strlen(proc), (uint64_t)fd);
-	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) < 0)
+	if (linkat(AT_FDCWD, fw_proc_fd(proc, fd), AT_FDCWD, path, AT_SYMLINK_FOLLOW) < 0)
 		return errno;
 	return 0;
 }
@@ -870,8 +877,7 @@ notrace void fdr_file_trim(void)
 
 notrace void fdr_file_close(void)
 {
-	if (fdr_fd >= 0)
-		fdr_file_trim();
+	fdr_file_trim();	/* nothing without a descriptor that is the trace's */
 	fdr_file_forget();
 }
 
