@@ -2,11 +2,12 @@
 /*
  * runtime/clock.c - choose the trace clock and measure its frequency.
  *
- * Contract: fdr_clock_init() runs once during initialisation, on one
- * thread, before any hook records; it writes fdr_clock, which is read-only
- * from then on (the hooks read it without synchronisation: the runtime
- * publishes "ready" with a release store after init, and the hooks' acquire
- * load of that flag orders these plain writes before their reads).
+ * Contract: fdr_clock_begin() and fdr_clock_finish() (or fdr_clock_init(),
+ * both) run once during initialisation, on one thread, before any hook
+ * records; they write fdr_clock, which is read-only from then on (the
+ * hooks read it without synchronisation: the runtime publishes "ready"
+ * with a release store after init, and the hooks' acquire load of that
+ * flag orders these plain writes before their reads).
  * fdr_clock_refine() and fdr_clock_pair() may run on any thread later.
  * No allocation, no stdio; the one possible warning goes out with write(2)
  * (fdr_say_raw(): only to the standard error the runtime started with).
@@ -28,9 +29,9 @@
  *   - Frequency, first that works: CPUID 0x15 when all three values are
  *     present (exact by definition); the hypervisor's TSC leaf 0x40000010
  *     (kHz); sysfs tsc_freq_khz; calibration against CLOCK_MONOTONIC_RAW
- *     (five rounds of 0.5 ms, the median); CPUID 0x16 base MHz only when the
- *     calibration fails (it is a nominal value, MHz-rounded, and is not the
- *     TSC rate on every CPU). The calibrated and 0x16 values are refined
+ *     (one interval of at least 1 ms: CLK_CAL_NS); CPUID 0x16 base MHz
+ *     only when the calibration fails (it is a nominal value, MHz-rounded,
+ *     and is not the TSC rate on every CPU). The calibrated and 0x16 values are refined
  *     over the run by fdr_clock_refine(): in the header as the run goes,
  *     at the end, and in a crash's dump.
  */
@@ -52,27 +53,33 @@
 
 struct fdr_clock_info fdr_clock fdr_hidden;
 
-/* The start pair, taken at the end of fdr_clock_init(); read by refine. */
+/* The start pair, taken by fdr_clock_begin(); read by refine. */
 static uint64_t clk_tsc0, clk_ns0;
 static bool clk_started;
 /* The frequency came from a source that the run's pairs can improve on. */
 static bool clk_refinable;
+/* A calibration is under way: fdr_clock_finish() ends it (0x16's value: the fallback). */
+static bool clk_cal_pending;
+static uint64_t clk_cal_fallback;
 
 /* 128-bit arithmetic for the frequency (a GCC/clang extension). */
 __extension__ typedef unsigned __int128 clk_u128;
 
 #define CLK_NS_PER_S 1000000000ull
 /*
- * Five rounds of 0.5 ms, the median: within 10 ppm here (20 ppm at worst in
- * 20 trials on a loaded 2-core VM), against 1 ppm for the 20 ms the rounds
- * took before; that was 20 ms of start-up for every process a traced program
- * execs. fdr_clock_refine() measures again over the run (a pair's error is
- * about 50 ns: better than the calibration from 20 ms of run on), and the
- * flush thread writes it into the header as the run goes (flush_thread.c).
+ * Calibration: one interval between two (TSC, CLOCK_MONOTONIC_RAW) pairs,
+ * from fdr_clock_begin() to fdr_clock_finish(), at least CLK_CAL_NS long.
+ * The rest of initialisation runs in between (about 1 ms here), so the
+ * calibration costs start-up only what that leaves of the 1 ms. A pair's
+ * error is a few tens of ns (the best of five bracketed reads), so 1 ms is
+ * within 10 ppm: 40 trials here, idle and beside two CPU hogs, against
+ * 10.8 ppm for the five rounds of 0.5 ms (2.5 ms of every start-up) used
+ * until 2026-11-26, and 1 ppm for the 20 ms before that.
+ * fdr_clock_refine() measures again over the run, and the flush thread
+ * writes it into the header as the run goes (flush_thread.c).
  */
-#define CLK_CAL_ROUNDS 5
-#define CLK_CAL_ROUND_NS 500000ull	/* 0.5 ms; 5 rounds = 2.5 ms */
-#define CLK_REFINE_MIN_NS 20000000ull	/* 20 ms */
+#define CLK_CAL_NS 1000000ull	/* 1 ms */
+#define CLK_REFINE_MIN_NS 4000000ull	/* 4 ms: four calibrations */
 
 /* ------------------------------------------------------------------ */
 /* Reads                                                               */
@@ -292,43 +299,30 @@ static notrace uint64_t clk_sysfs_khz(void)
 /* Calibration                                                         */
 /* ------------------------------------------------------------------ */
 
-static notrace void clk_sort(uint64_t *v, int n)
+/* The start pair of the calibration (and of the run); false when the clock cannot be read. */
+static notrace bool clk_start_pair(void)
 {
-	int i, j;
-
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
+	fdr_clock_pair(&clk_tsc0, &clk_ns0);
+	clk_started = clk_ns0 != 0;
+	return clk_started;
 }
 
-/* Return: the median of the rounds' frequencies, 0 when none worked. */
-static notrace uint64_t clk_calibrate(void)
+/*
+ * End the calibration begun by fdr_clock_begin(): the frequency over the
+ * interval from its start pair, once that is CLK_CAL_NS long.
+ * Return: Hz, 0 when the TSC did not move forward or the clock failed.
+ */
+static notrace uint64_t clk_calibrate_end(void)
 {
-	uint64_t f[CLK_CAL_ROUNDS];
-	int n = 0, r;
+	uint64_t t1, n1;
 
-	for (r = 0; r < CLK_CAL_ROUNDS; r++) {
-		uint64_t t0, n0, t1, n1, fr;
-
-		fdr_clock_pair(&t0, &n0);
-		if (!n0)
-			return 0;
-		do
-			n1 = fdr_clock_raw_ns();
-		while (n1 && n1 - n0 < CLK_CAL_ROUND_NS);
-		fdr_clock_pair(&t1, &n1);
-		fr = fdr_clock_freq_from_pairs(t0, n0, t1, n1);
-		if (fr)
-			f[n++] = fr;
-	}
-	if (!n)
+	if (!clk_started)
 		return 0;
-	clk_sort(f, n);
-	return f[n / 2];
+	do
+		n1 = fdr_clock_raw_ns();
+	while (n1 && n1 - clk_ns0 < CLK_CAL_NS);
+	fdr_clock_pair(&t1, &n1);
+	return fdr_clock_freq_from_pairs(clk_tsc0, clk_ns0, t1, n1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -392,7 +386,7 @@ static notrace bool clk_rseq_usable(void)
 #endif
 }
 
-notrace int fdr_clock_init(enum fdr_clock_choice choice)
+notrace int fdr_clock_begin(enum fdr_clock_choice choice)
 {
 	struct clk_cpu c;
 	struct fdr_clock_info ci;
@@ -441,6 +435,7 @@ notrace int fdr_clock_init(enum fdr_clock_choice choice)
 	/* The reads below (calibration, the start pair) use the chosen source. */
 	fdr_clock = ci;
 	clk_refinable = false;
+	clk_cal_pending = false;
 	if (ci.source == FDRTRACE_CLOCK_MONOTONIC) {
 		fdr_clock.freq = CLK_NS_PER_S;
 		fdr_clock.freq_source = FDRTRACE_FREQ_FIXED;
@@ -452,34 +447,58 @@ notrace int fdr_clock_init(enum fdr_clock_choice choice)
 		fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
 	} else {
 		uint64_t khz = clk_sysfs_khz();
-		uint64_t cal;
 
 		if (khz) {
 			fdr_clock.freq = khz * 1000u;
 			fdr_clock.freq_source = FDRTRACE_FREQ_SYSFS;
-		} else if ((cal = clk_calibrate()) != 0) {
-			fdr_clock.freq = cal;
-			fdr_clock.freq_source = FDRTRACE_FREQ_CALIBRATED;
-			clk_refinable = true;
-		} else if (c.freq_0x16) {
-			fdr_clock.freq = c.freq_0x16;
-			fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
-			clk_refinable = true;
 		} else {
-			/* The TSC does not move as it should: use the kernel's clock. */
-			clk_warn("fdrtrace: the TSC could not be measured; using monotonic\n");
-			fdr_clock.source = FDRTRACE_CLOCK_MONOTONIC;
-			fdr_clock.cpu_from_rseq = clk_rseq_usable();
-			fdr_clock.constant_tsc = true;
-			fdr_clock.nonstop_tsc = true;
-			fdr_clock.freq = CLK_NS_PER_S;
-			fdr_clock.freq_source = FDRTRACE_FREQ_FIXED;
+			/* measured by fdr_clock_finish(), over what initialisation does meanwhile */
+			clk_cal_pending = true;
+			clk_cal_fallback = c.freq_0x16;
+			clk_start_pair();
+			return 0;
 		}
 	}
-	fdr_clock_pair(&clk_tsc0, &clk_ns0);
-	clk_started = clk_ns0 != 0;
+	clk_start_pair();
 	return 0;
 }
+
+notrace void fdr_clock_finish(void)
+{
+	uint64_t cal;
+
+	if (!clk_cal_pending)
+		return;
+	clk_cal_pending = false;
+	if ((cal = clk_calibrate_end()) != 0) {
+		fdr_clock.freq = cal;
+		fdr_clock.freq_source = FDRTRACE_FREQ_CALIBRATED;
+		clk_refinable = true;
+	} else if (clk_cal_fallback) {
+		fdr_clock.freq = clk_cal_fallback;
+		fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
+		clk_refinable = true;
+	} else {
+		/* The TSC does not move as it should: use the kernel's clock. */
+		clk_warn("fdrtrace: the TSC could not be measured; using monotonic\n");
+		fdr_clock.source = FDRTRACE_CLOCK_MONOTONIC;
+		fdr_clock.cpu_from_rseq = clk_rseq_usable();
+		fdr_clock.constant_tsc = true;
+		fdr_clock.nonstop_tsc = true;
+		fdr_clock.freq = CLK_NS_PER_S;
+		fdr_clock.freq_source = FDRTRACE_FREQ_FIXED;
+		clk_start_pair();	/* the run's start, in the new clock */
+	}
+}
+
+notrace int fdr_clock_init(enum fdr_clock_choice choice)
+{
+	int err = fdr_clock_begin(choice);
+
+	fdr_clock_finish();
+	return err;
+}
+
 
 notrace bool fdr_clock_refinable(void)
 {

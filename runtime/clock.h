@@ -2,13 +2,14 @@
 /*
  * runtime/clock.h - the trace clock: which instruction, which frequency.
  *
- * fdr_clock_init() decides once, at initialisation, which clock the hooks
+ * fdr_clock_begin() decides once, at initialisation, which clock the hooks
  * use and how fast it ticks: rdtscp where CPUID reports it and it executes
  * (valgrind reports the bit but faults; TSC_AUX gives the CPU); rdtsc otherwise, with the CPU from the rseq area (glibc >= 2.35)
  * or sched_getcpu(); CLOCK_MONOTONIC_RAW in ns (1 GHz) where the TSC is not
  * usable (no invariant TSC, or the user asked). Never CLOCK_REALTIME.
  * The frequency comes from CPUID leaf 0x15/0x16, or sysfs tsc_freq_khz, or
- * a calibration against CLOCK_MONOTONIC_RAW; fdr_clock_refine() improves it
+ * a calibration against CLOCK_MONOTONIC_RAW over the rest of initialisation
+ * (fdr_clock_finish()); fdr_clock_refine() improves it
  * from the (TSC, CLOCK_MONOTONIC_RAW) pairs taken at init and now.
  *
  * The read functions are the hot path: inline, notrace, no syscalls
@@ -51,14 +52,36 @@ struct fdr_clock_info {
 extern struct fdr_clock_info fdr_clock fdr_hidden;
 
 /**
- * fdr_clock_init - choose the clock and measure its frequency
+ * fdr_clock_begin - choose the clock; start measuring its frequency
  * @choice: the user's clock option
  *
  * A choice the machine cannot honour (rdtscp without CPUID support) falls
- * back to the best available clock and says so once on stderr.
- * Calibration, when needed, takes about 2.5 ms.
+ * back to the best available clock and says so once on stderr. When the
+ * frequency must be calibrated, this takes the calibration's start pair
+ * and fdr_clock.freq stays 0 until fdr_clock_finish(): initialisation goes on meanwhile, and only what it
+ * leaves of the calibration's 1 ms is spent waiting.
  *
  * Context: initialisation only. Return: 0 (a clock is always found).
+ */
+int fdr_clock_begin(enum fdr_clock_choice choice);
+
+/**
+ * fdr_clock_finish - end the calibration fdr_clock_begin() started
+ *
+ * Sets fdr_clock.freq (and, should the TSC not move forward, switches to
+ * CLOCK_MONOTONIC_RAW with one line on stderr). Nothing to do when no
+ * calibration was needed. Call before anything reads fdr_clock.freq or
+ * records: the hooks, the file header, duration options.
+ *
+ * Context: initialisation only, after fdr_clock_begin().
+ */
+void fdr_clock_finish(void);
+
+/**
+ * fdr_clock_init - fdr_clock_begin() then fdr_clock_finish()
+ * @choice: the user's clock option
+ *
+ * Context: initialisation only. Return: 0.
  */
 int fdr_clock_init(enum fdr_clock_choice choice);
 
@@ -66,7 +89,7 @@ int fdr_clock_init(enum fdr_clock_choice choice);
  * fdr_clock_refine - the frequency measured over the whole run
  *
  * Return: the refined frequency when the run was long enough to improve on
- * the initial value (at least 20 ms and a calibrated/unknown source),
+ * the initial value (at least 4 ms and a calibrated/unknown source),
  * otherwise fdr_clock.freq. Does not change fdr_clock.freq.
  *
  * Context: any, including signal handlers (the vDSO's clock_gettime).
@@ -80,7 +103,7 @@ uint64_t fdr_clock_refine(void);
 bool fdr_clock_refinable(void);
 
 /**
- * fdr_clock_run_ns - CLOCK_MONOTONIC_RAW nanoseconds since fdr_clock_init()
+ * fdr_clock_run_ns - CLOCK_MONOTONIC_RAW nanoseconds since fdr_clock_begin()
  * took its start pair (0 before)
  */
 uint64_t fdr_clock_run_ns(void);

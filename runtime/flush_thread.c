@@ -917,7 +917,7 @@ static notrace void fl_short_slice(void)
  */
 static uint64_t fl_refine_at = 100000000ull;	/* ns of run */
 
-/* The start pool still has pages to fault in (fdr_pool_prefault_step()); from the first page. */
+/* The start pool wants pages faulted in now (fdr_pool_prefault_step()); from the first page. */
 static bool fl_prefault, fl_prefault_all;
 
 static notrace void fl_refine_header(void)
@@ -1061,12 +1061,12 @@ static notrace void *fl_main(void *arg)
 		}
 		fl_refine_header();
 		/*
-		 * The start pool's pages, a step at a time and only when no full
-		 * buffer waits: faulting it all before the first drain let a
-		 * program that records at once run the pool dry (a CI run lost
-		 * half of a test's 2.3 M records).
+		 * The start pool's pages, a step at a time, ahead of the buffers
+		 * handed out, and only when no full buffer waits: faulting it all
+		 * before the first drain let a program that records at once run
+		 * the pool dry (a CI run lost half of a test's 2.3 M records).
 		 */
-		if (fl_prefault && fdr_queue_empty()) {
+		if (fdr_queue_empty()) {
 			fl_prefault = fdr_pool_prefault_step(fl_prefault_all);
 			fl_prefault_all = false;
 		}

@@ -75,12 +75,13 @@ static const char page_tail[] =
 	"- The TSC frequency is taken from the first of: CPUID leaf 0x15 when it gives\n"
 	"  crystal, numerator and denominator; the hypervisor's TSC leaf 0x40000010;\n"
 	"  /sys/devices/system/cpu/cpu0/tsc_freq_khz; a calibration against\n"
-	"  CLOCK_MONOTONIC_RAW (five rounds of 0.5 ms, the median: 2.5 ms of start-up);\n"
+	"  CLOCK_MONOTONIC_RAW over at least 1 ms, measured while the rest of\n"
+	"  initialisation runs (about 0.5 ms of start-up is spent waiting for it here);\n"
 	"  CPUID leaf 0x16's base frequency (whole MHz, nominal) only when calibration\n"
 	"  fails. A calibrated (or 0x16) frequency is measured again over the run: the\n"
 	"  file's header gets that value at 100 ms of run and each time the run has\n"
 	"  grown fourfold (a trace cut by SIGKILL keeps the last), and, once the run\n"
-	"  lasted at least 20 ms, at the close or a crash's dump, whose close record\n"
+	"  lasted at least 4 ms, at the close or a crash's dump, whose close record\n"
 	"  carries it too.\n";
 
 static void put_u64(FILE *f, uint64_t v, int suffixes)

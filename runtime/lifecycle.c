@@ -741,14 +741,9 @@ static notrace void lc_start(void)
 		lc_off();
 		return;
 	}
-	fdr_clock_init(fdr_cfg.clock);
-	if (fdr_cfg.func_duration_threshold_us) {
-		__extension__ unsigned __int128 ticks = fdr_cfg.func_duration_threshold_us;
-
-		fdr_min_ticks = (uint64_t)(ticks * fdr_clock.freq / 1000000u);
-	}
+	/* a calibration, if needed, measures over what follows (fdr_clock_finish()) */
+	fdr_clock_begin(fdr_cfg.clock);
 	fdr_all_slow = fdr_cfg.max_depth != 0;
-	fdr_trigger_init();	/* after the clock: durations become ticks */
 	fdr_filtering = fdr_cfg.filter[0] || fdr_cfg.exclude[0];
 	if (fdr_filtering && fdr_filter_init() < 0)
 		fdr_filtering = false;
@@ -769,6 +764,14 @@ static notrace void lc_start(void)
 		lc_off();
 		return;
 	}
+	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
+	fdr_clock_finish();	/* the frequency: before the header and the durations below */
+	if (fdr_cfg.func_duration_threshold_us) {
+		__extension__ unsigned __int128 ticks = fdr_cfg.func_duration_threshold_us;
+
+		fdr_min_ticks = (uint64_t)(ticks * fdr_clock.freq / 1000000u);
+	}
+	fdr_trigger_init();	/* durations become ticks */
 	if (lc_open() < 0) {
 		lc_off();
 		return;
@@ -778,7 +781,6 @@ static notrace void lc_start(void)
 		pthread_atfork(lc_prefork, lc_postfork_parent, lc_postfork_child);
 		atexit(lc_atexit);
 	}
-	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
 	lc_install_signals();
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
 	/*
