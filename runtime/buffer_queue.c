@@ -54,11 +54,13 @@ static _Atomic uint32_t bq_waiters;	/* threads in fdr_pool_get_wait() */
 /*
  * The start pool's pages: BQ_EAGER bytes faulted in at init (the buffers
  * handed out first: the free stack gives never-used buffers in index
- * order), then by the flush thread BQ_STEP bytes at a time, only as far
- * as BQ_EAGER past the last buffer handed out (bq_reached): the pages a
- * program that never records, or records little, never touches cost it
- * nothing (5-30 us a page on this project's VM; all 8 MiB took the flush
- * thread 16 ms of CPU at every start, beside the program's threads).
+ * order), then by the flush thread BQ_STEP bytes at a time, as far as
+ * BQ_EAGER past the last buffer handed out (bq_reached), and the rest once
+ * the process has run a while (@whole): a short-lived process, a shell's
+ * command, never pays for pages it does not touch (5-30 us a page on this
+ * project's VM; all 8 MiB took the flush thread 16 ms of CPU at every
+ * start, beside the program's threads), and a long-lived one still has
+ * the whole pool faulted before a burst needs it.
  */
 #define BQ_EAGER (512u << 10)	/* pre-faulted at init, then kept ahead */
 #define BQ_STEP (256u << 10)	/* by the flush thread, a step at a time */
@@ -119,7 +121,7 @@ notrace int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max, uint64_t li
 	return 0;
 }
 
-notrace bool fdr_pool_prefault_step(bool all)
+notrace bool fdr_pool_prefault_step(bool all, bool whole)
 {
 	uint64_t want = (uint64_t)atomic_load_explicit(&bq_reached, memory_order_relaxed) * bq_size +
 			BQ_EAGER;
@@ -127,7 +129,7 @@ notrace bool fdr_pool_prefault_step(bool all)
 
 	if (all)
 		bq_faulted = 0;
-	if (want > bq_mem_len)
+	if (whole || want > bq_mem_len)
 		want = bq_mem_len;
 	if (!bq_mem || bq_faulted >= want)
 		return false;

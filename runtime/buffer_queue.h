@@ -32,13 +32,14 @@ int fdr_pool_grow(uint32_t add) fdr_hidden;
 /*
  * fdr_pool_prefault_step - fault in the next 256 KiB of the start pool's pages
  * that fdr_pool_init() left, while they are less than 512 KiB past the last
- * buffer ever handed out (@all on the first step: every page from the
- * first, as a fork child's flush thread does, so that its copy-on-write
- * copies are not made in hooks). Flush thread only; safe while hooks write
- * into the buffers. Return: true while a step is wanted now (call it again
- * once a buffer further on has been handed out).
+ * buffer ever handed out, or, with @whole, until the whole pool is (@all
+ * on the first step: every page from the first, as a fork child's flush
+ * thread does, so that its copy-on-write copies are not made in hooks).
+ * Flush thread only; safe while hooks write into the buffers. Return: true
+ * while a step is wanted now (call it again once a buffer further on has
+ * been handed out, or with @whole).
  */
-bool fdr_pool_prefault_step(bool all) fdr_hidden;
+bool fdr_pool_prefault_step(bool all, bool whole) fdr_hidden;
 uint32_t fdr_pool_limit(void) fdr_hidden;
 struct fdr_buffer *fdr_pool_get(void) fdr_hidden;
 void fdr_pool_put(struct fdr_buffer *b) fdr_hidden;

@@ -919,6 +919,8 @@ static uint64_t fl_refine_at = 100000000ull;	/* ns of run */
 
 /* The start pool wants pages faulted in now (fdr_pool_prefault_step()); from the first page. */
 static bool fl_prefault, fl_prefault_all;
+/* A process this old (ns of run) gets the whole start pool faulted in, used or not. */
+#define FL_PREFAULT_WHOLE_NS 100000000ull
 
 static notrace void fl_refine_header(void)
 {
@@ -1062,12 +1064,14 @@ static notrace void *fl_main(void *arg)
 		fl_refine_header();
 		/*
 		 * The start pool's pages, a step at a time, ahead of the buffers
-		 * handed out, and only when no full buffer waits: faulting it all
+		 * handed out (all of them once the run is FL_PREFAULT_WHOLE_NS
+		 * old), and only when no full buffer waits: faulting it all
 		 * before the first drain let a program that records at once run
 		 * the pool dry (a CI run lost half of a test's 2.3 M records).
 		 */
 		if (fdr_queue_empty()) {
-			fl_prefault = fdr_pool_prefault_step(fl_prefault_all);
+			fl_prefault = fdr_pool_prefault_step(fl_prefault_all,
+							     fdr_clock_run_ns() >= FL_PREFAULT_WHOLE_NS);
 			fl_prefault_all = false;
 		}
 		if (atomic_exchange_explicit(&fl_snap_req, 0, memory_order_acquire))

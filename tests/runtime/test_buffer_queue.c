@@ -39,7 +39,7 @@ static unsigned steps(void)
 {
 	unsigned n = 0;
 
-	while (fdr_pool_prefault_step(false) && n < 1000)
+	while (fdr_pool_prefault_step(false, false) && n < 1000)
 		n++;
 	return n;
 }
@@ -79,7 +79,7 @@ Test(buffer_queue, start_pages_are_faulted_only_ahead_of_the_buffers_handed_out)
 	cr_assert_eq(steps(), 0);
 
 	/* a fork child's first step starts again from the first page (copy-on-write) */
-	cr_assert(fdr_pool_prefault_step(true));
+	cr_assert(fdr_pool_prefault_step(true, false));
 }
 
 Test(buffer_queue, the_whole_pool_is_faulted_once_it_is_all_reached)
@@ -91,4 +91,16 @@ Test(buffer_queue, the_whole_pool_is_faulted_once_it_is_all_reached)
 	steps();
 	cr_assert_eq(resident(), (size_t)SIZE * COUNT);
 	cr_assert_eq(steps(), 0);
+}
+
+Test(buffer_queue, a_process_that_ran_a_while_gets_the_whole_pool_faulted)
+{
+	unsigned n = 0;
+
+	cr_assert_eq(fdr_pool_init(SIZE, COUNT, COUNT), 0);
+	cr_assert_eq(steps(), 0, "nothing handed out");
+	while (fdr_pool_prefault_step(false, true) && n < 1000)
+		n++;
+	cr_assert_eq(n + 1, ((size_t)SIZE * COUNT - (512u << 10)) / (256u << 10), "%u", n);
+	cr_assert_eq(resident(), (size_t)SIZE * COUNT);
 }
