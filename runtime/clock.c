@@ -393,7 +393,8 @@ notrace int fdr_clock_begin(enum fdr_clock_choice choice)
 	enum fdrtrace_clock_source no_rdtscp;
 
 	clk_cpuid(&c);
-	clk_cpuinfo_flags(&c);
+	if (!c.invariant)
+		clk_cpuinfo_flags(&c);	/* the kernel may know better than CPUID says */
 
 	memset(&ci, 0, sizeof(ci));
 	ci.cpuid_rdtscp = c.rdtscp;
