@@ -69,6 +69,13 @@ char fdr_program[256];
 uint64_t fdr_start_ns;
 
 static const int lc_fatal_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+/*
+ * Signals whose default action ends the process, which a program often
+ * leaves at the default: Ctrl-C, kill, a closed pipe, a hang-up, a limit.
+ * Handled only while their disposition is the default (lc_install_signals()).
+ */
+static const int lc_term_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM,
+				    SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ };
 static struct sigaction lc_old[NSIG];
 static struct fdr_rtbuf lc_sig_rb;
 /* the faulting thread's native stack, taken first thing in the handler */
@@ -556,6 +563,31 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 	fdr_file_unlock();
 }
 
+/*
+ * A signal whose default action ends the process (lc_term_sigs), arrived
+ * while that is still its disposition: the trace is written and closed as
+ * at a fatal signal (how = signal, and the native stack of the thread that
+ * took it, whose record names the signal), then the default runs: the
+ * signal, raised again, ends the process as it would have without us
+ * (status, core dump). Blocked while this handler runs, it is delivered
+ * when the handler returns. A program that installs its own handler
+ * replaces this one; one that later resets the default is not seen.
+ */
+static notrace void lc_terminate(int sig, siginfo_t *info, void *uc)
+{
+	if ((pid_t)syscall(SYS_getpid) != fdr_pid) {
+		/* a vfork child (its memory is ours): not its trace to write */
+	} else if (lc_claim(FDR_PHASE_DYING)) {
+		lc_dump(sig, info, uc);
+		if (fdr_cfg.verbosity >= 1 && fdr_file_created() && !fdr_file_failed())
+			lc_exit_line();
+	} else {
+		lc_wait_closing();
+	}
+	sigaction(sig, &lc_old[sig], NULL);
+	raise(sig);
+}
+
 static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
 {
 	int saved_errno = errno;
@@ -665,6 +697,18 @@ static notrace void lc_install_signals(void)
 			continue;	/* the program ignores it: leave it so */
 		if (sigaction(sig, &sa, &lc_old[sig]) < 0)
 			continue;
+	}
+	/* the ones that end the process by default: only where that is the disposition */
+	sa.sa_sigaction = lc_terminate;
+	for (size_t i = 0; i < FDR_ARRAY_SIZE(lc_term_sigs); i++) {
+		int sig = lc_term_sigs[i];
+		struct sigaction old;
+
+		if (sig == fdr_cfg.dump_signal || sigaction(sig, NULL, &old) < 0)
+			continue;
+		if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+			continue;	/* ignored, or handled (a fork child's program handler) */
+		sigaction(sig, &sa, &lc_old[sig]);
 	}
 	if (fdr_cfg.dump_signal > 0 && fdr_cfg.dump_signal < NSIG) {
 		struct sigaction ds;

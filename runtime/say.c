@@ -15,10 +15,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "compiler.h"
@@ -107,6 +110,44 @@ static notrace void say_close(int fd)
 		close(fd);
 }
 
+/*
+ * A message to a pipe whose reader is gone must fail with EPIPE, not end
+ * the program with SIGPIPE: an exit line after `prog 2>&1 | head` turned
+ * a program's exit status 0 into death by SIGPIPE (141). SIGPIPE is
+ * blocked in this thread around the write; a SIGPIPE the write raised
+ * (EPIPE, and none was pending before) is taken off the pending set
+ * before the mask is restored, so it is never delivered. One the program
+ * sent or had pending stays. Async-signal-safe (rt_sigtimedwait through
+ * syscall(), with a zero timeout).
+ */
+struct say_pipe {
+	sigset_t old;
+	bool was_pending;
+};
+
+static notrace void say_pipe_block(struct say_pipe *sp)
+{
+	sigset_t pipe, pend;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, &sp->old);
+	sp->was_pending = sigpending(&pend) == 0 && sigismember(&pend, SIGPIPE);
+}
+
+static notrace void say_pipe_restore(struct say_pipe *sp, bool epipe)
+{
+	sigset_t pipe;
+	struct timespec zero = { 0, 0 };
+
+	if (epipe && !sp->was_pending) {
+		sigemptyset(&pipe);
+		sigaddset(&pipe, SIGPIPE);
+		syscall(SYS_rt_sigtimedwait, &pipe, NULL, &zero, (size_t)(_NSIG / 8));
+	}
+	pthread_sigmask(SIG_SETMASK, &sp->old, NULL);
+}
+
 notrace void fdr_say(const char *fmt, ...)
 {
 	int saved_errno = errno;
@@ -114,9 +155,14 @@ notrace void fdr_say(const char *fmt, ...)
 	va_list ap;
 
 	if (fd >= 0) {
+		struct say_pipe sp;
+		int r;
+
+		say_pipe_block(&sp);
 		va_start(ap, fmt);
-		vdprintf(fd, fmt, ap);
+		r = vdprintf(fd, fmt, ap);
 		va_end(ap);
+		say_pipe_restore(&sp, r < 0 && errno == EPIPE);
 		say_close(fd);
 	}
 	errno = saved_errno;
@@ -127,17 +173,25 @@ notrace void fdr_say_raw(const char *msg, size_t len)
 {
 	int saved_errno = errno;
 	int fd = say_open();
+	struct say_pipe sp;
+	bool epipe = false;
 
-	while (fd >= 0 && len) {
+	if (fd < 0)
+		return;
+	say_pipe_block(&sp);
+	while (len) {
 		ssize_t r = write(fd, msg, len);
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r <= 0) {
+			epipe = r < 0 && errno == EPIPE;
 			break;
+		}
 		msg += r;
 		len -= (size_t)r;
 	}
+	say_pipe_restore(&sp, epipe);
 	say_close(fd);
 	errno = saved_errno;
 }

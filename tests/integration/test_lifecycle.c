@@ -317,18 +317,29 @@ static void new_run_dir(struct tc_run *r)
 	cr_assert(mkdtemp(r->dir));
 }
 
+/* Signals whose default action ends a process (runtime/lifecycle.c's lc_term_sigs). */
+static const int term_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM,
+				 SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ };
+
 /*
  * Start the target with @argv in r->dir (new_run_dir()), traced
  * (verbosity=2), its descriptors 1 and 2 on @out, or closed when @out is
- * negative. tc_run() cannot: it puts both on files of its own, and
- * waits. Return: its pid.
+ * negative, every signal unblocked and at its default action as a shell
+ * starts a command, but @ignore (when not 0) ignored. tc_run() cannot: it
+ * puts both on files of its own, and waits. Return: its pid.
  */
-static pid_t spawn_target(const struct tc_run *r, const char *const *argv, int out)
+static pid_t spawn_target(const struct tc_run *r, const char *const *argv, int out, int ignore)
 {
 	pid_t pid = fork();
 
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		for (size_t i = 0; i < sizeof(term_sigs) / sizeof(term_sigs[0]); i++)
+			signal(term_sigs[i], term_sigs[i] == ignore ? SIG_IGN : SIG_DFL);
 		if (chdir(r->dir) < 0)
 			_exit(126);
 		if (out < 0) {
@@ -370,7 +381,7 @@ Test(messages, a_program_started_with_stdout_and_stderr_closed_gets_them_back)
 
 	new_run_dir(&r);
 	snprintf(path, sizeof(path), "%s/out", r.dir);
-	pid = spawn_target(&r, argv, -1);
+	pid = spawn_target(&r, argv, -1, 0);
 	wait_target(&r, pid);
 	tc_assert_exited_ok(&r);
 	take_program_file(path, data, sizeof(data));
@@ -403,7 +414,7 @@ Test(messages, closing_its_output_pipe_ends_the_reader_while_it_runs)
 	new_run_dir(&r);
 	snprintf(slept, sizeof(slept), "%s/slept", r.dir);
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
-	pid = spawn_target(&r, argv, p[1]);
+	pid = spawn_target(&r, argv, p[1], 0);
 	close(p[1]);
 	while ((n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
 		got += (size_t)n;
@@ -418,6 +429,154 @@ Test(messages, closing_its_output_pipe_ends_the_reader_while_it_runs)
 	cr_expect(t.closed);
 	cr_expect_eq(tc_calls(&t, "work"), 3);
 	tc_free(&t);
+	tc_done(&r);
+}
+
+/*
+ * The exit line goes to standard error. A pipe there whose reader has
+ * gone must not end the program: the write fails with EPIPE and the
+ * SIGPIPE it raises is taken back (runtime/say.c). A program that writes
+ * nothing itself and exits 0 died of SIGPIPE (status 141) at its exit line.
+ */
+Test(messages, the_exit_line_to_a_pipe_with_no_reader_does_not_end_the_program)
+{
+	const char *argv[] = { TARGET, "silent", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	int p[2];
+	pid_t pid;
+
+	new_run_dir(&r);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);	/* no reader, before the program starts */
+	pid = spawn_target(&r, argv, p[1], 0);
+	close(p[1]);
+	wait_target(&r, pid);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_EXIT);
+	cr_expect_eq(tc_calls(&t, "work"), 1);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+/* Wait until the target has made @name in r->dir (10 s at most). */
+static void wait_ready(const struct tc_run *r, pid_t pid, const char *name)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/%s", r->dir, name);
+	for (int i = 0; i < 1000 && access(path, F_OK) != 0; i++) {
+		cr_assert_eq(waitpid(pid, NULL, WNOHANG), 0, "the target ended before %s", name);
+		usleep(10000);
+	}
+	cr_assert_eq(access(path, F_OK), 0, "no %s after 10 s", name);
+}
+
+/*
+ * The target ended by @sig as it would have untraced, its trace closed
+ * whole: every call of its work() (named offline, from its module, as
+ * after a crash), nothing dropped.
+ */
+static void assert_killed_and_closed(struct tc_run *r, int sig)
+{
+	static const char *const names[] = { "work", "mid", "leaf", NULL };
+	char paths[4][512];
+	struct tc_trace t;
+
+	cr_expect(WIFSIGNALED(r->status) && WTERMSIG(r->status) == sig,
+		  "signal %d (%s): status 0x%x", sig, sigabbrev_np(sig), r->status);
+	tc_assert_one_trace(r, &t);
+	cr_expect(t.closed, "signal %s: the trace was not closed", sigabbrev_np(sig));
+	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_SIGNAL, "signal %s", sigabbrev_np(sig));
+	cr_expect_eq(t.dropped, 0);
+	/* main(), killed inside it, is the one call never closed */
+	cr_expect_eq(t.open_at_end, 1, "signal %s: calls open at the end", sigabbrev_np(sig));
+	cr_expect_gt(t.func_records, 2000, "work() makes 2,904 records");
+	cr_expect_eq(t.entries, t.exits + 1);
+	tc_free(&t);
+	cr_assert_eq(tc_find_traces(r, paths, 4), 1);
+	assert_account_names(paths[0], names);
+	{
+		/* `fdrtrace info` says by which signal, and does not call it a crash */
+		char cmd[1200], out[16384], want[64];
+		size_t n;
+		FILE *p;
+
+		snprintf(cmd, sizeof(cmd), "%s info '%s' 2>&1", FDRTRACE_TOOL, paths[0]);
+		p = popen(cmd, "r");
+		cr_assert_not_null(p);
+		n = fread(out, 1, sizeof(out) - 1, p);
+		out[n] = '\0';
+		pclose(p);
+		snprintf(want, sizeof(want), "signal %d (%s)", sig, sigabbrev_np(sig));
+		cr_expect(strstr(out, "killed at:") && strstr(out, want), "%s in:\n%s", want, out);
+		cr_expect_null(strstr(out, "crash stack:"), "%s", out);
+	}
+}
+
+/*
+ * A program that leaves SIGTERM, SIGINT, SIGHUP... at their default dies
+ * of them without exit handlers: its trace lost its last buffers and its
+ * close marker without a word (make interrupted, pigz terminated). The
+ * runtime handles them while they are at the default: it writes and closes
+ * the trace, then the default runs, so the process ends by the same
+ * signal (status and core dump as without the tracer).
+ */
+Test(endings, a_program_killed_by_a_signal_left_at_its_default_closes_its_trace, .timeout = 120)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGALRM };
+	const char *argv[] = { TARGET, "wait_kill", NULL };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct tc_run r;
+		pid_t pid;
+
+		new_run_dir(&r);
+		pid = spawn_target(&r, argv, -1, 0);
+		wait_ready(&r, pid, "ready");
+		cr_assert_eq(kill(pid, sigs[i]), 0);
+		wait_target(&r, pid);
+		assert_killed_and_closed(&r, sigs[i]);
+		tc_done(&r);
+	}
+}
+
+/* `prog | head`: a write to a pipe whose reader has gone ends it by SIGPIPE, as before. */
+Test(endings, a_write_to_a_pipe_with_no_reader_ends_it_by_sigpipe_with_its_trace_closed)
+{
+	const char *argv[] = { TARGET, "write_pipe", NULL };
+	struct tc_run r;
+	int p[2];
+	pid_t pid;
+
+	new_run_dir(&r);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);
+	pid = spawn_target(&r, argv, p[1], 0);
+	close(p[1]);
+	wait_target(&r, pid);
+	assert_killed_and_closed(&r, SIGPIPE);
+	tc_done(&r);
+}
+
+/* A signal the program started with ignored (a background job's SIGINT) stays ignored. */
+Test(endings, a_signal_the_program_ignores_stays_ignored)
+{
+	const char *argv[] = { TARGET, "wait_kill", NULL };
+	struct tc_run r;
+	pid_t pid;
+
+	new_run_dir(&r);
+	pid = spawn_target(&r, argv, -1, SIGINT);
+	wait_ready(&r, pid, "ready");
+	cr_assert_eq(kill(pid, SIGINT), 0);
+	usleep(300000);
+	cr_expect_eq(waitpid(pid, NULL, WNOHANG), 0, "SIGINT, ignored, ended it");
+	cr_assert_eq(kill(pid, SIGTERM), 0);
+	wait_target(&r, pid);
+	assert_killed_and_closed(&r, SIGTERM);
 	tc_done(&r);
 }
 

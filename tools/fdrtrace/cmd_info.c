@@ -557,7 +557,9 @@ static void info_print_nstacks(struct info *in)
 		if (fdrtrace_ext_decode(in->nstack[i], in->nstack_len[i], &x) < 0)
 			continue;
 		if (x.u.native_stack.why == FDRTRACE_NATIVE_SIGNAL) {
-			printf("%-17sthread %" PRIu32 ", signal %u (%s)", "crash stack:",
+			printf("%-17sthread %" PRIu32 ", signal %u (%s)",
+			       ns_signal_crashed(x.u.native_stack.signal) ? "crash stack:" :
+									     "killed at:",
 			       x.u.native_stack.tid, x.u.native_stack.signal,
 			       sigabbrev_np(x.u.native_stack.signal) ?
 				       sigabbrev_np(x.u.native_stack.signal) : "?");

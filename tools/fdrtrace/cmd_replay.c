@@ -421,7 +421,9 @@ static void rp_native(struct analysis *a, struct an_thread *t, const struct fdrt
 		return;
 	rp_prefix(rp, a, t, false, 0, level);
 	if (x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL) {
-		rp_printf(rp, "[crash: signal %u (%s)", x->u.native_stack.signal,
+		rp_printf(rp, "[%s: signal %u (%s)",
+			  ns_signal_crashed(x->u.native_stack.signal) ? "crash" : "killed",
+			  x->u.native_stack.signal,
 			  sigabbrev_np(x->u.native_stack.signal) ?
 				  sigabbrev_np(x->u.native_stack.signal) : "?");
 		if (x->u.native_stack.fault_address)

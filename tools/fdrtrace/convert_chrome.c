@@ -419,7 +419,8 @@ static const struct ord_writer ch_writer = {
 
 /*
  * A native stack: an instant event on its thread ("crash" at a fatal
- * signal, "recording started" at fdrtrace_start()), the frames in its args
+ * signal, "killed by a signal" at one sent to end the process, "recording
+ * started" at fdrtrace_start()), the frames in its args
  * as strings, innermost first: "NAME (MODULE+0xOFFSET)".
  */
 static void ch_native(struct cv *cv, struct analysis *a, struct an_thread *t,
@@ -432,7 +433,9 @@ static void ch_native(struct cv *cv, struct analysis *a, struct an_thread *t,
 
 	p = ch_begin_line(cv, 0);
 	start = cv->out + cv->len;
-	p = ch_str(p, crash ? "\"name\":\"crash\"" : "\"name\":\"recording started\"");
+	p = ch_str(p, !crash ? "\"name\":\"recording started\"" :
+		   ns_signal_crashed(x->u.native_stack.signal) ? "\"name\":\"crash\"" :
+								 "\"name\":\"killed by a signal\"");
 	p = ch_str(p, ",\"cat\":\"native_stack\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
 	p = ch_us3(p, cv_ns(cv, a, tsc));
 	p = ch_where(p, cv->fmt_state, a, t);

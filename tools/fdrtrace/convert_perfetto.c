@@ -69,9 +69,9 @@
 enum { PF_CAT_FUNCTION = 1, PF_CAT_EVENT, PF_CAT_GAP, PF_CAT_NATIVE };
 static const char *const pf_cats[] = { NULL, "function", "event", "gap", "native_stack" };
 enum { PF_NAME_CUSTOM = 1, PF_NAME_TYPED, PF_NAME_LOST, PF_NAME_CRASH, PF_NAME_STARTED,
-       PF_NAME_FIRST_FN };
+       PF_NAME_KILLED, PF_NAME_FIRST_FN };
 static const char *const pf_names[] = { NULL, "custom event", "typed event", "records lost",
-					"crash", "recording started" };
+					"crash", "recording started", "killed by a signal" };
 
 /*
  * A thread's state: described yet, and the bytes of its slice packets after
@@ -648,7 +648,8 @@ static void pf_native(struct cv *cv, struct analysis *a, struct an_thread *t,
 	pb_uint(&te, 9, PF_INSTANT);
 	pb_uint(&te, 11, pf_thread_uuid(t));
 	pb_uint(&te, 3, PF_CAT_NATIVE);
-	pb_uint(&te, 10, crash ? PF_NAME_CRASH : PF_NAME_STARTED);
+	pb_uint(&te, 10, !crash ? PF_NAME_STARTED :
+			 ns_signal_crashed(x->u.native_stack.signal) ? PF_NAME_CRASH : PF_NAME_KILLED);
 	if (crash) {
 		pf_arg_uint(&te, "signal", x->u.native_stack.signal);
 		pf_arg_uint(&te, "fault_address", x->u.native_stack.fault_address);

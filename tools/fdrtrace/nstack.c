@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,4 +161,10 @@ void ns_fini(struct nstack *ns)
 	if (ns->own_sym)
 		sym_ctx_free(ns->sym);
 	memset(ns, 0, sizeof(*ns));
+}
+
+bool ns_signal_crashed(unsigned sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
+	       sig == SIGABRT || sig == SIGSYS || sig == SIGTRAP;
 }

@@ -87,4 +87,15 @@ void ns_print(struct nstack *ns, const struct fdrtrace_ext *x, FILE *out, const 
 /* Free what the modules hold. */
 void ns_fini(struct nstack *ns);
 
+/**
+ * ns_signal_crashed - was the signal of a FDRTRACE_NATIVE_SIGNAL stack a crash?
+ * @sig: its signal number
+ *
+ * A crash: a fault, an abort, a trap (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+ * SIGABRT, SIGSYS, SIGTRAP). Anything else is a signal sent to end the
+ * process (SIGTERM, SIGINT, SIGPIPE...) that it left at its default
+ * action: the stack is where the thread that took it was.
+ */
+bool ns_signal_crashed(unsigned sig);
+
 #endif /* FDRTRACE_TOOL_NSTACK_H */

@@ -354,6 +354,22 @@ int main(int argc, char **argv)
 			return 3;
 		work();
 		return 0;
+	} else if (!strcmp(mode, "wait_kill")) {
+		/* recorded, then waits for the signal that ends it ("ready": the test may send it) */
+		work();
+		close(open("ready", O_WRONLY | O_CREAT | O_EXCL, 0600));
+		for (;;)
+			pause();
+	} else if (!strcmp(mode, "write_pipe")) {
+		/* its standard output a pipe with no reader: the write raises SIGPIPE */
+		work();
+		(void)!write(1, "x\n", 2);
+		work();
+		return 0;
+	} else if (!strcmp(mode, "silent")) {
+		/* writes nothing itself; only the runtime's exit line goes to stderr */
+		work();
+		return 0;
 	} else if (!strcmp(mode, "quiet")) {
 		(void)!access("/fdrtrace-quiet-begin", F_OK);
 		for (int i = 0; i < 3; i++) {
