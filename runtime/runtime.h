@@ -162,7 +162,9 @@ enum fdr_thread_state {
  *	threads store NULL here to make the owner look at @flush_req.
  * @last_tsc: the TSC reference the next delta is taken from
  * @cpu: the CPU of the last NewCPUId
- * @guard: nonzero while a hook (or the control API) runs on this thread
+ * @guard: nonzero while a hook (or the control API) runs on this thread;
+ *	FDR_GUARD_VFORK in a vfork child, which runs on this thread's memory
+ *	(vfork.c): its hooks record and count nothing
  */
 struct fdr_thread {
 	_Atomic(uint8_t *) pos;
@@ -205,8 +207,12 @@ struct fdr_thread {
 	uint64_t sigmask;	/* signals blocked when the thread registered (on_full=wait) */
 	/* on_full=wait: the last wait, reported in the next buffer */
 	uint64_t wait_first_tsc, wait_last_tsc;
+	uint32_t vfork_guard;	/* @guard when vfork() was called, given back to the parent */
 	struct fdr_fcache_ent cache[FDR_FCACHE_SIZE] __attribute__((aligned(FDR_CACHELINE)));
 } __attribute__((aligned(FDR_CACHELINE)));
+
+/* struct fdr_thread's @guard in a vfork child (vfork.c) */
+#define FDR_GUARD_VFORK 0x76666b31u
 
 extern fdr_tls struct fdr_thread fdr_self fdr_hidden;
 

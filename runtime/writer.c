@@ -108,6 +108,8 @@ notrace void fdr_count_reentry(struct fdr_thread *t, unsigned action, uint64_t t
 	uint64_t none = 0;
 	int32_t net, low;
 
+	if (t->guard == FDR_GUARD_VFORK)
+		return;	/* a vfork child: not this thread's calls, and not lost (vfork.c) */
 	if (t->leaving) {
 		/* the thread's counts are reported already (wr_thread_exit()) */
 		atomic_fetch_add_explicit(&fdr_orphan_rec[FDRTRACE_DROP_REENTRY], 1,

@@ -738,3 +738,39 @@ Test(children, execl_execlp_and_execle_close_the_trace_too)
 	exec_by("execlp");
 	exec_by("execle");
 }
+
+/*
+ * A vfork child runs on its parent's memory and thread until it execs or
+ * exits: its instrumented calls went into the parent thread's buffer, a
+ * call lasting the whole wait and never returning (make built without
+ * posix_spawn: 38 exec_command calls so). libfdrtrace's vfork
+ * (runtime/vfork.c) records nothing in the child, and the parent goes on
+ * recording. Both endings of the child: exec and _exit.
+ */
+Test(children, a_vfork_childs_calls_are_not_recorded_as_the_parents)
+{
+	static const char *const hows[] = { "exec", "exit" };
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *argv[] = { TARGET, "vfork", hows[i], NULL };
+		const char *env[] = { MODE_ON, NULL };
+		struct tc_run r;
+		struct tc_trace t;
+
+		tc_run(&r, argv, env);
+		tc_assert_exited_ok(&r);
+		cr_expect_str_eq(r.out, "ok vfork\n");
+		tc_assert_one_trace(&r, &t);
+		cr_expect(t.closed);
+		cr_expect_eq(t.close_how, FDRTRACE_CLOSE_EXIT);
+		cr_expect_eq(tc_calls(&t, "work"), 2, "%s", hows[i]);
+		cr_expect_eq(tc_calls(&t, "leaf"), 2 * 1300, "%s: the child's 10 are not the parent's",
+			     hows[i]);
+		cr_expect_eq(tc_calls(&t, "in_vfork_child"), 0, "%s", hows[i]);
+		cr_expect_eq(t.unmatched, 0);
+		cr_expect_eq(t.open_at_end, 0, "%s", hows[i]);
+		cr_expect_eq(t.dropped, 0, "%s: the child's calls are not lost", hows[i]);
+		tc_free(&t);
+		tc_done(&r);
+	}
+}

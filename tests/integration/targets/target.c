@@ -114,6 +114,13 @@ __attribute__((noinline)) static void work(void)
 	rec(50);
 }
 
+/* Called in a vfork child only: nothing of it may reach the parent's trace. */
+__attribute__((noinline)) static void in_vfork_child(void)
+{
+	for (int i = 0; i < 10; i++)
+		leaf(i);
+}
+
 static void *exit_race_thread(void *arg)
 {
 	(void)arg;
@@ -366,6 +373,23 @@ int main(int argc, char **argv)
 		(void)!write(1, "x\n", 2);
 		work();
 		return 0;
+	} else if (!strcmp(mode, "vfork")) {
+		/* the child runs instrumented code on this thread's memory, then execs or exits */
+		bool do_exec = argc > 2 && !strcmp(argv[2], "exec");
+		pid_t pid;
+		int st;
+
+		work();
+		pid = vfork();
+		if (pid == 0) {
+			in_vfork_child();
+			if (do_exec)
+				execl("/bin/true", "true", (char *)NULL);
+			_exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 3;
+		work();
 	} else if (!strcmp(mode, "silent")) {
 		/* writes nothing itself; only the runtime's exit line goes to stderr */
 		work();
