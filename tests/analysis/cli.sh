@@ -126,6 +126,22 @@ else
 		echo "ok   record-uninstrumented-no-file"
 	fi
 fi
+# a program that is not instrumented but starts ones that are (a shell, make):
+# their traces are printed, marked, and the run is not a failure
+if [ "${FDRTRACE_TEST_SANITIZED:-0}" = 1 ]; then
+	echo "skip record-children: a sanitized libfdrtrace cannot be preloaded"
+else
+	mkdir -p children
+	: >children/fdrtrace.calc.1.fdr	# an earlier run's: not this one's
+	check record-children 0 "$fdr" record -d children -- /bin/sh -c "$calc >/dev/null; $calc >/dev/null" &&
+		has err "/bin/sh itself left no trace (no function of it is instrumented)"
+	n=$(grep -c "^fdrtrace record: $work/children/fdrtrace.calc.[0-9]*.fdr (a process it started)\$" err)
+	if [ "$n" = 2 ] && ! grep -q "calc.1.fdr" err; then
+		echo "ok   record-children-listed"
+	else
+		echo "FAIL record-children-listed: $n in: $(cat err)"; fails=$((fails + 1))
+	fi
+fi
 check record-not-a-dir 1 "$fdr" record -d garbage.fdr -- "$calc" && has err "not a directory"
 
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }

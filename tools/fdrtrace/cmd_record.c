@@ -10,8 +10,10 @@
  * -finstrument-functions alone, or a script), the
  * library is preloaded with LD_PRELOAD. After the program ends, the traces
  * of its process, "BASE<name>.<pid>.fdr" (one per image when it execs), are
- * looked up by its pid and their paths printed on stderr; when there is
- * none, it says whether the program was built with -finstrument-functions.
+ * looked up by its pid and their paths printed on stderr, then those of the
+ * processes it started (any BASE*.fdr the directory did not hold before the
+ * run); when it left none, it says whether the program was built with
+ * -finstrument-functions.
  *
  * Contract: single-threaded; forks once.
  */
@@ -126,46 +128,142 @@ static const char *rec_find_lib(char *buf, size_t cap)
 	return access(buf, R_OK) == 0 ? buf : NULL;
 }
 
-/*
- * Print every BASE*.PID.fdr (one process may leave several: each image an
- * exec started has its own). Return: how many.
- */
-static int rec_print_traces(const char *base, pid_t pid)
+/* Traces of the processes the program started printed one by one; then a count. */
+#define REC_SHOW_OTHERS 20
+
+/* The names of traces in a directory: BASE*.fdr, not snapshots; sorted. */
+struct rec_names {
+	char **v;
+	size_t n, cap;
+};
+
+/* The directory and the file-name prefix of @base ("DIR/PREFIX"). */
+static void rec_split(const char *base, char dir[PATH_MAX], const char **prefix)
 {
 	const char *slash = strrchr(base, '/');
-	char dir[PATH_MAX], suffix[32];
-	const char *prefix = slash ? slash + 1 : base;
-	int found = 0;
-	size_t plen = strlen(prefix), slen;
+
+	*prefix = slash ? slash + 1 : base;
+	if (slash)
+		snprintf(dir, PATH_MAX, "%.*s", (int)(slash - base) + (slash == base), base);
+	else
+		snprintf(dir, PATH_MAX, ".");
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void rec_names_free(struct rec_names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * List the traces under @base into @l. Return: 0, or -errno (the
+ * directory unreadable, out of memory), @l then empty.
+ */
+static int rec_list(const char *base, struct rec_names *l)
+{
+	char dir[PATH_MAX];
+	const char *prefix;
+	size_t plen;
 	struct dirent *de;
 	DIR *d;
 
-	if (slash)
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - base) + (slash == base), base);
-	else
-		snprintf(dir, sizeof(dir), ".");
-	slen = (size_t)snprintf(suffix, sizeof(suffix), ".%d.fdr", (int)pid);
+	memset(l, 0, sizeof(*l));
+	rec_split(base, dir, &prefix);
+	plen = strlen(prefix);
 	d = opendir(dir);
 	if (!d)
-		return 0;
+		return -errno;
 	while ((de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 
-		if (n > plen + slen && strncmp(de->d_name, prefix, plen) == 0 &&
-		    strcmp(de->d_name + n - slen, suffix) == 0 && !strstr(de->d_name, ".snap")) {
-			fprintf(stderr, "fdrtrace record: %s/%s\n", dir, de->d_name);
-			found++;
+		if (n <= plen + 4 || strncmp(de->d_name, prefix, plen) != 0 ||
+		    strcmp(de->d_name + n - 4, ".fdr") != 0 || strstr(de->d_name + plen, ".snap"))
+			continue;
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 64;
+			char **v = realloc(l->v, cap * sizeof(*v));
+
+			if (!v)
+				goto nomem;
+			l->v = v;
+			l->cap = cap;
 		}
+		if (!(l->v[l->n] = strdup(de->d_name)))
+			goto nomem;
+		l->n++;
 	}
 	closedir(d);
-	return found;
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), rec_cmp);
+	return 0;
+nomem:
+	closedir(d);
+	rec_names_free(l);
+	return -ENOMEM;
+}
+
+static bool rec_had(const struct rec_names *before, const char *name)
+{
+	return before->n && bsearch(&name, before->v, before->n, sizeof(*before->v), rec_cmp);
+}
+
+/*
+ * Print the traces the run left under @base that were not there before
+ * it (@before): first those of the program's process @pid (one per
+ * image: an exec starts another), then those of the processes it started
+ * (fork children, the programs they ran), marked so, their number in
+ * @others. Return: how many of the program's own.
+ */
+static int rec_print_traces(const char *base, pid_t pid, const struct rec_names *before,
+			    size_t *others_out)
+{
+	char dir[PATH_MAX], suffix[32];
+	const char *prefix;
+	struct rec_names after;
+	size_t slen, others = 0;
+	int own = 0;
+
+	rec_split(base, dir, &prefix);
+	slen = (size_t)snprintf(suffix, sizeof(suffix), ".%d.fdr", (int)pid);
+	if (rec_list(base, &after))
+		return 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < after.n; i++) {
+			const char *name = after.v[i];
+			size_t n = strlen(name);
+			bool mine = n > slen && strcmp(name + n - slen, suffix) == 0;
+
+			if (mine != (pass == 0) || rec_had(before, name))
+				continue;
+			if (mine || others < REC_SHOW_OTHERS)
+				fprintf(stderr, "fdrtrace record: %s/%s%s\n", dir, name,
+					mine ? "" : " (a process it started)");
+			if (mine)
+				own++;
+			else
+				others++;
+		}
+	if (others > REC_SHOW_OTHERS)
+		fprintf(stderr, "fdrtrace record: and %zu more traces of processes it started, in %s\n",
+			others - REC_SHOW_OTHERS, dir);
+	rec_names_free(&after);
+	*others_out = others;
+	return own;
 }
 
 static const char record_help[] =
 	"Usage: fdrtrace record [options] -- PROGRAM [ARGS...]\n"
 	"\n"
 	"Run PROGRAM with fdrtrace recording on (FDRTRACE_MODE=fdr), then print the\n"
-	"path of its trace on stderr. PROGRAM must be built with\n"
+	"path of its trace on stderr, and those of the processes it started (the\n"
+	"first 20, then how many more). PROGRAM must be built with\n"
 	"-finstrument-functions; when it does not link libfdrtrace, the library is\n"
 	"preloaded (LD_PRELOAD). The options become FDRTRACE_OPTIONS settings, after\n"
 	"any already in the environment (so they win).\n"
@@ -188,7 +286,8 @@ static const char record_help[] =
 	"at all. A program that execs gets one trace per image, all printed.\n"
 	"\n"
 	"Exit status: PROGRAM's (128+N when signal N killed it); 127 when it could\n"
-	"not be run; 1 when it exited 0 but left no trace; 2 on usage errors.\n";
+	"not be run; 1 when it exited 0 and neither it nor a process it started left\n"
+	"a trace; 2 on usage errors.\n";
 
 int cmd_record(int argc, char **argv)
 {
@@ -211,6 +310,8 @@ int cmd_record(int argc, char **argv)
 	char base[PATH_MAX], libbuf[PATH_MAX], absdir[PATH_MAX], *prog_path, *eq;
 	int c, preload = -1, rc = 0, st, status;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	struct rec_names before;
+	size_t others = 0;
 	pid_t pid;
 
 	opterr = 0;
@@ -319,6 +420,13 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	/* what is there already is not this run's (a trace of its child is told apart so) */
+	if (rec_list(base, &before) == -ENOMEM) {
+		tool_err("out of memory");
+		free(o.buf);
+		free(prog_path);
+		return EXIT_FAIL;
+	}
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	fflush(NULL);
@@ -327,6 +435,7 @@ int cmd_record(int argc, char **argv)
 		tool_err("fork: %s", strerror(errno));
 		free(o.buf);
 		free(prog_path);
+		rec_names_free(&before);
 		return EXIT_FAIL;
 	}
 	if (pid == 0) {
@@ -356,6 +465,7 @@ int cmd_record(int argc, char **argv)
 		if (errno != EINTR) {
 			tool_err("waitpid: %s", strerror(errno));
 			free(prog_path);
+			rec_names_free(&before);
 			return EXIT_FAIL;
 		}
 	}
@@ -364,22 +474,32 @@ int cmd_record(int argc, char **argv)
 	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
 		free(prog_path);
+		rec_names_free(&before);
 		return 127;
 	}
-	if (!rec_print_traces(base, pid)) {
+	if (!rec_print_traces(base, pid, &before, &others)) {
 		/* the runtime writes no file for a process that ran no instrumented function */
-		if (sym_references(prog_path, "__cyg_profile_func_enter") == 0)
-			tool_err("record: no trace: no function of %s is instrumented (it has no "
-				 "__cyg_profile_func_enter reference); build it with "
-				 "-finstrument-functions", argv[optind]);
+		bool none = sym_references(prog_path, "__cyg_profile_func_enter") == 0;
+
+		if (others)
+			fprintf(stderr, "fdrtrace record: %s itself left no trace (%s)\n",
+				argv[optind],
+				none ? "no function of it is instrumented" :
+				       "it ran no instrumented function, or see the messages above");
+		else if (none)
+			fprintf(stderr, "fdrtrace record: no trace: no function of %s is "
+				"instrumented (it has no __cyg_profile_func_enter reference); build "
+				"it with -finstrument-functions\n", argv[optind]);
 		else
-			tool_err("record: no trace %s*.%d.fdr: %s ran no instrumented function "
-				 "(was it built with -finstrument-functions?), or the trace could "
-				 "not be written (see the messages above)", base, (int)pid,
-				 argv[optind]);
-		if (status == 0)
+			fprintf(stderr, "fdrtrace record: no trace %s*.%d.fdr: %s ran no "
+				"instrumented function (was it built with -finstrument-functions?), "
+				"or the trace could not be written (see the messages above)\n", base,
+				(int)pid, argv[optind]);
+		/* a run that left traces of the processes it started is not a failure */
+		if (status == 0 && !others)
 			status = EXIT_FAIL;
 	}
+	rec_names_free(&before);
 	free(prog_path);
 	return status;
 }
