@@ -76,7 +76,6 @@ static const int lc_fatal_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
  */
 static const int lc_term_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM,
 				    SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ };
-static struct sigaction lc_old[NSIG];
 static struct fdr_rtbuf lc_sig_rb;
 /* the faulting thread's native stack, taken first thing in the handler */
 static uint64_t lc_crash_addrs[FDR_NATIVE_MAX];
@@ -571,7 +570,9 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
  * signal, raised again, ends the process as it would have without us
  * (status, core dump). Blocked while this handler runs, it is delivered
  * when the handler returns. A program that installs its own handler
- * replaces this one; one that later resets the default is not seen.
+ * replaces this one; setting the default again puts it back (sigview.c),
+ * so a handler that cleans up, resets the default and raises the signal
+ * (make's) ends here too.
  */
 static notrace void lc_terminate(int sig, siginfo_t *info, void *uc)
 {
@@ -584,7 +585,7 @@ static notrace void lc_terminate(int sig, siginfo_t *info, void *uc)
 	} else {
 		lc_wait_closing();
 	}
-	sigaction(sig, &lc_old[sig], NULL);
+	fdr_sig_give_back(sig);	/* the program's disposition: the default */
 	raise(sig);
 }
 
@@ -608,7 +609,7 @@ static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
 	 * was sent (abort, kill, raise), by raising it again (it stays pending
 	 * until we return, since it is blocked during its handler).
 	 */
-	sigaction(sig, &lc_old[sig], NULL);
+	fdr_sig_give_back(sig);
 	if (!info || info->si_code <= 0 || sig == SIGABRT)
 		raise(sig);
 	errno = saved_errno;
@@ -691,12 +692,11 @@ static notrace void lc_install_signals(void)
 		int sig = lc_fatal_sigs[i];
 		struct sigaction old;
 
-		if (sigaction(sig, NULL, &old) < 0)
+		if (fdr_real_sigaction(sig, NULL, &old) < 0)
 			continue;
 		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
 			continue;	/* the program ignores it: leave it so */
-		if (sigaction(sig, &sa, &lc_old[sig]) < 0)
-			continue;
+		fdr_sig_take(sig, &sa);
 	}
 	/* the ones that end the process by default: only where that is the disposition */
 	sa.sa_sigaction = lc_terminate;
@@ -704,11 +704,11 @@ static notrace void lc_install_signals(void)
 		int sig = lc_term_sigs[i];
 		struct sigaction old;
 
-		if (sig == fdr_cfg.dump_signal || sigaction(sig, NULL, &old) < 0)
+		if (sig == fdr_cfg.dump_signal || fdr_real_sigaction(sig, NULL, &old) < 0)
 			continue;
-		if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
-			continue;	/* ignored, or handled (a fork child's program handler) */
-		sigaction(sig, &sa, &lc_old[sig]);
+		if (old.sa_handler != SIG_DFL)
+			continue;	/* ignored, or handled (a constructor's handler) */
+		fdr_sig_take(sig, &sa);
 	}
 	if (fdr_cfg.dump_signal > 0 && fdr_cfg.dump_signal < NSIG) {
 		struct sigaction ds;
@@ -717,7 +717,7 @@ static notrace void lc_install_signals(void)
 		ds.sa_handler = lc_dump_signal;
 		ds.sa_flags = SA_RESTART | SA_ONSTACK;
 		sigemptyset(&ds.sa_mask);
-		sigaction(fdr_cfg.dump_signal, &ds, NULL);
+		fdr_real_sigaction(fdr_cfg.dump_signal, &ds, NULL);
 	}
 }
 

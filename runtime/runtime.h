@@ -216,6 +216,20 @@ struct fdr_thread {
 
 extern fdr_tls struct fdr_thread fdr_self fdr_hidden;
 
+/* ---- sigview.c: the signals the runtime handles, as the program sees them ---- */
+
+struct sigaction;
+/* libc's sigaction, past the program's view (async-signal-safe) */
+int fdr_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) fdr_hidden;
+/*
+ * Handle @sig with @ours from now on; the disposition it had stays the
+ * program's view, which sigaction() and signal() report, and setting the
+ * default puts @ours back. Initialisation only. Return: 0 or -errno.
+ */
+int fdr_sig_take(int sig, const struct sigaction *ours) fdr_hidden;
+/* In @sig's handler: the program's disposition becomes the real one (async-signal-safe). */
+void fdr_sig_give_back(int sig) fdr_hidden;
+
 /* ---- say.c: messages, on the standard error the runtime started with ---- */
 
 /* note the file behind descriptor 2 (the constructor, first thing) */

@@ -35,8 +35,9 @@ for sym in $exports; do
 	case $sym in
 	__cyg_profile_func_enter|__cyg_profile_func_exit|fdrtrace_*) ;;
 	# runtime/exec.c: the trace is closed before an exec; lifecycle.c: before _exit;
-	# vfork.c: a vfork child records nothing as its parent
+	# vfork.c: a vfork child records nothing as its parent; sigview.c: dispositions
 	execve|execv|execvp|execvpe|execl|execlp|execle|fexecve|execveat|_exit|_Exit|vfork) ;;
+	sigaction|signal|bsd_signal|sysv_signal) ;;
 	*) echo "$so exports $sym" >&2; status=1 ;;
 	esac
 done

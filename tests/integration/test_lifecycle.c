@@ -543,6 +543,53 @@ Test(endings, a_program_killed_by_a_signal_left_at_its_default_closes_its_trace,
 	}
 }
 
+/*
+ * A handler that cleans up, resets the default and raises the signal
+ * again (GNU make's on Ctrl-C) ended the process by the default action,
+ * past the runtime: its trace cut. Setting the default puts the runtime's
+ * handler back (runtime/sigview.c): the program's clean-up runs, then the
+ * trace is closed, then the process ends by the signal.
+ */
+Test(endings, a_handler_that_resets_the_default_and_raises_again_closes_the_trace)
+{
+	const char *argv[] = { TARGET, "reraise", NULL };
+	char cleaned[300];
+	struct tc_run r;
+	pid_t pid;
+
+	new_run_dir(&r);
+	snprintf(cleaned, sizeof(cleaned), "%s/cleaned", r.dir);
+	pid = spawn_target(&r, argv, -1, 0);
+	wait_ready(&r, pid, "ready");
+	cr_assert_eq(kill(pid, SIGTERM), 0);
+	wait_target(&r, pid);
+	cr_expect_eq(access(cleaned, F_OK), 0, "the program's handler did not run");
+	assert_killed_and_closed(&r, SIGTERM);
+	tc_done(&r);
+}
+
+/*
+ * The runtime handles SIGTERM, SIGSEGV... where the program left the
+ * default; the program is told what it set (SIG_DFL), by sigaction and
+ * by signal, before and after it sets a handler or SIG_IGN of its own.
+ */
+Test(endings, the_program_sees_the_dispositions_it_set)
+{
+	const char *argv[] = { TARGET, "dispositions", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_expect_str_eq(r.out, "dispositions 0\nok dispositions\n");
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(tc_calls(&t, "work"), 1);
+	tc_free(&t);
+	tc_done(&r);
+}
+
 /* `prog | head`: a write to a pipe whose reader has gone ends it by SIGPIPE, as before. */
 Test(endings, a_write_to_a_pipe_with_no_reader_ends_it_by_sigpipe_with_its_trace_closed)
 {

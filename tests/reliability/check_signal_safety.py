@@ -29,6 +29,8 @@ ALLOWED = {
     "gettid", "clock_gettime", "_exit", "abort", "sched_yield", "syscall",
     "nanosleep", "poll", "ftruncate64", "fcntl", "fcntl64", "access", "stat", "stat64",
     "sigemptyset", "sigaddset", "sigismember", "sigpending",
+    # sigaction under the name libc's own callers use (runtime/sigview.c)
+    "__sigaction",
     # read(2)'s system call at an offset, as pwrite is write(2)'s
     "pread", "pread64",
     # the glibc manual marks these AS-Safe

@@ -114,6 +114,14 @@ __attribute__((noinline)) static void work(void)
 	rec(50);
 }
 
+/* The clean-up handler of "reraise": a file, the default back, the signal again. */
+static void on_term_reraise(int sig)
+{
+	close(open("cleaned", O_WRONLY | O_CREAT | O_EXCL, 0600));
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* Called in a vfork child only: nothing of it may reach the parent's trace. */
 __attribute__((noinline)) static void in_vfork_child(void)
 {
@@ -367,6 +375,32 @@ int main(int argc, char **argv)
 		close(open("ready", O_WRONLY | O_CREAT | O_EXCL, 0600));
 		for (;;)
 			pause();
+	} else if (!strcmp(mode, "reraise")) {
+		/* as GNU make: a handler that cleans up, resets the default and raises again */
+		signal(SIGTERM, on_term_reraise);
+		work();
+		close(open("ready", O_WRONLY | O_CREAT | O_EXCL, 0600));
+		for (;;)
+			pause();
+	} else if (!strcmp(mode, "dispositions")) {
+		/* what the program is told is what it set, whatever the runtime handles */
+		struct sigaction sa;
+		int bad = 0;
+
+		if (sigaction(SIGTERM, NULL, &sa) || sa.sa_handler != SIG_DFL)
+			bad |= 1;
+		if (sigaction(SIGSEGV, NULL, &sa) || sa.sa_handler != SIG_DFL)
+			bad |= 2;
+		if (signal(SIGINT, SIG_IGN) != SIG_DFL)
+			bad |= 4;
+		if (signal(SIGINT, SIG_DFL) != SIG_IGN)
+			bad |= 8;
+		if (sigaction(SIGINT, NULL, &sa) || sa.sa_handler != SIG_DFL)
+			bad |= 16;
+		if (signal(SIGHUP, on_term_reraise) != SIG_DFL || signal(SIGHUP, SIG_DFL) != on_term_reraise)
+			bad |= 32;
+		work();
+		printf("dispositions %d\n", bad);
 	} else if (!strcmp(mode, "write_pipe")) {
 		/* its standard output a pipe with no reader: the write raises SIGPIPE */
 		work();

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime/sigview.c - the signals the runtime handles, as the program sees them.
+ *
+ * The runtime handles the fatal signals and those whose default action
+ * ends the process (lifecycle.c, lc_install_signals()), so that the trace
+ * is written and closed before the process ends. Installed with plain
+ * sigaction, that showed and lost things:
+ *   - a program asking for a signal's disposition (sigaction(sig, NULL,
+ *     &old), signal()'s return) got the runtime's handler, where untraced
+ *     it gets SIG_DFL;
+ *   - a program's handler that cleans up, resets the default and raises
+ *     the signal again (GNU make, many GNU tools) ended the process with
+ *     the default action, past the runtime: its trace cut, no close marker.
+ *
+ * So libfdrtrace defines sigaction, signal, bsd_signal and sysv_signal
+ * (exported, as the exec family is). For a signal the runtime took
+ * (fdr_sig_take()), each keeps the program's view, the disposition the
+ * program last set, and returns it as the old one:
+ *   - setting SIG_DFL keeps (or puts back) the runtime's handler, which
+ *     does what the default would after its dump (fdr_sig_give_back(),
+ *     then the signal again);
+ *   - setting anything else (a handler, SIG_IGN) installs it, as libc
+ *     would: the runtime's handler is gone until the default is set again.
+ * Every other signal goes straight to libc's __sigaction. libc's own
+ * calls (system(), posix_spawn) do not come here; they save and restore
+ * the real disposition, which stays consistent. Not covered: sigset(),
+ * the rt_sigaction system call made directly, and SA_RESETHAND (the
+ * kernel resets to the default itself at delivery).
+ *
+ * Concurrency: one signal's state is written by whoever calls sigaction
+ * for it, as the real disposition is; calls racing on one signal get one
+ * of the outcomes, as they would from libc. Async-signal-safe (sigaction
+ * may be called from a handler): no locks, no allocation.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "compiler.h"
+#include "runtime.h"
+
+/* libc's sigaction under the name its own callers use (exported by glibc). */
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* libc's, interposed below; not declared by <signal.h> in every mode */
+__sighandler_t bsd_signal(int sig, __sighandler_t handler);
+__sighandler_t sysv_signal(int sig, __sighandler_t handler);
+
+static _Atomic bool sv_taken[NSIG];	/* fdr_sig_take()n: SIG_DFL means the runtime's handler */
+static _Atomic bool sv_ours[NSIG];	/* the runtime's handler is the installed one */
+static struct sigaction sv_handler[NSIG];	/* the runtime's, to put back */
+static struct sigaction sv_view[NSIG];	/* the program's disposition while ours is installed */
+
+notrace int fdr_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return __sigaction(sig, act, old);
+}
+
+notrace int fdr_sig_take(int sig, const struct sigaction *ours)
+{
+	struct sigaction prev;
+
+	if (sig <= 0 || sig >= NSIG)
+		return -EINVAL;
+	sv_handler[sig] = *ours;
+	if (__sigaction(sig, ours, &prev) < 0)
+		return -errno;
+	sv_view[sig] = prev;
+	atomic_store_explicit(&sv_ours[sig], true, memory_order_release);
+	atomic_store_explicit(&sv_taken[sig], true, memory_order_release);
+	return 0;
+}
+
+notrace void fdr_sig_give_back(int sig)
+{
+	if (sig <= 0 || sig >= NSIG || !atomic_load_explicit(&sv_ours[sig], memory_order_acquire))
+		return;
+	atomic_store_explicit(&sv_ours[sig], false, memory_order_release);
+	__sigaction(sig, &sv_view[sig], NULL);
+}
+
+fdr_export notrace int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction prev;
+	bool was_ours;
+
+	if (sig <= 0 || sig >= NSIG || !atomic_load_explicit(&sv_taken[sig], memory_order_acquire))
+		return __sigaction(sig, act, old);
+	was_ours = atomic_load_explicit(&sv_ours[sig], memory_order_acquire);
+	if (was_ours)
+		prev = sv_view[sig];
+	if (act && act->sa_handler == SIG_DFL) {
+		/* the default: the runtime's handler does it, after its dump */
+		if (!was_ours && __sigaction(sig, &sv_handler[sig], &prev) < 0)
+			return -1;
+		sv_view[sig] = *act;
+		atomic_store_explicit(&sv_ours[sig], true, memory_order_release);
+	} else if (act) {
+		if (__sigaction(sig, act, was_ours ? NULL : &prev) < 0)
+			return -1;
+		atomic_store_explicit(&sv_ours[sig], false, memory_order_release);
+	} else if (!was_ours && __sigaction(sig, NULL, &prev) < 0) {
+		return -1;
+	}
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+/* signal() and bsd_signal() as glibc's: BSD semantics (SA_RESTART, the signal blocked in its handler). */
+static notrace __sighandler_t sv_signal(int sig, __sighandler_t handler, int flags, bool self_mask)
+{
+	struct sigaction act, old;
+
+	if (handler == SIG_ERR || sig <= 0 || sig >= NSIG) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	sigemptyset(&act.sa_mask);
+	if (self_mask)
+		sigaddset(&act.sa_mask, sig);
+	act.sa_flags = flags;
+	if (sigaction(sig, &act, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+fdr_export notrace __sighandler_t signal(int sig, __sighandler_t handler)
+{
+	return sv_signal(sig, handler, SA_RESTART, true);
+}
+
+fdr_export notrace __sighandler_t bsd_signal(int sig, __sighandler_t handler)
+{
+	return sv_signal(sig, handler, SA_RESTART, true);
+}
+
+/* System V semantics: the handler runs once, the signal not blocked in it. */
+fdr_export notrace __sighandler_t sysv_signal(int sig, __sighandler_t handler)
+{
+	return sv_signal(sig, handler, SA_RESETHAND | SA_NODEFER, false);
+}
