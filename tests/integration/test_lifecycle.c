@@ -433,6 +433,23 @@ Test(messages, closing_its_output_pipe_ends_the_reader_while_it_runs)
 }
 
 /*
+ * Run the target (new_run_dir(), spawn_target()) with descriptors 1 and 2
+ * on a pipe that has no reader from the start, and wait for it.
+ */
+static void run_into_broken_pipe(struct tc_run *r, const char *const *argv)
+{
+	int p[2];
+	pid_t pid;
+
+	new_run_dir(r);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);
+	pid = spawn_target(r, argv, p[1], 0);
+	close(p[1]);
+	wait_target(r, pid);
+}
+
+/*
  * The exit line goes to standard error. A pipe there whose reader has
  * gone must not end the program: the write fails with EPIPE and the
  * SIGPIPE it raises is taken back (runtime/say.c). A program that writes
@@ -443,15 +460,8 @@ Test(messages, the_exit_line_to_a_pipe_with_no_reader_does_not_end_the_program)
 	const char *argv[] = { TARGET, "silent", NULL };
 	struct tc_run r;
 	struct tc_trace t;
-	int p[2];
-	pid_t pid;
 
-	new_run_dir(&r);
-	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
-	close(p[0]);	/* no reader, before the program starts */
-	pid = spawn_target(&r, argv, p[1], 0);
-	close(p[1]);
-	wait_target(&r, pid);
+	run_into_broken_pipe(&r, argv);
 	tc_assert_exited_ok(&r);
 	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
@@ -595,15 +605,8 @@ Test(endings, a_write_to_a_pipe_with_no_reader_ends_it_by_sigpipe_with_its_trace
 {
 	const char *argv[] = { TARGET, "write_pipe", NULL };
 	struct tc_run r;
-	int p[2];
-	pid_t pid;
 
-	new_run_dir(&r);
-	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
-	close(p[0]);
-	pid = spawn_target(&r, argv, p[1], 0);
-	close(p[1]);
-	wait_target(&r, pid);
+	run_into_broken_pipe(&r, argv);
 	assert_killed_and_closed(&r, SIGPIPE);
 	tc_done(&r);
 }
