@@ -22,7 +22,8 @@
  *     then the signal again);
  *   - setting anything else (a handler, SIG_IGN) installs it, as libc
  *     would: the runtime's handler is gone until the default is set again.
- * Every other signal goes straight to libc's __sigaction. libc's own
+ * Every other signal goes straight to libc (__sigaction, and its signal()
+ * and __sysv_signal(), so siginterrupt() keeps its effect). libc's own
  * calls (system(), posix_spawn) do not come here; they save and restore
  * the real disposition, which stays consistent. Not covered: sigset(),
  * the rt_sigaction system call made directly, and SA_RESETHAND (the
@@ -33,6 +34,7 @@
  * of the outcomes, as they would from libc. Async-signal-safe (sigaction
  * may be called from a handler): no locks, no allocation.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -47,6 +49,7 @@ extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *o
 /* libc's, interposed below; not declared by <signal.h> in every mode */
 __sighandler_t bsd_signal(int sig, __sighandler_t handler);
 __sighandler_t sysv_signal(int sig, __sighandler_t handler);
+extern __sighandler_t __sysv_signal(int sig, __sighandler_t handler);
 
 static _Atomic bool sv_taken[NSIG];	/* fdr_sig_take()n: SIG_DFL means the runtime's handler */
 static _Atomic bool sv_ours[NSIG];	/* the runtime's handler is the installed one */
@@ -109,7 +112,27 @@ fdr_export notrace int sigaction(int sig, const struct sigaction *act, struct si
 	return 0;
 }
 
-/* signal() and bsd_signal() as glibc's: BSD semantics (SA_RESTART, the signal blocked in its handler). */
+/*
+ * libc's signal() (bsd_signal() is the same function), for signals the
+ * runtime did not take: its exact behaviour, siginterrupt() included.
+ * Looked up once at load (dlsym is not async-signal-safe; signal() is).
+ */
+static __sighandler_t (*sv_libc_signal)(int, __sighandler_t);
+
+__attribute__((constructor(101))) static notrace void sv_init(void)
+{
+	void *f = dlsym(RTLD_NEXT, "signal");
+
+	memcpy(&sv_libc_signal, &f, sizeof(f));	/* POSIX: a function's address in a void * */
+}
+
+/*
+ * signal(), bsd_signal() and sysv_signal() setting the default of a signal
+ * the runtime took (or anything, when libc's could not be found): through
+ * sigaction() above, with glibc's flags (BSD: SA_RESTART and the signal
+ * blocked in its handler; System V: the handler runs once, the signal not
+ * blocked in it). Return: the old handler.
+ */
 static notrace __sighandler_t sv_signal(int sig, __sighandler_t handler, int flags, bool self_mask)
 {
 	struct sigaction act, old;
@@ -129,18 +152,53 @@ static notrace __sighandler_t sv_signal(int sig, __sighandler_t handler, int fla
 	return old.sa_handler;
 }
 
+static notrace bool sv_is_taken(int sig)
+{
+	return sig > 0 && sig < NSIG && atomic_load_explicit(&sv_taken[sig], memory_order_acquire);
+}
+
+/*
+ * Anything but the default for a taken signal, or any disposition for
+ * another, through libc's own @libc_fn (its flags exactly, siginterrupt()
+ * included); for a taken signal the runtime's handler is then gone, and
+ * the old disposition returned is the program's view. NULL @libc_fn (not
+ * found): 0 returned with *@done false.
+ */
+static notrace __sighandler_t sv_via_libc(int sig, __sighandler_t handler,
+					  __sighandler_t (*libc_fn)(int, __sighandler_t), bool *done)
+{
+	bool taken = sv_is_taken(sig), was_ours;
+	__sighandler_t view, r;
+
+	*done = libc_fn && (!taken || handler != SIG_DFL);
+	if (!*done)
+		return 0;
+	was_ours = taken && atomic_load_explicit(&sv_ours[sig], memory_order_acquire);
+	view = was_ours ? sv_view[sig].sa_handler : SIG_DFL;
+	r = libc_fn(sig, handler);
+	if (r == SIG_ERR || !taken)
+		return r;
+	atomic_store_explicit(&sv_ours[sig], false, memory_order_release);
+	return was_ours ? view : r;
+}
+
 fdr_export notrace __sighandler_t signal(int sig, __sighandler_t handler)
 {
-	return sv_signal(sig, handler, SA_RESTART, true);
+	bool done;
+	__sighandler_t r = sv_via_libc(sig, handler, sv_libc_signal, &done);
+
+	return done ? r : sv_signal(sig, handler, SA_RESTART, true);
 }
 
 fdr_export notrace __sighandler_t bsd_signal(int sig, __sighandler_t handler)
 {
-	return sv_signal(sig, handler, SA_RESTART, true);
+	return signal(sig, handler);
 }
 
-/* System V semantics: the handler runs once, the signal not blocked in it. */
 fdr_export notrace __sighandler_t sysv_signal(int sig, __sighandler_t handler)
 {
-	return sv_signal(sig, handler, SA_RESETHAND | SA_NODEFER, false);
+	bool done;
+	__sighandler_t r = sv_via_libc(sig, handler, __sysv_signal, &done);
+
+	return done ? r : sv_signal(sig, handler, SA_RESETHAND | SA_NODEFER, false);
 }

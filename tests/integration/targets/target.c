@@ -399,6 +399,14 @@ int main(int argc, char **argv)
 			bad |= 16;
 		if (signal(SIGHUP, on_term_reraise) != SIG_DFL || signal(SIGHUP, SIG_DFL) != on_term_reraise)
 			bad |= 32;
+		/* libc's signal() flags, siginterrupt()'s included: no SA_RESTART here */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+		siginterrupt(SIGUSR1, 1);
+#pragma GCC diagnostic pop
+		if (signal(SIGUSR1, on_term_reraise) != SIG_DFL || sigaction(SIGUSR1, NULL, &sa) ||
+		    (sa.sa_flags & SA_RESTART) || sa.sa_handler != on_term_reraise)
+			bad |= 64;
 		work();
 		printf("dispositions %d\n", bad);
 	} else if (!strcmp(mode, "write_pipe")) {
