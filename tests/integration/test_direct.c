@@ -120,7 +120,7 @@ Test(direct_io, always_writes_what_the_page_cache_would_v1)
  * close writes the refined frequency into it, and the stage is what the
  * file gets last. The header must have the close's frequency, not the
  * start's calibration (both read from the one file). 300 ms of run: the
- * frequency is refined (from 20 ms on) and so differs from the start's.
+ * frequency is refined (from 4 ms on) and so differs from the start's.
  */
 Test(direct_io, a_small_trace_keeps_the_refined_frequency_in_its_header)
 {
