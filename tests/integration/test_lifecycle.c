@@ -582,17 +582,28 @@ Test(endings, a_handler_that_resets_the_default_and_raises_again_closes_the_trac
  * The runtime handles SIGTERM, SIGSEGV... where the program left the
  * default; the program is told what it set (SIG_DFL), by sigaction and
  * by signal, before and after it sets a handler or SIG_IGN of its own.
+ * Started with every signal at its default (spawn_target()): a test run
+ * under nohup or in the background starts with SIGHUP or SIGINT ignored.
  */
 Test(endings, the_program_sees_the_dispositions_it_set)
 {
 	const char *argv[] = { TARGET, "dispositions", NULL };
-	const char *env[] = { MODE_ON, NULL };
+	char path[300], out[256];
 	struct tc_run r;
 	struct tc_trace t;
+	pid_t pid;
+	int fd;
 
-	tc_run(&r, argv, env);
+	new_run_dir(&r);
+	snprintf(path, sizeof(path), "%s/out", r.dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	pid = spawn_target(&r, argv, fd, 0);
+	close(fd);
+	wait_target(&r, pid);
 	tc_assert_exited_ok(&r);
-	cr_expect_str_eq(r.out, "dispositions 0\nok dispositions\n");
+	take_program_file(path, out, sizeof(out));
+	cr_expect(strstr(out, "dispositions 0\nok dispositions\n"), "%s", out);
 	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_eq(tc_calls(&t, "work"), 1);
