@@ -428,6 +428,25 @@ notrace bool fdr_before_exec(const char *path)
 	return fdr_file_created();
 }
 
+/*
+ * creds.c: the program is about to change its identity (set*id,
+ * setgroups, initgroups) or root (chroot). A trace not named yet is named
+ * now, while the process may still link a file into the trace's
+ * directory: after the change it may not (a root daemon's workers
+ * becoming nobody lost their whole trace). Nothing to do in a vfork
+ * child, when not recording, or for a trace already named.
+ */
+notrace void fdr_before_identity_change(void)
+{
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING ||
+	    (pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_created() ||
+	    fdr_file_locked_here() || !fdr_file_lock(20000))
+		return;
+	if (!fdr_file_created())
+		fdr_file_create();
+	fdr_file_unlock();
+}
+
 /* Ask a thread to hand its partial buffer over at its next traced call. */
 static notrace void lc_request_all(struct fdr_thread *t, void *arg)
 {

@@ -216,6 +216,9 @@ struct fdr_thread {
 
 extern fdr_tls struct fdr_thread fdr_self fdr_hidden;
 
+/* creds.c, before set*id, setgroups, initgroups, chroot: name the trace while we may (lifecycle.c) */
+void fdr_before_identity_change(void) fdr_hidden;
+
 /* ---- sigview.c: the signals the runtime handles, as the program sees them ---- */
 
 struct sigaction;

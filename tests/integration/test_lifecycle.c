@@ -835,3 +835,31 @@ Test(children, a_vfork_childs_calls_are_not_recorded_as_the_parents)
 		tc_done(&r);
 	}
 }
+
+/*
+ * A root daemon's worker becomes nobody as soon as it starts (nginx:
+ * setgid, initgroups, setuid), before its trace is named (unnamed until
+ * its first records): the trace could then not be linked into the
+ * root-owned directory, nor created there, and was lost (5 of 10 nginx
+ * runs lost a worker's). libfdrtrace's set*id (runtime/creds.c) name it
+ * first. The target drops root in a constructor, before any call is
+ * recorded. Needs root.
+ */
+Test(children, a_process_that_becomes_nobody_keeps_its_trace)
+{
+	const char *argv[] = { TARGET, "drop_privs", NULL };
+	const char *env[] = { MODE_ON, "TARGET_DROP_PRIVS=1", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to become another user");
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(tc_calls(&t, "work"), 1);
+	cr_expect_eq(t.dropped, 0);
+	tc_free(&t);
+	tc_done(&r);
+}

@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -112,6 +113,20 @@ __attribute__((noinline)) static void work(void)
 	for (int i = 0; i < 100; i++)
 		mid(i);
 	rec(50);
+}
+
+/*
+ * "drop_privs": a root daemon's worker becomes nobody before it records
+ * anything (as nginx's do, soon after they start). A constructor not
+ * instrumented, so that no call is recorded before; libfdrtrace's
+ * constructor has run (a library's run before the program's).
+ */
+__attribute__((constructor, no_instrument_function)) static void drop_privs_early(void)
+{
+	const char *m = getenv("TARGET_DROP_PRIVS");
+
+	if (m && *m == '1' && (setgid(65534) || setgroups(0, NULL) || setuid(65534)))
+		_exit(9);
 }
 
 /* The clean-up handler of "reraise": a file, the default back, the signal again. */
@@ -431,6 +446,11 @@ int main(int argc, char **argv)
 		}
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 			return 3;
+		work();
+	} else if (!strcmp(mode, "drop_privs")) {
+		/* drop_privs_early() made it nobody before its first traced call */
+		if (getuid() != 65534)
+			return 9;
 		work();
 	} else if (!strcmp(mode, "silent")) {
 		/* writes nothing itself; only the runtime's exit line goes to stderr */
