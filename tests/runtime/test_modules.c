@@ -249,6 +249,41 @@ Test(modules, lookup_finds_a_static_function_of_the_program_in_symtab)
 	cr_assert_str_eq(name, "this_file_static_function");
 }
 
+/* A global function and two local aliases of it: one address, three names. */
+int modules_global_with_aliases(int x);
+__attribute__((noinline, used)) int modules_global_with_aliases(int x)
+{
+	volatile int v = x;
+
+	return v * 5 + 2;
+}
+static int aaa_local_alias(int x) __attribute__((alias("modules_global_with_aliases"), used));
+static int zzz_local_alias(int x) __attribute__((alias("modules_global_with_aliases"), used));
+
+/*
+ * Once a module's symbol index is read, names come from it first (one
+ * binary search, not dladdr()'s walk of every exported symbol); among
+ * aliases it gives the global name, as dladdr() does, whatever the
+ * local ones sort as.
+ */
+Test(modules, the_index_names_an_aliased_function_by_its_global_name)
+{
+	char name[256];
+	uint32_t mid;
+
+	(void)aaa_local_alias;
+	(void)zzz_local_alias;
+	scan();
+	/* a static function: dladdr() has no name, so the index is read */
+	cr_assert_eq(fdr_symbol_lookup((uintptr_t)this_file_static_function, name, sizeof(name),
+				       &mid), 0);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(fdr_symbol_lookup((uintptr_t)modules_global_with_aliases, name,
+					       sizeof(name), &mid), 0);
+		cr_assert_str_eq(name, "modules_global_with_aliases");
+	}
+}
+
 Test(modules, lookup_finds_public_and_static_functions_of_a_library)
 {
 	char name[256];
