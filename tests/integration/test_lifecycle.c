@@ -41,19 +41,27 @@ static void assert_cut_trace_names_everything(const struct tc_trace *t, const ch
 		     what);
 }
 
-/* `fdrtrace account` names every function of @path (no "#id@address"). */
-static void assert_account_names(const char *path, const char *const *names)
+/* `fdrtrace @sub @path`'s standard output into @out (NUL-terminated); it must exit 0. */
+static void run_tool(const char *sub, const char *path, char *out, size_t cap)
 {
-	char cmd[1200], out[65536];
+	char cmd[1200];
 	size_t n;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "%s account '%s' 2>/dev/null", FDRTRACE_TOOL, path);
+	snprintf(cmd, sizeof(cmd), "%s %s '%s' 2>/dev/null", FDRTRACE_TOOL, sub, path);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
+	n = fread(out, 1, cap - 1, p);
 	out[n] = '\0';
 	cr_assert_eq(pclose(p), 0, "%s", cmd);
+}
+
+/* `fdrtrace account` names every function of @path (no "#id@address"). */
+static void assert_account_names(const char *path, const char *const *names)
+{
+	static char out[65536];
+
+	run_tool("account", path, out, sizeof(out));
 	cr_expect_null(strstr(out, "#"), "an unnamed function in:\n%s", out);
 	for (; *names; names++)
 		cr_expect(strstr(out, *names), "no %s in:\n%s", *names, out);
@@ -510,16 +518,9 @@ static void assert_killed_and_closed(struct tc_run *r, int sig)
 	assert_account_names(paths[0], names);
 	{
 		/* `fdrtrace info` says by which signal, and does not call it a crash */
-		char cmd[1200], out[16384], want[64];
-		size_t n;
-		FILE *p;
+		char out[16384], want[64];
 
-		snprintf(cmd, sizeof(cmd), "%s info '%s' 2>&1", FDRTRACE_TOOL, paths[0]);
-		p = popen(cmd, "r");
-		cr_assert_not_null(p);
-		n = fread(out, 1, sizeof(out) - 1, p);
-		out[n] = '\0';
-		pclose(p);
+		run_tool("info", paths[0], out, sizeof(out));
 		snprintf(want, sizeof(want), "signal %d (%s)", sig, sigabbrev_np(sig));
 		cr_expect(strstr(out, "killed at:") && strstr(out, want), "%s in:\n%s", want, out);
 		cr_expect_null(strstr(out, "crash stack:"), "%s", out);
@@ -777,8 +778,14 @@ static void exec_by(const char *how)
 		cr_expect_eq(t.open_at_end, i == 1 ? 1 : 0, "%s", paths[i]);
 		/* and it says what replaced it, just before its close marker */
 		cr_expect_eq(t.execs, i == 1 ? 1 : 0, "%s: %s", how, paths[i]);
-		if (i == 1)
+		if (i == 1) {
+			char out[16384];
+
 			cr_expect_str_eq(t.exec_path, PRELOAD_TARGET);
+			/* and `fdrtrace info` says so, not only "closed: yes, exit" */
+			run_tool("info", paths[i], out, sizeof(out));
+			cr_expect(strstr(out, "replaced by:     exec of " PRELOAD_TARGET), "%s", out);
+		}
 		tc_free(&t);
 	}
 	tc_done(&r);

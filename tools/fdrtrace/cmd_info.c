@@ -48,6 +48,8 @@ struct info {
 	uint32_t pid;
 	uint8_t clock, freq_source;
 	char program[128];
+	char exec_path[256];	/* an FDRx exec record's: the image that replaced this one */
+	bool have_exec;
 
 	int32_t pids[INFO_MAX_PIDS];
 	unsigned n_pids, more_pids;
@@ -278,6 +280,10 @@ static void info_ext(struct info *in, const uint8_t *data, size_t len)
 		break;
 	case FDRTRACE_EXT_NATIVE_STACK:
 		info_keep_nstack(in, &x, data, len);
+		break;
+	case FDRTRACE_EXT_EXEC:
+		in->have_exec = true;
+		info_copy_str(in->exec_path, sizeof(in->exec_path), x.u.exec.path);
 		break;
 	case FDRTRACE_EXT_CLOSE:
 		in->have_close = true;
@@ -539,6 +545,9 @@ static void info_print(const struct info *in, const char *path)
 		       in->close_threads, in->close_freq);
 		if (in->close_end_ns)
 			info_time("closed at:", in->close_end_ns);
+		if (in->have_exec)
+			printf("%-17sexec of %s (its own trace, same pid)\n", "replaced by:",
+			       in->exec_path);
 	} else {
 		fputs("no close marker: the trace may be incomplete", stdout);
 		if (!in->have_process && !in->ext_bad && !in->ext_newer)
