@@ -234,6 +234,8 @@ notrace int fdr_fd_above_stdio(int fd)
  * /proc/thread-self/fd/@fd into @proc: this thread's descriptor (the flush
  * thread has a table of its own), the path fw_link() names a file through.
  */
+static size_t fw_path_base;	/* fdr_path's length without ".fdr"; 0: not numbered yet */
+
 #define FW_PROC_FD_LEN 48
 static notrace const char *fw_proc_fd(char proc[FW_PROC_FD_LEN], int fd)
 {
@@ -387,6 +389,7 @@ notrace int fdr_file_prepare(void)
 	fdr_file_forget();	/* a fork child's descriptors and staged bytes are the parent's */
 	atomic_store_explicit(&fw_pending, true, memory_order_relaxed);
 	fw_early_len = 0;
+	fw_path_base = 0;	/* fdr_path is this process's, not numbered yet */
 	atomic_store_explicit(&fw_failed, false, memory_order_relaxed);
 	atomic_store_explicit(&fw_lock, 0, memory_order_relaxed);
 	memset(&fdr_totals, 0, sizeof(fdr_totals));
@@ -785,8 +788,39 @@ notrace int fdr_file_link(int fd, const char *path)
 }
 
 /*
+ * Something is at the trace path already: an image this process ran
+ * before an exec, of the same program name (a shell that execs itself),
+ * or a file an earlier process of the same pid left. Nothing there is
+ * touched; the trace takes the path with ".N" before ".fdr", N from 2
+ * (fdr_path is rewritten: the exit line, a reopen and snapshots use the
+ * name it got). Async-signal-safe. Return: false when there is no
+ * ".fdr" end to number or the name would not fit.
+ */
+#define FW_NAME_TRIES 100
+
+static notrace bool fw_path_numbered(unsigned n)
+{
+	size_t len = strlen(fdr_path), nl;
+	char num[21];
+
+	if (!fw_path_base) {
+		if (len < 4 || memcmp(fdr_path + len - 4, ".fdr", 4) != 0)
+			return false;
+		fw_path_base = len - 4;
+	}
+	fdr_u64_text(num, n);
+	nl = strlen(num);
+	if (fw_path_base + 1 + nl + sizeof(".fdr") > sizeof(fdr_path))
+		return false;
+	fdr_path[fw_path_base] = '.';
+	memcpy(fdr_path + fw_path_base + 1, num, nl);
+	memcpy(fdr_path + fw_path_base + 1 + nl, ".fdr", sizeof(".fdr"));
+	return true;
+}
+
+/*
  * The file, unnamed, already holding what was kept in memory; linked at
- * the trace path. Readable too: a switch to direct writes reads its last
+ * the trace path (numbered when something is there: fw_path_numbered()). Readable too: a switch to direct writes reads its last
  * partial block back (fw_dio_begin()). Return: the descriptor; -EEXIST when something is at
  * the path; -ENOSPC and the like when the early bytes could not be
  * written (@write_failed set: nothing is linked, so there is no file); any other
@@ -813,6 +847,8 @@ static notrace int fw_create_whole(bool *write_failed)
 		*write_failed = true;
 	} else {
 		err = fw_link(fd, fdr_path);
+		for (unsigned n = 2; err == EEXIST && n <= FW_NAME_TRIES && fw_path_numbered(n); n++)
+			err = fw_link(fd, fdr_path);
 		if (!err)
 			return fd;
 	}
@@ -840,7 +876,11 @@ notrace int fdr_file_create(void)
 		return fw_fail("write failed", -fd);
 	if (fd != -EEXIST) {
 		/* no O_TMPFILE or no /proc here: by name, then written at once */
-		fd = open(fdr_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		unsigned n = 2;
+
+		do
+			fd = open(fdr_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		while (fd < 0 && errno == EEXIST && n <= FW_NAME_TRIES && fw_path_numbered(n++));
 		fd = fd < 0 ? -errno : fdr_fd_above_stdio(fd);
 	}
 	if (fd < 0) {

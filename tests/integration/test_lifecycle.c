@@ -870,3 +870,40 @@ Test(children, a_process_that_becomes_nobody_keeps_its_trace)
 	tc_free(&t);
 	tc_done(&r);
 }
+
+/*
+ * A program that execs itself (a shell running `exec bash -c ...`): both
+ * images have the same program name and pid, so the second found the
+ * first's trace at its path and was not recorded ("File exists"). It now
+ * takes the path numbered: fdrtrace.NAME.PID.2.fdr. The first is left
+ * whole.
+ */
+Test(children, an_image_that_execs_its_own_program_gets_a_numbered_trace)
+{
+	const char *argv[] = { TARGET, "exec", TARGET, NULL };
+	const char *env[] = { MODE_ON, NULL };
+	char paths[3][512], out[16384];
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_expect_str_eq(r.out, "ok basic\n");
+	cr_assert_eq(tc_find_traces(&r, paths, 3), 2, "%s", r.err);
+	/* sorted: fdrtrace.it_target.PID.2.fdr, then fdrtrace.it_target.PID.fdr */
+	cr_assert(strstr(paths[0], ".2.fdr") && !strstr(paths[1], ".2.fdr"), "%s %s", paths[0],
+		  paths[1]);
+	for (int i = 0; i < 2; i++) {
+		tc_read(paths[i], &t);
+		cr_expect(t.ok, "%s: %s", paths[i], t.error);
+		cr_expect(t.closed, "%s", paths[i]);
+		cr_expect_eq(tc_calls(&t, "work"), 1, "%s", paths[i]);
+		cr_expect_eq(t.execs, i == 1 ? 1 : 0, "%s", paths[i]);
+		tc_free(&t);
+	}
+	/* the exit line names the path the second image got */
+	cr_expect(strstr(r.err, strrchr(paths[0], '/') + 1), "%s", r.err);
+	run_tool("info", paths[1], out, sizeof(out));
+	cr_expect(strstr(out, "replaced by:     exec of " TARGET), "%s", out);
+	tc_done(&r);
+}

@@ -209,6 +209,31 @@ nomem:
 	return -ENOMEM;
 }
 
+/*
+ * Is @name a trace of process @pid: "...PID.fdr", or "...PID.N.fdr" (N
+ * from 2: a later image of the same program after an exec, or a name an
+ * earlier run of the same pid had taken; runtime/file_writer.c)?
+ */
+static bool rec_is_pid_trace(const char *name, pid_t pid)
+{
+	char want[24];
+	size_t n = strlen(name), wl, end;
+
+	if (n < 4 || strcmp(name + n - 4, ".fdr") != 0)
+		return false;
+	end = n - 4;
+	wl = (size_t)snprintf(want, sizeof(want), ".%d", (int)pid);
+	if (end >= wl && memcmp(name + end - wl, want, wl) == 0)
+		return true;
+	/* ".N" after the pid */
+	while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9')
+		end--;
+	if (end == 0 || name[end - 1] != '.' || end == n - 4)
+		return false;
+	end--;
+	return end >= wl && memcmp(name + end - wl, want, wl) == 0;
+}
+
 static bool rec_had(const struct rec_names *before, const char *name)
 {
 	return before->n && bsearch(&name, before->v, before->n, sizeof(*before->v), rec_cmp);
@@ -224,21 +249,19 @@ static bool rec_had(const struct rec_names *before, const char *name)
 static int rec_print_traces(const char *base, pid_t pid, const struct rec_names *before,
 			    size_t *others_out)
 {
-	char dir[PATH_MAX], suffix[32];
+	char dir[PATH_MAX];
 	const char *prefix;
 	struct rec_names after;
-	size_t slen, others = 0;
+	size_t others = 0;
 	int own = 0;
 
 	rec_split(base, dir, &prefix);
-	slen = (size_t)snprintf(suffix, sizeof(suffix), ".%d.fdr", (int)pid);
 	if (rec_list(base, &after))
 		return 0;
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < after.n; i++) {
 			const char *name = after.v[i];
-			size_t n = strlen(name);
-			bool mine = n > slen && strcmp(name + n - slen, suffix) == 0;
+			bool mine = rec_is_pid_trace(name, pid);
 
 			if (mine != (pass == 0) || rec_had(before, name))
 				continue;
