@@ -134,6 +134,8 @@ static uint8_t *fw_early;
 static size_t fw_early_len;
 /* the trace's directory (fdr_path up to its last '/'; "/" for the root) */
 static char fw_dir[sizeof(fdr_path)];
+/* fdr_path's length without ".fdr" once it is numbered (fw_path_numbered()); 0: not */
+static size_t fw_path_base;
 #define FW_EARLY_CAP (4u << 20)	/* reserved, touched only as far as written */
 static const uint8_t *fw_zeros;	/* buffer_size zero bytes, for v1 padding */
 #define FW_PREALLOC (8 << 20)
@@ -234,8 +236,6 @@ notrace int fdr_fd_above_stdio(int fd)
  * /proc/thread-self/fd/@fd into @proc: this thread's descriptor (the flush
  * thread has a table of its own), the path fw_link() names a file through.
  */
-static size_t fw_path_base;	/* fdr_path's length without ".fdr"; 0: not numbered yet */
-
 #define FW_PROC_FD_LEN 48
 static notrace const char *fw_proc_fd(char proc[FW_PROC_FD_LEN], int fd)
 {
@@ -820,9 +820,10 @@ static notrace bool fw_path_numbered(unsigned n)
 
 /*
  * The file, unnamed, already holding what was kept in memory; linked at
- * the trace path (numbered when something is there: fw_path_numbered()). Readable too: a switch to direct writes reads its last
- * partial block back (fw_dio_begin()). Return: the descriptor; -EEXIST when something is at
- * the path; -ENOSPC and the like when the early bytes could not be
+ * the trace path (numbered when something is there: fw_path_numbered()).
+ * Readable too: a switch to direct writes reads its last partial block
+ * back (fw_dio_begin()). Return: the descriptor; -EEXIST when something
+ * is at the path and at every numbered one; -ENOSPC and the like when the early bytes could not be
  * written (@write_failed set: nothing is linked, so there is no file); any other
  * negative errno when this way is not available here (no O_TMPFILE, no
  * /proc), for the caller to create the file by name.
