@@ -31,12 +31,9 @@
  * file lock is taken with a bounded spin, and skipped by a thread that
  * already holds it).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <grp.h>
 #include <stddef.h>
-#include <string.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -58,26 +55,19 @@ static struct {
 	int (*chroot)(const char *);
 } cr_next;
 
-static notrace void cr_find(const char *name, void *fn, size_t size)
-{
-	void *sym = dlsym(RTLD_NEXT, name);
-
-	memcpy(fn, &sym, size);	/* POSIX: a function's address in a void * */
-}
-
 __attribute__((constructor(101))) static notrace void cr_init(void)
 {
-	cr_find("setuid", &cr_next.setuid, sizeof(cr_next.setuid));
-	cr_find("setgid", &cr_next.setgid, sizeof(cr_next.setgid));
-	cr_find("seteuid", &cr_next.seteuid, sizeof(cr_next.seteuid));
-	cr_find("setegid", &cr_next.setegid, sizeof(cr_next.setegid));
-	cr_find("setreuid", &cr_next.setreuid, sizeof(cr_next.setreuid));
-	cr_find("setregid", &cr_next.setregid, sizeof(cr_next.setregid));
-	cr_find("setresuid", &cr_next.setresuid, sizeof(cr_next.setresuid));
-	cr_find("setresgid", &cr_next.setresgid, sizeof(cr_next.setresgid));
-	cr_find("setgroups", &cr_next.setgroups, sizeof(cr_next.setgroups));
-	cr_find("initgroups", &cr_next.initgroups, sizeof(cr_next.initgroups));
-	cr_find("chroot", &cr_next.chroot, sizeof(cr_next.chroot));
+	FDR_NEXT("setuid", &cr_next.setuid);
+	FDR_NEXT("setgid", &cr_next.setgid);
+	FDR_NEXT("seteuid", &cr_next.seteuid);
+	FDR_NEXT("setegid", &cr_next.setegid);
+	FDR_NEXT("setreuid", &cr_next.setreuid);
+	FDR_NEXT("setregid", &cr_next.setregid);
+	FDR_NEXT("setresuid", &cr_next.setresuid);
+	FDR_NEXT("setresgid", &cr_next.setresgid);
+	FDR_NEXT("setgroups", &cr_next.setgroups);
+	FDR_NEXT("initgroups", &cr_next.initgroups);
+	FDR_NEXT("chroot", &cr_next.chroot);
 }
 
 /* libc's @fn missing (not expected in a dynamically linked process): fail as libc would not. */

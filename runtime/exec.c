@@ -44,15 +44,13 @@ typedef int (*ex_execveat_fn)(int, const char *, char *const[], char *const[], i
 
 extern char **environ;
 
-/* The next definition of @name after ours (libc's) into *@fn, or NULL. */
-static notrace void ex_next(const char *name, void *fn, size_t size)
+notrace void fdr_next_fn(const char *name, void *fn, size_t size)
 {
 	void *sym = dlsym(RTLD_NEXT, name);
 
 	/* POSIX lets dlsym's data pointer become a function pointer */
 	memcpy(fn, &sym, size);
 }
-#define EX_NEXT(name, fnp) ex_next(name, fnp, sizeof(*(fnp)))
 
 /* Say that the trace was closed for an exec that did not happen. */
 static notrace int ex_failed(bool finished, int ret)
@@ -70,7 +68,7 @@ static notrace int ex_execve(const char *path, char *const argv[], char *const e
 {
 	ex_execve_fn real;
 
-	EX_NEXT("execve", &real);
+	FDR_NEXT("execve", &real);
 	if (real)
 		return real(path, argv, envp);
 	return (int)syscall(SYS_execve, path, argv, envp);
@@ -142,7 +140,7 @@ fdr_export notrace int execvpe(const char *file, char *const argv[], char *const
 	bool finished = fdr_before_exec(file);
 	ex_execvpe_fn real;
 
-	EX_NEXT("execvpe", &real);
+	FDR_NEXT("execvpe", &real);
 	if (real)
 		return ex_failed(finished, real(file, argv, envp));
 	return ex_failed(finished, ex_search(file, argv, envp));
@@ -158,7 +156,7 @@ fdr_export notrace int fexecve(int fd, char *const argv[], char *const envp[])
 	bool finished = fdr_before_exec("");
 	ex_fexecve_fn real;
 
-	EX_NEXT("fexecve", &real);
+	FDR_NEXT("fexecve", &real);
 	if (real)
 		return ex_failed(finished, real(fd, argv, envp));
 	return ex_failed(finished, (int)syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH));
@@ -170,7 +168,7 @@ fdr_export notrace int execveat(int dirfd, const char *path, char *const argv[],
 	bool finished = fdr_before_exec(path);
 	ex_execveat_fn real;
 
-	EX_NEXT("execveat", &real);
+	FDR_NEXT("execveat", &real);
 	if (real)
 		return ex_failed(finished, real(dirfd, path, argv, envp, flags));
 	return ex_failed(finished, (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags));

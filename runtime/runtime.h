@@ -216,6 +216,14 @@ struct fdr_thread {
 
 extern fdr_tls struct fdr_thread fdr_self fdr_hidden;
 
+/*
+ * The next definition of @name after libfdrtrace's (libc's, for the calls
+ * it interposes) into the function pointer at @fn (@size bytes), or NULL
+ * (a fully static program). dlsym: not async-signal-safe (exec.c).
+ */
+void fdr_next_fn(const char *name, void *fn, size_t size) fdr_hidden;
+#define FDR_NEXT(name, fnp) fdr_next_fn(name, fnp, sizeof(*(fnp)))
+
 /* creds.c, before set*id, setgroups, initgroups, chroot: name the trace while we may (lifecycle.c) */
 void fdr_before_identity_change(void) fdr_hidden;
 

@@ -34,7 +34,6 @@
  * of the outcomes, as they would from libc. Async-signal-safe (sigaction
  * may be called from a handler): no locks, no allocation.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -121,9 +120,7 @@ static __sighandler_t (*sv_libc_signal)(int, __sighandler_t);
 
 __attribute__((constructor(101))) static notrace void sv_init(void)
 {
-	void *f = dlsym(RTLD_NEXT, "signal");
-
-	memcpy(&sv_libc_signal, &f, sizeof(f));	/* POSIX: a function's address in a void * */
+	FDR_NEXT("signal", &sv_libc_signal);
 }
 
 /*
