@@ -593,17 +593,30 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
  * so a handler that cleans up, resets the default and raises the signal
  * (make's) ends here too.
  */
+/*
+ * What both signal handlers do first: dump and close the trace, unless
+ * this is a vfork child (its memory is ours: not its trace to write) or
+ * another thread closes it already (dying now would cut its writes: wait
+ * for it). lc_dumped stays false: an exit() waiting in another thread is
+ * ended by this signal. Return: whether this thread dumped.
+ */
+static notrace bool lc_signal_dump(int sig, siginfo_t *info, void *uc)
+{
+	if ((pid_t)syscall(SYS_getpid) != fdr_pid)
+		return false;
+	if (!lc_claim(FDR_PHASE_DYING)) {
+		lc_wait_closing();
+		return false;
+	}
+	lc_dump(sig, info, uc);
+	return true;
+}
+
 static notrace void lc_terminate(int sig, siginfo_t *info, void *uc)
 {
-	if ((pid_t)syscall(SYS_getpid) != fdr_pid) {
-		/* a vfork child (its memory is ours): not its trace to write */
-	} else if (lc_claim(FDR_PHASE_DYING)) {
-		lc_dump(sig, info, uc);
-		if (fdr_cfg.verbosity >= 1 && fdr_file_created() && !fdr_file_failed())
-			lc_exit_line();
-	} else {
-		lc_wait_closing();
-	}
+	if (lc_signal_dump(sig, info, uc) && fdr_cfg.verbosity >= 1 && fdr_file_created() &&
+	    !fdr_file_failed())
+		lc_exit_line();
 	fdr_sig_give_back(sig);	/* the program's disposition: the default */
 	raise(sig);
 }
@@ -612,15 +625,7 @@ static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
 {
 	int saved_errno = errno;
 
-	if ((pid_t)syscall(SYS_getpid) != fdr_pid) {
-		/* a vfork child (its memory is ours): not its trace to write */
-	} else if (lc_claim(FDR_PHASE_DYING)) {
-		lc_dump(sig, info, uc);
-		/* lc_dumped stays false: an exit() waiting in another thread is ended by this signal */
-	} else {
-		/* another thread closes the trace: dying now would cut its writes */
-		lc_wait_closing();
-	}
+	lc_signal_dump(sig, info, uc);
 	/*
 	 * Take the signal's normal course: the previous disposition (the
 	 * program's handler, or the default) runs when this handler returns,
