@@ -963,6 +963,86 @@ static notrace void fl_settle_idle(struct timespec *to)
 	}
 }
 
+/*
+ * Moving round the CPUs. On a machine whose every CPU runs a thread of
+ * the program (2 threads on 2 cores), the scheduler keeps the flush
+ * thread where it last ran: woken there, it preempts the same program
+ * thread each time and never migrates, the imbalance (a sixth of a
+ * core) being below what the load balancer moves a thread for. That
+ * thread then pays the whole cost of writing the trace: measured with
+ * bench/overhead.py (2 threads), one ran at 1.01x the reference per
+ * call and the other at 1.38x, and a program waits for its slowest
+ * thread. So after each FL_SPREAD_NS of its own CPU time, if it spent at
+ * least an eighth of that time waiting for a CPU (runnable, not running:
+ * /proc/thread-self/schedstat; half of it with 2 threads on 2 cores, 1%
+ * with 1 thread), the flush thread moves to the next CPU it may run on:
+ * its affinity set to that CPU alone, then back to the whole set, read
+ * just before, so the program's or the user's choice of CPUs is kept and
+ * the scheduler places it freely on its next wake-up. The cost is then
+ * shared by every thread of the program (1.22x each). A flush thread
+ * with a CPU to itself never moves; neither does one whose set is a
+ * single CPU, or where schedstat cannot be read. About 30 us (four
+ * system calls and a migration) once per ms of writing.
+ */
+#define FL_SPREAD_NS 1000000ull
+
+static struct {
+	uint64_t cpu_ns;	/* this thread's CPU time at the last look */
+	uint64_t run_ns, wait_ns;	/* schedstat then */
+} fl_spread_last;
+
+/* This thread's time running and waiting to run (ns), from schedstat. Return: 0 or -1. */
+static notrace int fl_schedstat(uint64_t *run_ns, uint64_t *wait_ns)
+{
+	char text[96], *end, *next;
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = 0;
+	*run_ns = strtoull(text, &end, 10);
+	if (end == text || *end != ' ')
+		return -1;
+	*wait_ns = strtoull(end + 1, &next, 10);
+	return next == end + 1 ? -1 : 0;
+}
+
+static notrace void fl_spread(void)
+{
+	uint64_t now = fl_now_ns(CLOCK_THREAD_CPUTIME_ID), run, wait, dr, dw;
+	cpu_set_t all, one;
+	int cur, next;
+
+	if (now - fl_spread_last.cpu_ns < FL_SPREAD_NS)
+		return;
+	fl_spread_last.cpu_ns = now;
+	if (fl_schedstat(&run, &wait))
+		return;
+	dr = run - fl_spread_last.run_ns;
+	dw = wait - fl_spread_last.wait_ns;
+	fl_spread_last.run_ns = run;
+	fl_spread_last.wait_ns = wait;
+	if (dw < dr / 8)
+		return;	/* a CPU of its own, near enough */
+	cur = sched_getcpu();
+	if (cur < 0 || cur >= CPU_SETSIZE || sched_getaffinity(0, sizeof(all), &all) ||
+	    CPU_COUNT(&all) < 2)
+		return;
+	next = cur;
+	do
+		next = (next + 1) % CPU_SETSIZE;
+	while (!CPU_ISSET(next, &all));
+	CPU_ZERO(&one);
+	CPU_SET(next, &one);
+	if (!sched_setaffinity(0, sizeof(one), &one))
+		sched_setaffinity(0, sizeof(all), &all);
+}
+
 /* Close descriptors @lo to @hi of this thread's table. */
 static notrace void fl_close_range(unsigned lo, unsigned hi)
 {
@@ -1055,8 +1135,10 @@ static notrace void *fl_main(void *arg)
 		if (fdr_filtering)
 			fl_decide_filters();
 		if (fdr_cfg.policy != FDR_POLICY_RING) {
-			if (fl_drain(&fl_rb))
+			if (fl_drain(&fl_rb)) {
 				fl_wrote_ns = fl_now_ns(CLOCK_MONOTONIC);
+				fl_spread();
+			}
 			fl_grow(&fl_rb);	/* after the drain: full buffers first */
 		} else {
 			fl_cache_names();
@@ -1263,6 +1345,7 @@ notrace void fdr_flush_reset_child(void)
 	atomic_store_explicit(&fl_pressure, 0, memory_order_relaxed);
 	fl_grow_target = 0;
 	fl_rate_t0 = 0;
+	memset(&fl_spread_last, 0, sizeof(fl_spread_last));	/* a new thread's times start at 0 */
 	atomic_store_explicit(&fdr_enqueued, 0, memory_order_relaxed);
 	atomic_store_explicit(&fdr_written, 0, memory_order_relaxed);
 	fl_rb.len = 0;

@@ -10,6 +10,7 @@
  * itself unaffected.
  */
 #include <criterion/criterion.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +192,50 @@ Test(threads, eight_threads_each_record_every_call)
 	cr_expect_geq(t.ntids, 9);
 	cr_expect_eq(t.unnamed, 0);	/* 8 workers + main (+ the runtime's buffers) */
 	tc_free(&t);
+	tc_done(&r);
+}
+
+/*
+ * Two threads that keep two CPUs busy, the process kept to those two: the
+ * flush thread, which finds no CPU of its own, moves between them
+ * (flush_thread.c, fl_spread()) instead of taking its time from the same
+ * thread of the program all run long. Without the moves the scheduler
+ * migrated it 1 to 3 times in such a run, with them 9 to 11 times.
+ */
+Test(threads, the_flush_thread_moves_between_the_cpus_the_program_keeps_busy)
+{
+	const char *argv[] = { TARGET, "busy", "4000", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	char cpus[64];
+	const char *pre[] = { "/usr/bin/taskset", "-c", cpus, NULL };
+	cpu_set_t mine;
+	int found = 0, first = -1;
+	long moves = -1;
+	const char *at;
+	struct tc_run r;
+
+	if (sched_getaffinity(0, sizeof(mine), &mine) || CPU_COUNT(&mine) < 2 ||
+	    access(pre[0], X_OK))
+		cr_skip_test("needs 2 CPUs and taskset");
+	for (int c = 0; c < CPU_SETSIZE && found < 2; c++) {
+		if (!CPU_ISSET(c, &mine))
+			continue;
+		if (found++)
+			snprintf(cpus, sizeof(cpus), "%d,%d", first, c);
+		else
+			first = c;
+	}
+	tc_run_wrapped(&r, pre, argv, env);
+	tc_assert_exited_ok(&r);
+	at = strstr(r.out, "flush_migrations ");
+	cr_assert_not_null(at, "stdout: %s", r.out);
+	moves = atol(at + 17);
+	if (moves < 0) {
+		tc_done(&r);
+		cr_skip_test("no /proc/PID/task/TID/sched (a kernel without CONFIG_SCHED_DEBUG)");
+	}
+	cr_expect(strstr(r.err, ", 0 lost"), "stderr: %s", r.err);
+	cr_expect_geq(moves, 6, "the flush thread moved %ld times between CPUs %s", moves, cpus);
 	tc_done(&r);
 }
 

@@ -39,6 +39,9 @@
  *   target stdio_holes F    started with descriptors 1 and 2 closed: work,
  *                           open F (must be 1) and dup it (must be 2),
  *                           write "out\n" to 1 and "err\n" to 2, work, exit
+ *   target busy N           2 threads, each works N times; then prints
+ *                           "flush_migrations M": how often the scheduler
+ *                           moved the flush thread between CPUs
  *   target quiet            access("/fdrtrace-quiet-begin"), work three
  *                           times 50 ms apart, access("/fdrtrace-quiet-end"):
  *                           markers for strace, the runtime's opens between
@@ -47,6 +50,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <setjmp.h>
@@ -170,6 +174,52 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static long busy_rounds;
+
+static void *busy_main(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < busy_rounds; i++)
+		work();
+	return NULL;
+}
+
+/*
+ * The flush thread's se.nr_migrations (/proc/self/task/TID/sched, a
+ * kernel with CONFIG_SCHED_DEBUG); -1 when it cannot be read.
+ */
+__attribute__((no_instrument_function)) static long flush_migrations(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	long got = -1;
+
+	while (d && (de = readdir(d))) {
+		char path[300], line[256];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(line, sizeof(line), f) || strcmp(line, "fdrtrace-flush\n")) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/sched", de->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "se.nr_migrations : %ld", &got) == 1)
+				break;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return got;
+}
+
 static pthread_barrier_t hold_barrier;
 
 /* "hold": one call (the thread now holds a buffer), wait for every other thread, then work */
@@ -234,6 +284,16 @@ int main(int argc, char **argv)
 			for (long i = 0; i < n; i++)
 				pthread_join(th[i], NULL);
 		free(th);
+	} else if (!strcmp(mode, "busy")) {
+		pthread_t th[2];
+
+		busy_rounds = n;
+		for (int i = 0; i < 2; i++)
+			if (pthread_create(&th[i], NULL, busy_main, NULL))
+				return 2;
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		printf("flush_migrations %ld\n", flush_migrations());
 	} else if (!strcmp(mode, "hold")) {
 		pthread_t *th = calloc((size_t)n, sizeof(*th));
 
