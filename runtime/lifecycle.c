@@ -624,8 +624,16 @@ static notrace void lc_terminate(int sig, siginfo_t *info, void *uc)
 static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
 {
 	int saved_errno = errno;
+	bool ends = fdr_sig_program_default(sig);
 
-	lc_signal_dump(sig, info, uc);
+	/*
+	 * Where the program's disposition is the default, the signal ends the
+	 * process: the exit line, as for a kill (lc_terminate()). A handler
+	 * the program had before ours (a constructor's) may go on instead.
+	 */
+	if (lc_signal_dump(sig, info, uc) && ends && fdr_cfg.verbosity >= 1 &&
+	    fdr_file_created() && !fdr_file_failed())
+		lc_exit_line();
 	/*
 	 * Take the signal's normal course: the previous disposition (the
 	 * program's handler, or the default) runs when this handler returns,

@@ -238,6 +238,11 @@ int fdr_real_sigaction(int sig, const struct sigaction *act, struct sigaction *o
  * default puts @ours back. Initialisation only. Return: 0 or -errno.
  */
 int fdr_sig_take(int sig, const struct sigaction *ours) fdr_hidden;
+/*
+ * Is @sig's handler the runtime's, standing for the program's SIG_DFL (so
+ * that the signal ends the process once given back)? Async-signal-safe.
+ */
+bool fdr_sig_program_default(int sig) fdr_hidden;
 /* In @sig's handler: the program's disposition becomes the real one (async-signal-safe). */
 void fdr_sig_give_back(int sig) fdr_hidden;
 

@@ -75,6 +75,12 @@ notrace int fdr_sig_take(int sig, const struct sigaction *ours)
 	return 0;
 }
 
+notrace bool fdr_sig_program_default(int sig)
+{
+	return sig > 0 && sig < NSIG && atomic_load_explicit(&sv_ours[sig], memory_order_acquire) &&
+	       !(sv_view[sig].sa_flags & SA_SIGINFO) && sv_view[sig].sa_handler == SIG_DFL;
+}
+
 notrace void fdr_sig_give_back(int sig)
 {
 	if (sig <= 0 || sig >= NSIG || !atomic_load_explicit(&sv_ours[sig], memory_order_acquire))

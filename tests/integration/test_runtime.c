@@ -490,6 +490,17 @@ Test(signals, handler_calling_instrumented_code_keeps_the_trace_consistent)
 	tc_done(&r);
 }
 
+/* A process a fatal signal ends prints the exit line, naming its trace, as exit() does. */
+static void assert_crash_exit_line(const struct tc_run *r)
+{
+	char paths[1][512], want[600];
+
+	cr_assert_eq(tc_find_traces(r, paths, 1), 1, "stderr: %s", r->err);
+	snprintf(want, sizeof(want), "fdrtrace: %s: ", paths[0]);
+	cr_expect(strstr(r->err, want) && strstr(r->err, " records, 0 lost"),
+		  "no exit line naming %s; stderr: %s", paths[0], r->err);
+}
+
 Test(signals, sigsegv_writes_a_readable_trace_and_dies_of_sigsegv)
 {
 	const char *argv[] = { TARGET, "segv", NULL };
@@ -502,6 +513,7 @@ Test(signals, sigsegv_writes_a_readable_trace_and_dies_of_sigsegv)
 	tc_run(&r, argv, env);
 	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV, "status 0x%x",
 		  r.status);
+	assert_crash_exit_line(&r);
 	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_SIGNAL);
@@ -650,6 +662,7 @@ Test(signals, abort_closes_the_trace_and_dies_of_sigabrt)
 	tc_run(&r, argv, env);
 	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGABRT, "status 0x%x",
 		  r.status);
+	assert_crash_exit_line(&r);
 	tc_assert_one_trace(&r, &t);
 	cr_expect(t.closed);
 	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_SIGNAL);
