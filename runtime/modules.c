@@ -100,6 +100,17 @@ struct mod_entry {
 static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mod_entry **mod_list;	/* index == id */
 static size_t mod_count, mod_cap;
+/*
+ * The main program's path (/proc/self/exe), kept from the first scan that
+ * could read it: a process that chroots (a daemon's worker: rsync's, with
+ * "use chroot") reads nothing there any more, and the program read as ""
+ * became a module unmapped and another mapped in its place, without names
+ * (its file out of reach, the mapping of it made before dropped). The
+ * image does not change under a pid but by exec, which starts all this
+ * again. Under mod_lock.
+ */
+static char mod_exe[sizeof(((struct fdr_module *)0)->path)];
+static bool mod_exe_known;
 
 /* ------------------------------------------------------------------ */
 /* ELF notes                                                           */
@@ -281,9 +292,13 @@ static notrace int mod_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg
 		memcpy(m.path, info->dlpi_name, n);
 		m.path[n] = '\0';
 	} else if (!s->main_seen) {
-		ssize_t n = readlink("/proc/self/exe", m.path, sizeof(m.path) - 1);
+		if (!mod_exe_known) {
+			ssize_t n = readlink("/proc/self/exe", mod_exe, sizeof(mod_exe) - 1);
 
-		m.path[n > 0 ? n : 0] = '\0';
+			mod_exe[n > 0 ? n : 0] = '\0';
+			mod_exe_known = n > 0;
+		}
+		memcpy(m.path, mod_exe, sizeof(m.path));
 		s->main_seen = true;
 		hooks = true;	/* the program: instrumented, or linked with a static libfdrtrace */
 	}

@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -868,6 +869,45 @@ Test(children, a_process_that_becomes_nobody_keeps_its_trace)
 	cr_expect_eq(tc_calls(&t, "work"), 1);
 	cr_expect_eq(t.dropped, 0);
 	tc_free(&t);
+	tc_done(&r);
+}
+
+/*
+ * A daemon's worker that chroots (rsync's with "use chroot") can no longer
+ * read /proc/self/exe: the program was read as another module with no
+ * path, and every function not yet named (here all of them: names are
+ * looked up by the flush thread, after the chroot) lost its name.
+ */
+Test(children, a_process_that_chroots_keeps_its_function_names)
+{
+	const char *argv[] = { TARGET, "chroot", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	char paths[1][512], cmd[700], out[8192];
+	struct tc_run r;
+	struct tc_trace t;
+	FILE *p;
+	size_t n;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to chroot");
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(tc_calls(&t, "work"), 2);
+	cr_expect_eq(tc_calls(&t, "after_chroot"), 1);
+	cr_expect_eq(tc_calls(&t, "main"), 1);
+	tc_free(&t);
+	/* one module for the program, never unmapped */
+	cr_assert_eq(tc_find_traces(&r, paths, 1), 1);
+	snprintf(cmd, sizeof(cmd), "%s dump '%s' 2>&1 | grep -c 'module_unmap'", FDRTRACE_TOOL,
+		 paths[0]);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	cr_expect_str_eq(out, "0\n", "module_unmap records in the trace: %s", out);
 	tc_done(&r);
 }
 

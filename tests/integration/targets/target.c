@@ -39,6 +39,8 @@
  *   target stdio_holes F    started with descriptors 1 and 2 closed: work,
  *                           open F (must be 1) and dup it (must be 2),
  *                           write "out\n" to 1 and "err\n" to 2, work, exit
+ *   target chroot           work; mkdir "jail", chroot into it (root only:
+ *                           status 9 otherwise); after_chroot(); work; exit
  *   target busy N           2 threads, each works N times; then prints
  *                           "flush_migrations M": how often the scheduler
  *                           moved the flush thread between CPUs
@@ -51,6 +53,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <setjmp.h>
@@ -58,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -174,6 +178,12 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* Called first after the chroot of "chroot": named from the program's file all the same. */
+__attribute__((noinline)) static void after_chroot(void)
+{
+	sink++;
+}
+
 static long busy_rounds;
 
 static void *busy_main(void *arg)
@@ -284,6 +294,12 @@ int main(int argc, char **argv)
 			for (long i = 0; i < n; i++)
 				pthread_join(th[i], NULL);
 		free(th);
+	} else if (!strcmp(mode, "chroot")) {
+		work();
+		if ((mkdir("jail", 0700) && errno != EEXIST) || chroot("jail") || chdir("/"))
+			return 9;
+		after_chroot();
+		work();
 	} else if (!strcmp(mode, "busy")) {
 		pthread_t th[2];
 
