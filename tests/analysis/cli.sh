@@ -6,7 +6,9 @@
 # 'fdrtrace record': a program linked with libfdrtrace (calc) and one that
 # is not (NOLINK, preloaded), each traced into a directory, the trace path
 # printed and the calls counted exactly; a missing program exits 127; an
-# uninstrumented one leaves no trace and record names the compile flag.
+# uninstrumented one leaves no trace and record names the compile flag; a
+# copy of fdrtrace finds the library beside its bin/, and one that finds
+# none says where it looked and exits 127.
 set -u
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
@@ -143,6 +145,26 @@ else
 	fi
 fi
 check record-not-a-dir 1 "$fdr" record -d garbage.fdr -- "$calc" && has err "not a directory"
+# an install moved or staged (DESTDIR): the library beside bin/ is found;
+# none anywhere: record names where it looked and exits 127 (not run)
+reader_dir=$(dirname "$fdr")/../reader
+lib=$(dirname "$fdr")/../../runtime/libfdrtrace.so.0
+mkdir -p staged/bin staged/lib nolib/bin
+cp "$fdr" staged/bin/fdrtrace && cp "$fdr" nolib/bin/fdrtrace && cp "$lib" staged/lib/
+if [ "${FDRTRACE_TEST_SANITIZED:-0}" = 1 ]; then
+	echo "skip record-staged-lib: a sanitized libfdrtrace cannot be preloaded"
+else
+	check record-staged-lib 0 env LD_LIBRARY_PATH="$reader_dir" staged/bin/fdrtrace record \
+		-d staged -- "$nolink" && has err "fdrtrace record: $work/staged/fdrtrace."
+fi
+if [ -e /usr/local/lib/x86_64-linux-gnu/libfdrtrace.so.0 ] || [ -e /usr/local/lib/libfdrtrace.so.0 ]; then
+	echo "skip record-lib-not-found: libfdrtrace is installed in /usr/local"
+else
+	check record-lib-not-found 127 env LD_LIBRARY_PATH="$reader_dir" FDRTRACE_LIB= \
+		nolib/bin/fdrtrace record -d nolib -- "$nolink" &&
+		has err "was not found to preload (looked for $work/nolib/bin/../" &&
+		has err "$reader_dir/libfdrtrace.so.0"
+fi
 
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "all ok"

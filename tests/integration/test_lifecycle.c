@@ -783,9 +783,10 @@ static void exec_by(const char *how)
 			char out[16384];
 
 			cr_expect_str_eq(t.exec_path, PRELOAD_TARGET);
-			/* and `fdrtrace info` says so, not only "closed: yes, exit" */
+			/* and `fdrtrace info` says so: closed by the exec, not "closed: yes, exit" */
 			run_tool("info", paths[i], out, sizeof(out));
 			cr_expect(strstr(out, "replaced by:     exec of " PRELOAD_TARGET), "%s", out);
+			cr_expect(strstr(out, "closed:          yes, exec: "), "%s", out);
 		}
 		tc_free(&t);
 	}
@@ -870,6 +871,44 @@ Test(children, a_process_that_becomes_nobody_keeps_its_trace)
 	cr_expect_eq(t.dropped, 0);
 	tc_free(&t);
 	tc_done(&r);
+}
+
+/*
+ * A process the program started may outlive it (rsync's children after an
+ * interrupt, a daemon): record, which does not wait for it, marks its
+ * trace as still open instead of listing it like a finished one.
+ */
+Test(children, record_marks_the_trace_of_a_process_still_running)
+{
+	char dir[] = "/tmp/fdrtrace-it-XXXXXX", cmd[1400], out[8192], path[600];
+	bool closed = false;
+	size_t n;
+	FILE *p;
+
+	if (IT_SANITIZED)
+		cr_skip_test("a sanitized libfdrtrace cannot be preloaded");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "%s record -d %s -- /bin/sh -c '%s nap 1500 & sleep 0.5' 2>&1",
+		 FDRTRACE_TOOL, dir, TARGET);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	cr_expect_eq(pclose(p), 0, "%s", out);
+	cr_expect(strstr(out, ".fdr (a process it started, still running: its trace is not "
+				 "closed yet)\n"), "%s", out);
+	/* the process goes on to close its trace: wait for it (at most 20 s) */
+	snprintf(path, sizeof(path), "%s/fdrtrace.it_target.", dir);
+	for (int i = 0; i < 200 && !closed; i++) {
+		snprintf(cmd, sizeof(cmd), "%s info %s*.fdr 2>&1 | grep -q '^closed: *yes'",
+			 FDRTRACE_TOOL, path);
+		closed = system(cmd) == 0;
+		if (!closed)
+			usleep(100000);
+	}
+	cr_expect(closed, "the trace in %s was never closed", dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
 }
 
 /*

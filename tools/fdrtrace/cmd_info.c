@@ -540,14 +540,17 @@ static void info_print(const struct info *in, const char *path)
 	if (in->have_close) {
 		printf("yes, %s: %" PRIu64 " records (%" PRIu64 " dropped), %" PRIu64
 		       " buffers (%" PRIu64 " dropped), %" PRIu32 " threads, refined frequency %"
-		       PRIu64 " Hz\n", fdrtrace_close_how_name(in->close_how), in->close_records,
+		       PRIu64 " Hz\n",
+		       /* the runtime closes a trace at exec as at exit; the exec record says which */
+		       in->have_exec && in->close_how == FDRTRACE_CLOSE_EXIT ?
+			       "exec" : fdrtrace_close_how_name(in->close_how), in->close_records,
 		       in->close_records_dropped, in->close_buffers, in->close_buffers_dropped,
 		       in->close_threads, in->close_freq);
 		if (in->close_end_ns)
 			info_time("closed at:", in->close_end_ns);
 		if (in->have_exec)
-			printf("%-17sexec of %s (its own trace, same pid)\n", "replaced by:",
-			       in->exec_path);
+			printf("%-17sexec of %s (same pid; a trace of its own if it runs "
+			       "instrumented code)\n", "replaced by:", in->exec_path);
 	} else {
 		fputs("no close marker: the trace may be incomplete", stdout);
 		if (!in->have_process && !in->ext_bad && !in->ext_newer)

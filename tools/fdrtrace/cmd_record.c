@@ -35,6 +35,9 @@
 #ifndef FDRTRACE_LIBDIR
 #define FDRTRACE_LIBDIR "/usr/local/lib"
 #endif
+#ifndef FDRTRACE_LIBDIR_REL
+#define FDRTRACE_LIBDIR_REL "lib"	/* the library directory, relative to the prefix */
+#endif
 #define REC_LIB_NAME "libfdrtrace.so.0"
 
 struct rec_opts {
@@ -102,30 +105,74 @@ static bool rec_defines_hooks(const char *path)
 	return sym_defines(path, "__cyg_profile_func_enter") == 1;
 }
 
-/* libfdrtrace: next to this build of fdrtrace, else where it is installed. */
-static const char *rec_find_lib(char *buf, size_t cap)
+struct rec_tried {
+	char text[2048];	/* the places looked at, ", " between them */
+	size_t len;
+};
+
+/* Is @path (a complete path, not cut) readable? If not, note it in @t. */
+static bool rec_try(const char *path, int len, size_t cap, struct rec_tried *t)
 {
-	char exe[PATH_MAX];
+	size_t n;
+
+	if (len < 0 || (size_t)len >= cap)
+		return false;
+	if (access(path, R_OK) == 0)
+		return true;
+	n = strlen(path);
+	if (t->len + n + 3 < sizeof(t->text)) {
+		if (t->len) {
+			memcpy(t->text + t->len, ", ", 2);
+			t->len += 2;
+		}
+		memcpy(t->text + t->len, path, n + 1);
+		t->len += n;
+	}
+	return false;
+}
+
+/*
+ * libfdrtrace to preload, the first readable of: $FDRTRACE_LIB; next to
+ * this build of fdrtrace (tools/fdrtrace/fdrtrace and runtime/); installed
+ * beside it (BIN/../LIBDIR, BIN/../lib: an install moved or staged with
+ * DESTDIR); each directory of LD_LIBRARY_PATH; where it was installed
+ * (FDRTRACE_LIBDIR). @t gets the places looked at, for the message when
+ * none has it. Return: @buf or the variable's value, or NULL.
+ */
+static const char *rec_find_lib(char *buf, size_t cap, struct rec_tried *t)
+{
+	char exe[PATH_MAX], *slash;
+	const char *env = getenv("FDRTRACE_LIB"), *llp = getenv("LD_LIBRARY_PATH");
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *env = getenv("FDRTRACE_LIB");
 
 	if (env && *env)
 		return env;
+	t->text[0] = '\0';
+	t->len = 0;
 	if (n > 0) {
-		char *slash;
-
 		exe[n] = '\0';
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			/* build tree: tools/fdrtrace/fdrtrace and runtime/libfdrtrace.so.0 */
-			if ((size_t)snprintf(buf, cap, "%s/../../runtime/%s", exe, REC_LIB_NAME) <
-			    cap && access(buf, R_OK) == 0)
+			if (rec_try(buf, snprintf(buf, cap, "%s/../../runtime/%s", exe, REC_LIB_NAME),
+				    cap, t) ||
+			    rec_try(buf, snprintf(buf, cap, "%s/../%s/%s", exe, FDRTRACE_LIBDIR_REL,
+						  REC_LIB_NAME), cap, t) ||
+			    rec_try(buf, snprintf(buf, cap, "%s/../lib/%s", exe, REC_LIB_NAME), cap,
+				    t))
 				return buf;
 		}
 	}
-	snprintf(buf, cap, "%s/%s", FDRTRACE_LIBDIR, REC_LIB_NAME);
-	return access(buf, R_OK) == 0 ? buf : NULL;
+	for (const char *d = llp; d && *d;) {
+		int len = (int)strcspn(d, ":");
+
+		if (len && rec_try(buf, snprintf(buf, cap, "%.*s/%s", len, d, REC_LIB_NAME), cap, t))
+			return buf;
+		d += len + (d[len] == ':');
+	}
+	if (rec_try(buf, snprintf(buf, cap, "%s/%s", FDRTRACE_LIBDIR, REC_LIB_NAME), cap, t))
+		return buf;
+	return NULL;
 }
 
 /* Traces of the processes the program started printed one by one; then a count. */
@@ -234,6 +281,46 @@ static bool rec_is_pid_trace(const char *name, pid_t pid)
 	return end >= wl && memcmp(name + end - wl, want, wl) == 0;
 }
 
+/*
+ * The number ending @name before @end (the digits just before, preceded by
+ * a '.'), or -1; *@start gets where its digits begin.
+ */
+static long rec_field(const char *name, size_t end, size_t *start)
+{
+	size_t i = end;
+
+	while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+		i--;
+	if (i == end || i == 0 || name[i - 1] != '.' || end - i > 9)
+		return -1;
+	*start = i;
+	return strtol(name + i, NULL, 10);
+}
+
+/*
+ * The pid in a trace's name: NAME.PID.fdr, or NAME.PID.N.fdr (N from 2 to
+ * 100, the runtime's numbered paths). 0 when there is none.
+ */
+static pid_t rec_trace_pid(const char *name)
+{
+	size_t n = strlen(name), at, at2;
+	long last, before;
+
+	if (n < 4 || strcmp(name + n - 4, ".fdr") != 0)
+		return 0;
+	last = rec_field(name, n - 4, &at);
+	if (last < 0)
+		return 0;
+	before = rec_field(name, at - 1, &at2);
+	return (pid_t)(before > 0 && last >= 2 && last <= 100 ? before : last);
+}
+
+/* Does process @pid still exist (its trace then not closed yet)? */
+static bool rec_running(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
 static bool rec_had(const struct rec_names *before, const char *name)
 {
 	return before->n && bsearch(&name, before->v, before->n, sizeof(*before->v), rec_cmp);
@@ -266,8 +353,10 @@ static int rec_print_traces(const char *base, pid_t pid, const struct rec_names 
 			if (mine != (pass == 0) || rec_had(before, name))
 				continue;
 			if (mine || others < REC_SHOW_OTHERS)
-				fprintf(stderr, "fdrtrace record: %s/%s%s\n", dir, name,
-					mine ? "" : " (a process it started)");
+				fprintf(stderr, "fdrtrace record: %s/%s%s%s\n", dir, name,
+					mine ? "" : " (a process it started",
+					mine ? "" : !rec_running(rec_trace_pid(name)) ? ")" :
+					", still running: its trace is not closed yet)");
 			if (mine)
 				own++;
 			else
@@ -299,7 +388,8 @@ static const char record_help[] =
 	"  -V, --format-version V    format_version (5 or 1)\n"
 	"  -O, --option KEY=VALUE    any FDRTRACE_OPTIONS setting (repeatable)\n"
 	"      --lib PATH            the libfdrtrace to preload (default: $FDRTRACE_LIB,\n"
-	"                            the build tree's, or the installed one)\n"
+	"                            the build tree's, one beside this fdrtrace\n"
+	"                            (../lib), one in LD_LIBRARY_PATH, the installed one)\n"
 	"      --preload             preload even when PROGRAM links libfdrtrace\n"
 	"      --no-preload          never preload\n"
 	"  -h, --help                show this help\n"
@@ -433,13 +523,16 @@ int cmd_record(int argc, char **argv)
 		preload = sym_needs(prog_path, "libfdrtrace.so") == 1 || rec_defines_hooks(prog_path) ?
 			  0 : 1;
 	if (preload && !lib) {
-		lib = rec_find_lib(libbuf, sizeof(libbuf));
+		struct rec_tried tried;
+
+		lib = rec_find_lib(libbuf, sizeof(libbuf), &tried);
 		if (!lib) {
 			tool_err("%s does not link libfdrtrace, and %s was not found to preload "
-				 "(use --lib PATH)", argv[optind], REC_LIB_NAME);
+				 "(looked for %s; use --lib PATH or FDRTRACE_LIB)", argv[optind],
+				 REC_LIB_NAME, tried.text);
 			free(o.buf);
 			free(prog_path);
-			return EXIT_FAIL;
+			return 127;	/* it could not be run */
 		}
 	}
 
