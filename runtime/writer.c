@@ -980,6 +980,9 @@ notrace void fdr_writer_after_fork_child(void)
 	for (unsigned r = 0; r < FDRTRACE_DROP_REASON_COUNT; r++) {
 		atomic_store_explicit(&t->drop_rec[r], 0, memory_order_relaxed);
 		atomic_store_explicit(&t->drop_buf[r], 0, memory_order_relaxed);
+		/* the parent's overwritten buffers and ended threads: its own to report */
+		atomic_store_explicit(&fdr_orphan_rec[r], 0, memory_order_relaxed);
+		atomic_store_explicit(&fdr_orphan_buf[r], 0, memory_order_relaxed);
 	}
 	memset(&t->gap, 0, sizeof(t->gap));
 	atomic_store_explicit(&t->re_pending, false, memory_order_relaxed);
