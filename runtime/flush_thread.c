@@ -60,6 +60,12 @@ static uint32_t fl_scan_from = 1;
 static uint8_t fl_scratch[8192];
 
 
+/* The flush thread's id, which the runtime buffers carry (0 before it runs). */
+notrace int32_t fdr_flush_tid(void)
+{
+	return fl_rb.tid;
+}
+
 notrace void fdr_flush_wake(void)
 {
 	/* seq_cst: pairs with the sleeper's store of fl_sleeping then load of fl_seq */

@@ -520,6 +520,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 	size_t n, crash_len = 0;
 	uint32_t depth;
 	uint64_t fault = 0, freq;
+	int32_t self;
 
 	if (sig) {
 		/* where it died, innermost frame first, before anything else runs */
@@ -539,7 +540,15 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 		return;
 	}
 	fdr_file_create();
-	rb->tid = (int32_t)syscall(SYS_gettid);
+	/*
+	 * The runtime's records go in buffers of the flush thread's id, as
+	 * ever: under this thread's id, the names written before its queued
+	 * buffers made its buffers run back in time, which llvm-xray refuses
+	 * (a fork child ending with _exit: Redis's BGSAVE). Only the crash
+	 * stack is this thread's, after its last record.
+	 */
+	self = (int32_t)syscall(SYS_gettid);
+	rb->tid = fdr_flush_tid() ? fdr_flush_tid() : self;
 	rb->len = 0;
 	/* take the queued buffers first, then name every id they may use, then write them */
 	while ((b = fdr_queue_pop(false))) {
@@ -557,8 +566,13 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 	fdr_threads_foreach(lc_sig_snap, rb, 100000);
 	if (crash_len) {
 		/* in a buffer of its own, so that its time is now: after the thread's last record */
+		int32_t tid = rb->tid;
+
 		fdr_rtbuf_flush(rb);
+		rb->tid = self;
 		fdr_rtbuf_add(rb, lc_crash_payload, crash_len);
+		fdr_rtbuf_flush(rb);
+		rb->tid = tid;
 	}
 	{
 		uint64_t rec[FDRTRACE_DROP_REASON_COUNT] = { 0 };

@@ -369,6 +369,8 @@ extern struct fdr_totals fdr_totals fdr_hidden;
 
 int fdr_flush_start(void) fdr_hidden;
 void fdr_flush_wake(void) fdr_hidden;
+/* the flush thread's id: the thread id the runtime buffers carry (0 before it starts) */
+int32_t fdr_flush_tid(void) fdr_hidden;
 /* a buffer was queued: wake the flush thread when a batch is ready or the pool runs low */
 void fdr_flush_queued(void) fdr_hidden;
 /* a thread found the pool empty: the flush thread grows it (stream policy, when allowed) */

@@ -8,6 +8,7 @@
  *   target deep N           rec(N)
  *   target churn N          N threads one after another, each leaf x100
  *   target fork             work; fork; child: leaf x10, exit(0)
+ *   target fork_exit        the same, the child ending with _exit(0)
  *   target signal           work with a 20 kHz profiling timer whose
  *                           handler calls sig_fn(); prints the handler count
  *   target segv [N]         work (N times), then a write through NULL
@@ -323,7 +324,7 @@ int main(int argc, char **argv)
 		free(th);
 	} else if (!strcmp(mode, "deep")) {
 		rec(n);
-	} else if (!strcmp(mode, "fork")) {
+	} else if (!strcmp(mode, "fork") || !strcmp(mode, "fork_exit")) {
 		pid_t pid;
 		int st;
 
@@ -335,6 +336,8 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			for (int i = 0; i < 10; i++)
 				leaf(i);
+			if (mode[4])
+				_exit(0);	/* "fork_exit": as a server's child (Redis's BGSAVE) ends */
 			exit(0);
 		}
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
