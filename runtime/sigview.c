@@ -21,13 +21,18 @@
  *     does what the default would after its dump (fdr_sig_give_back(),
  *     then the signal again);
  *   - setting anything else (a handler, SIG_IGN) installs it, as libc
- *     would: the runtime's handler is gone until the default is set again.
+ *     would: the runtime's handler is gone until the default is set again;
+ *   - a one-shot handler (SA_RESETHAND, sysv_signal()) is installed as
+ *     sv_oneshot(), which at delivery resets the disposition to the
+ *     default as the kernel would, but to the default as the program sees
+ *     it (the runtime's handler), then calls the program's: a handler that
+ *     logs and returns so that the fault comes again and kills (Redis's)
+ *     no longer ends the process past the runtime.
  * Every other signal goes straight to libc (__sigaction, and its signal()
  * and __sysv_signal(), so siginterrupt() keeps its effect). libc's own
  * calls (system(), posix_spawn) do not come here; they save and restore
- * the real disposition, which stays consistent. Not covered: sigset(),
- * the rt_sigaction system call made directly, and SA_RESETHAND (the
- * kernel resets to the default itself at delivery).
+ * the real disposition, which stays consistent. Not covered: sigset()
+ * and the rt_sigaction system call made directly.
  *
  * Concurrency: one signal's state is written by whoever calls sigaction
  * for it, as the real disposition is; calls racing on one signal get one
@@ -52,8 +57,10 @@ extern __sighandler_t __sysv_signal(int sig, __sighandler_t handler);
 
 static _Atomic bool sv_taken[NSIG];	/* fdr_sig_take()n: SIG_DFL means the runtime's handler */
 static _Atomic bool sv_ours[NSIG];	/* the runtime's handler is the installed one */
+static _Atomic bool sv_once[NSIG];	/* sv_oneshot() is installed for the program's SA_RESETHAND one */
 static struct sigaction sv_handler[NSIG];	/* the runtime's, to put back */
-static struct sigaction sv_view[NSIG];	/* the program's disposition while ours is installed */
+static struct sigaction sv_view[NSIG];	/* the program's disposition while ours or sv_oneshot() is */
+static struct sigaction sv_prog[NSIG];	/* the SA_RESETHAND handler sv_oneshot() calls */
 
 notrace int fdr_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
@@ -89,27 +96,66 @@ notrace void fdr_sig_give_back(int sig)
 	__sigaction(sig, &sv_view[sig], NULL);
 }
 
+/*
+ * What a program's SA_RESETHAND handler is installed as, for a signal the
+ * runtime took: the kernel would reset the disposition to the real
+ * default at delivery, past the runtime (a handler that logs and returns,
+ * so that the fault comes again and kills: the trace cut). Installed
+ * without SA_RESETHAND, this does the reset as the program sees it (the
+ * default, which is the runtime's handler), then calls the program's.
+ */
+static notrace void sv_oneshot(int sig, siginfo_t *info, void *uc)
+{
+	struct sigaction prog = sv_prog[sig];
+
+	memset(&sv_view[sig], 0, sizeof(sv_view[sig]));
+	sv_view[sig].sa_handler = SIG_DFL;
+	__sigaction(sig, &sv_handler[sig], NULL);
+	atomic_store_explicit(&sv_once[sig], false, memory_order_release);
+	atomic_store_explicit(&sv_ours[sig], true, memory_order_release);
+	if (prog.sa_flags & SA_SIGINFO)
+		prog.sa_sigaction(sig, info, uc);
+	else
+		prog.sa_handler(sig);
+}
+
 fdr_export notrace int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction prev;
-	bool was_ours;
+	bool was_ours, was_once, viewed;
 
 	if (sig <= 0 || sig >= NSIG || !atomic_load_explicit(&sv_taken[sig], memory_order_acquire))
 		return __sigaction(sig, act, old);
 	was_ours = atomic_load_explicit(&sv_ours[sig], memory_order_acquire);
-	if (was_ours)
+	was_once = atomic_load_explicit(&sv_once[sig], memory_order_acquire);
+	viewed = was_ours || was_once;
+	if (viewed)
 		prev = sv_view[sig];
 	if (act && act->sa_handler == SIG_DFL) {
 		/* the default: the runtime's handler does it, after its dump */
-		if (!was_ours && __sigaction(sig, &sv_handler[sig], &prev) < 0)
+		if (!was_ours && __sigaction(sig, &sv_handler[sig], viewed ? NULL : &prev) < 0)
 			return -1;
 		sv_view[sig] = *act;
+		atomic_store_explicit(&sv_once[sig], false, memory_order_release);
 		atomic_store_explicit(&sv_ours[sig], true, memory_order_release);
+	} else if (act && act->sa_handler != SIG_IGN && (act->sa_flags & SA_RESETHAND)) {
+		/* a one-shot handler: sv_oneshot() in its place, the reset done by it */
+		struct sigaction tramp = *act;
+
+		tramp.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
+		tramp.sa_sigaction = sv_oneshot;
+		sv_prog[sig] = *act;
+		if (__sigaction(sig, &tramp, viewed ? NULL : &prev) < 0)
+			return -1;
+		sv_view[sig] = *act;
+		atomic_store_explicit(&sv_ours[sig], false, memory_order_release);
+		atomic_store_explicit(&sv_once[sig], true, memory_order_release);
 	} else if (act) {
-		if (__sigaction(sig, act, was_ours ? NULL : &prev) < 0)
+		if (__sigaction(sig, act, viewed ? NULL : &prev) < 0)
 			return -1;
 		atomic_store_explicit(&sv_ours[sig], false, memory_order_release);
-	} else if (!was_ours && __sigaction(sig, NULL, &prev) < 0) {
+		atomic_store_explicit(&sv_once[sig], false, memory_order_release);
+	} else if (!viewed && __sigaction(sig, NULL, &prev) < 0) {
 		return -1;
 	}
 	if (old)
@@ -176,12 +222,14 @@ static notrace __sighandler_t sv_via_libc(int sig, __sighandler_t handler,
 	*done = libc_fn && (!taken || handler != SIG_DFL);
 	if (!*done)
 		return 0;
-	was_ours = taken && atomic_load_explicit(&sv_ours[sig], memory_order_acquire);
+	was_ours = taken && (atomic_load_explicit(&sv_ours[sig], memory_order_acquire) ||
+			     atomic_load_explicit(&sv_once[sig], memory_order_acquire));
 	view = was_ours ? sv_view[sig].sa_handler : SIG_DFL;
 	r = libc_fn(sig, handler);
 	if (r == SIG_ERR || !taken)
 		return r;
 	atomic_store_explicit(&sv_ours[sig], false, memory_order_release);
+	atomic_store_explicit(&sv_once[sig], false, memory_order_release);
 	return was_ours ? view : r;
 }
 
@@ -201,7 +249,12 @@ fdr_export notrace __sighandler_t bsd_signal(int sig, __sighandler_t handler)
 fdr_export notrace __sighandler_t sysv_signal(int sig, __sighandler_t handler)
 {
 	bool done;
-	__sighandler_t r = sv_via_libc(sig, handler, __sysv_signal, &done);
+	__sighandler_t r;
+
+	/* its handlers are one-shot (SA_RESETHAND): a taken signal's go through sigaction() */
+	if (sv_is_taken(sig) && handler != SIG_IGN && handler != SIG_ERR)
+		return sv_signal(sig, handler, SA_RESETHAND | SA_NODEFER, false);
+	r = sv_via_libc(sig, handler, __sysv_signal, &done);
 
 	return done ? r : sv_signal(sig, handler, SA_RESETHAND | SA_NODEFER, false);
 }

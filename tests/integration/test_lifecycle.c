@@ -874,6 +874,26 @@ Test(children, a_process_that_becomes_nobody_keeps_its_trace)
 }
 
 /*
+ * A one-shot handler (SA_RESETHAND): the kernel reset the disposition to
+ * the real default at delivery, past the runtime, so the next such signal
+ * (a fault coming again after a handler that logs and returns: Redis's
+ * SIGSEGV handler) ended the process with the trace cut. The handler still
+ * runs once, sees the default inside, and the second signal ends the
+ * process as untraced, the trace closed first.
+ */
+Test(endings, a_one_shot_handler_runs_once_and_the_next_signal_closes_the_trace)
+{
+	const char *argv[] = { TARGET, "resethand", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+
+	tc_run(&r, argv, env);
+	cr_expect_str_eq(r.out, "handled 1 view 1\n");
+	assert_killed_and_closed(&r, SIGUSR1);
+	tc_done(&r);
+}
+
+/*
  * A process the program started may outlive it (rsync's children after an
  * interrupt, a daemon): record, which does not wait for it, marks its
  * trace as still open instead of listing it like a finished one.

@@ -42,6 +42,9 @@
  *                           write "out\n" to 1 and "err\n" to 2, work, exit
  *   target chroot           work; mkdir "jail", chroot into it (root only:
  *                           status 9 otherwise); after_chroot(); work; exit
+ *   target resethand        a one-shot (SA_RESETHAND) SIGUSR1 handler that
+ *                           writes "handled N" and returns; work; SIGUSR1
+ *                           twice: the second ends the process (default)
  *   target busy N           2 threads, each works N times; then prints
  *                           "flush_migrations M": how often the scheduler
  *                           moved the flush thread between CPUs
@@ -185,6 +188,21 @@ __attribute__((noinline)) static void after_chroot(void)
 	sink++;
 }
 
+static volatile sig_atomic_t once_count;
+
+/* "resethand": logs and returns, as a one-shot handler does; what the program sees inside it */
+static void on_usr1_once(int sig)
+{
+	struct sigaction now;
+	char msg[] = "handled 0 view 0\n";
+
+	once_count++;
+	msg[8] = (char)('0' + once_count);
+	/* the kernel has reset it: the program must see the default */
+	msg[15] = (char)('0' + (sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_DFL));
+	(void)!write(1, msg, sizeof(msg) - 1);
+}
+
 static long busy_rounds;
 
 static void *busy_main(void *arg)
@@ -301,6 +319,21 @@ int main(int argc, char **argv)
 			return 9;
 		after_chroot();
 		work();
+	} else if (!strcmp(mode, "resethand")) {
+		struct sigaction sa, seen;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_usr1_once;
+		sa.sa_flags = SA_RESETHAND;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGUSR1, &sa, NULL) || sigaction(SIGUSR1, NULL, &seen) ||
+		    seen.sa_handler != on_usr1_once || !(seen.sa_flags & SA_RESETHAND))
+			return 4;	/* the program must see what it set */
+		work();
+		raise(SIGUSR1);
+		work();
+		raise(SIGUSR1);	/* the default now: the end */
+		return 5;
 	} else if (!strcmp(mode, "busy")) {
 		pthread_t th[2];
 
