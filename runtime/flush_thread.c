@@ -987,8 +987,9 @@ static notrace void fl_settle_idle(struct timespec *to)
  * the scheduler places it freely on its next wake-up. The cost is then
  * shared by every thread of the program (1.22x each). A flush thread
  * with a CPU to itself never moves; neither does one whose set is a
- * single CPU, or where schedstat cannot be read. About 30 us (four
- * system calls and a migration) once per ms of writing.
+ * single CPU, or where schedstat cannot be read (no /proc, or no
+ * descriptor table of its own). About 30 us (four system calls and a
+ * migration) once per ms of writing.
  */
 #define FL_SPREAD_NS 1000000ull
 
@@ -996,18 +997,24 @@ static struct {
 	uint64_t cpu_ns;	/* this thread's CPU time at the last look */
 	uint64_t run_ns, wait_ns;	/* schedstat then */
 } fl_spread_last;
+/*
+ * This thread's /proc/thread-self/schedstat, opened as it starts (before
+ * the program runs: the runtime opens no file while it does) and only in
+ * a descriptor table of its own (fl_own_files()), so that no close-all of
+ * the program's can close it or give its number to another file. -1: no
+ * moves.
+ */
+static int fl_sched_fd = -1;
 
 /* This thread's time running and waiting to run (ns), from schedstat. Return: 0 or -1. */
 static notrace int fl_schedstat(uint64_t *run_ns, uint64_t *wait_ns)
 {
 	char text[96], *end, *next;
-	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
-	if (fd < 0)
+	if (fl_sched_fd < 0)
 		return -1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
+	n = pread(fl_sched_fd, text, sizeof(text) - 1, 0);
 	if (n <= 0)
 		return -1;
 	text[n] = 0;
@@ -1079,13 +1086,13 @@ static notrace void fl_close_range(unsigned lo, unsigned hi)
  * write through the process's table, checking the descriptor is still
  * the trace's (file_writer.c, fw_ours()).
  */
-static notrace void fl_own_files(void)
+static notrace bool fl_own_files(void)
 {
 	int keep[3], n = fdr_file_fds(keep), say = fdr_say_keep();
 	unsigned from = 0;
 
 	if (unshare(CLONE_FILES))
-		return;
+		return false;
 	fdr_say_private(say >= 0);
 	if (say >= 0)
 		keep[n++] = say;
@@ -1102,6 +1109,7 @@ static notrace void fl_own_files(void)
 		from = (unsigned)keep[i] + 1;
 	}
 	fl_close_range(from, ~0u);
+	return true;
 }
 
 static notrace void *fl_main(void *arg)
@@ -1114,7 +1122,8 @@ static notrace void *fl_main(void *arg)
 	fdr_self.no_wait = true;	/* instrumented code it calls must never wait for itself */
 	pthread_setname_np(pthread_self(), FL_THREAD_NAME);
 	fl_short_slice();
-	fl_own_files();
+	if (fl_own_files())
+		fl_sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	fdr_rtbuf_init(&fl_rb, (int32_t)syscall(SYS_gettid));
 	fdr_file_lock(0);
 	fdr_write_start_records(&fl_rb, (bool)(uintptr_t)arg, (uint32_t)fdr_fork_parent);
@@ -1352,6 +1361,7 @@ notrace void fdr_flush_reset_child(void)
 	fl_grow_target = 0;
 	fl_rate_t0 = 0;
 	memset(&fl_spread_last, 0, sizeof(fl_spread_last));	/* a new thread's times start at 0 */
+	fl_sched_fd = -1;	/* the parent's flush thread's table: not here (fl_main() opens another) */
 	atomic_store_explicit(&fdr_enqueued, 0, memory_order_relaxed);
 	atomic_store_explicit(&fdr_written, 0, memory_order_relaxed);
 	fl_rb.len = 0;
