@@ -603,13 +603,36 @@ static notrace void mod_copy_name(char *out, size_t cap, const char *s)
 	out[n] = '\0';
 }
 
+/*
+ * @addr's name from module @e's symbol index, into @name: the index is
+ * built from the file when it is mapped already, or also when @read_file
+ * and it is not read yet. Takes mod_lock; a module a scan retired
+ * meanwhile has none (entries are never freed). Return: found.
+ */
+static notrace bool mod_index_name(struct mod_entry *e, uintptr_t addr, bool read_file,
+				   char *name, size_t name_len)
+{
+	const struct mod_sym *s = NULL;
+
+	pthread_mutex_lock(&mod_lock);
+	if (e->live) {
+		if (e->sym_state == MOD_SYMS_MAPPED ||
+		    (read_file && e->sym_state == MOD_SYMS_UNREAD))
+			mod_load_syms(e);
+		if (e->sym_state == MOD_SYMS_READ)
+			s = mod_sym_find(e, (uint64_t)addr - e->m.load_base);
+		if (s)
+			mod_copy_name(name, name_len, s->name);
+	}
+	pthread_mutex_unlock(&mod_lock);
+	return s != NULL;
+}
+
 notrace int fdr_symbol_lookup(uintptr_t addr, char *name, size_t name_len, uint32_t *module_id)
 {
 	struct mod_entry *e = NULL;
-	const struct mod_sym *s;
 	Dl_info di;
 	size_t i;
-	int ret = -ENOENT;
 
 	if (name_len)
 		name[0] = '\0';
@@ -632,41 +655,14 @@ notrace int fdr_symbol_lookup(uintptr_t addr, char *name, size_t name_len, uint3
 	 * object that calls the hooks): its index first. dladdr() searches
 	 * the object's exported symbols one by one, which for bash (2,346 of
 	 * them, some 600 functions named per process) was 1.4 ms of every
-	 * process's CPU; the index is one binary search, built once.
+	 * process's CPU; the index is one binary search, built once. Other
+	 * modules: dladdr() first, their file read only when it has no name.
 	 */
-	if (e) {
-		pthread_mutex_lock(&mod_lock);
-		if (e->live && e->sym_state == MOD_SYMS_MAPPED)
-			mod_load_syms(e);
-		s = e->live && e->sym_state == MOD_SYMS_READ ?
-			    mod_sym_find(e, (uint64_t)addr - e->m.load_base) :
-			    NULL;
-		if (s)
-			mod_copy_name(name, name_len, s->name);
-		pthread_mutex_unlock(&mod_lock);
-		if (s)
-			return 0;
-	}
+	if (e && mod_index_name(e, addr, false, name, name_len))
+		return 0;
 	if (dladdr((void *)addr, &di) && di.dli_sname && di.dli_sname[0]) {
 		mod_copy_name(name, name_len, di.dli_sname);
 		return 0;
 	}
-	if (!e)
-		return -ENOENT;
-
-	pthread_mutex_lock(&mod_lock);
-	/* Re-check: a scan may have retired the module meanwhile (entries are never freed). */
-	if (e->live) {
-		if (e->sym_state == MOD_SYMS_UNREAD || e->sym_state == MOD_SYMS_MAPPED)
-			mod_load_syms(e);
-		if (e->sym_state == MOD_SYMS_READ) {
-			s = mod_sym_find(e, (uint64_t)addr - e->m.load_base);
-			if (s) {
-				mod_copy_name(name, name_len, s->name);
-				ret = 0;
-			}
-		}
-	}
-	pthread_mutex_unlock(&mod_lock);
-	return ret;
+	return e && mod_index_name(e, addr, true, name, name_len) ? 0 : -ENOENT;
 }
