@@ -257,31 +257,6 @@ nomem:
 }
 
 /*
- * Is @name a trace of process @pid: "...PID.fdr", or "...PID.N.fdr" (N
- * from 2: a later image of the same program after an exec, or a name an
- * earlier run of the same pid had taken; runtime/file_writer.c)?
- */
-static bool rec_is_pid_trace(const char *name, pid_t pid)
-{
-	char want[24];
-	size_t n = strlen(name), wl, end;
-
-	if (n < 4 || strcmp(name + n - 4, ".fdr") != 0)
-		return false;
-	end = n - 4;
-	wl = (size_t)snprintf(want, sizeof(want), ".%d", (int)pid);
-	if (end >= wl && memcmp(name + end - wl, want, wl) == 0)
-		return true;
-	/* ".N" after the pid */
-	while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9')
-		end--;
-	if (end == 0 || name[end - 1] != '.' || end == n - 4)
-		return false;
-	end--;
-	return end >= wl && memcmp(name + end - wl, want, wl) == 0;
-}
-
-/*
  * The number ending @name before @end (the digits just before, preceded by
  * a '.'), or -1; *@start gets where its digits begin.
  */
@@ -297,33 +272,43 @@ static long rec_field(const char *name, size_t end, size_t *start)
 	return strtol(name + i, NULL, 10);
 }
 
+static bool rec_had(const struct rec_names *l, const char *name)
+{
+	return l->n && bsearch(&name, l->v, l->n, sizeof(*l->v), rec_cmp);
+}
+
 /*
- * The pid in a trace's name: NAME.PID.fdr, or NAME.PID.N.fdr (N from 2 to
- * 100, the runtime's numbered paths). 0 when there is none.
+ * The pid in a trace's name: NAME.PID.fdr, or NAME.PID.N.fdr (N from 2: a
+ * later image of the same program after an exec, or a name an earlier
+ * run of the same pid had taken; runtime/file_writer.c). Numbered only
+ * when NAME.PID.fdr is (or was) there too, which tells it from a NAME
+ * that ends in digits ("python3.11.PID.fdr"). 0 when there is none.
  */
-static pid_t rec_trace_pid(const char *name)
+static pid_t rec_trace_pid(const char *name, const struct rec_names *before,
+			   const struct rec_names *after)
 {
 	size_t n = strlen(name), at, at2;
-	long last, before;
+	long last, prev;
+	char unnumbered[PATH_MAX];
 
 	if (n < 4 || strcmp(name + n - 4, ".fdr") != 0)
 		return 0;
 	last = rec_field(name, n - 4, &at);
 	if (last < 0)
 		return 0;
-	before = rec_field(name, at - 1, &at2);
-	return (pid_t)(before > 0 && last >= 2 && last <= 100 ? before : last);
+	prev = rec_field(name, at - 1, &at2);
+	if (prev > 0 && last >= 2 &&
+	    snprintf(unnumbered, sizeof(unnumbered), "%.*s.fdr", (int)(at - 1), name) <
+		    (int)sizeof(unnumbered) &&
+	    (rec_had(before, unnumbered) || rec_had(after, unnumbered)))
+		return (pid_t)prev;
+	return (pid_t)last;
 }
 
 /* Does process @pid still exist (its trace then not closed yet)? */
 static bool rec_running(pid_t pid)
 {
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
-}
-
-static bool rec_had(const struct rec_names *before, const char *name)
-{
-	return before->n && bsearch(&name, before->v, before->n, sizeof(*before->v), rec_cmp);
 }
 
 /*
@@ -348,14 +333,15 @@ static int rec_print_traces(const char *base, pid_t pid, const struct rec_names 
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < after.n; i++) {
 			const char *name = after.v[i];
-			bool mine = rec_is_pid_trace(name, pid);
+			pid_t of = rec_trace_pid(name, before, &after);
+			bool mine = of == pid;
 
 			if (mine != (pass == 0) || rec_had(before, name))
 				continue;
 			if (mine || others < REC_SHOW_OTHERS)
 				fprintf(stderr, "fdrtrace record: %s/%s%s%s\n", dir, name,
 					mine ? "" : " (a process it started",
-					mine ? "" : !rec_running(rec_trace_pid(name)) ? ")" :
+					mine ? "" : !rec_running(of) ? ")" :
 					", still running: its trace is not closed yet)");
 			if (mine)
 				own++;
