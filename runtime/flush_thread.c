@@ -993,6 +993,11 @@ static notrace void fl_settle_idle(struct timespec *to)
  */
 #define FL_SPREAD_NS 1000000ull
 
+/*
+ * @cpu_ns repeats schedstat's run time, read from the thread's CPU clock:
+ * the check after every drain costs one clock_gettime, and schedstat is
+ * read (a proc file generated each time) once per FL_SPREAD_NS only.
+ */
 static struct {
 	uint64_t cpu_ns;	/* this thread's CPU time at the last look */
 	uint64_t run_ns, wait_ns;	/* schedstat then */

@@ -596,18 +596,6 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 }
 
 /*
- * A signal whose default action ends the process (lc_term_sigs), arrived
- * while that is still its disposition: the trace is written and closed as
- * at a fatal signal (how = signal, and the native stack of the thread that
- * took it, whose record names the signal), then the default runs: the
- * signal, raised again, ends the process as it would have without us
- * (status, core dump). Blocked while this handler runs, it is delivered
- * when the handler returns. A program that installs its own handler
- * replaces this one; setting the default again puts it back (sigview.c),
- * so a handler that cleans up, resets the default and raises the signal
- * (make's) ends here too.
- */
-/*
  * What both signal handlers do first: dump and close the trace, unless
  * this is a vfork child (its memory is ours: not its trace to write) or
  * another thread closes it already (dying now would cut its writes: wait
@@ -626,6 +614,18 @@ static notrace bool lc_signal_dump(int sig, siginfo_t *info, void *uc)
 	return true;
 }
 
+/*
+ * A signal whose default action ends the process (lc_term_sigs), arrived
+ * while that is still its disposition: the trace is written and closed as
+ * at a fatal signal (how = signal, and the native stack of the thread that
+ * took it, whose record names the signal), then the default runs: the
+ * signal, raised again, ends the process as it would have without us
+ * (status, core dump). Blocked while this handler runs, it is delivered
+ * when the handler returns. A program that installs its own handler
+ * replaces this one; setting the default again puts it back (sigview.c),
+ * so a handler that cleans up, resets the default and raises the signal
+ * (make's) ends here too.
+ */
 static notrace void lc_terminate(int sig, siginfo_t *info, void *uc)
 {
 	if (lc_signal_dump(sig, info, uc) && fdr_cfg.verbosity >= 1 && fdr_file_created() &&
