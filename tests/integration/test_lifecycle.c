@@ -874,6 +874,46 @@ Test(children, a_process_that_becomes_nobody_keeps_its_trace)
 }
 
 /*
+ * fdrtrace record names a program's own traces by the pid in their names,
+ * the numbered one of an image that execs its own program included, even
+ * when the program's name itself ends in a number ("t.5": its traces are
+ * fdrtrace.t.5.PID.fdr and fdrtrace.t.5.PID.2.fdr).
+ */
+Test(children, record_lists_both_images_of_a_self_exec_as_its_own)
+{
+	char dir[] = "/tmp/fdrtrace-it-XXXXXX", prog[64], cmd[1600], out[8192];
+	size_t n;
+	FILE *p;
+	int own = 0, started = 0;
+
+	if (IT_SANITIZED)
+		cr_skip_test("a sanitized libfdrtrace cannot be preloaded");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/t.5", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", TARGET, prog);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s record -d %s -- %s exec %s 2>&1", FDRTRACE_TOOL, dir, prog,
+		 prog);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	cr_expect_eq(pclose(p), 0, "%s", out);
+	for (char *l = strstr(out, "fdrtrace record: "); l; l = strstr(l + 1, "fdrtrace record: ")) {
+		if (!strstr(l, "/fdrtrace.t.5."))
+			continue;
+		if (strncmp(strchr(l, '\n') - 1, ")", 1) == 0)
+			started++;
+		else
+			own++;
+	}
+	cr_expect_eq(own, 2, "both images' traces as the program's own:\n%s", out);
+	cr_expect_eq(started, 0, "%s", out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/*
  * A one-shot handler (SA_RESETHAND): the kernel reset the disposition to
  * the real default at delivery, past the runtime, so the next such signal
  * (a fault coming again after a handler that logs and returns: Redis's
