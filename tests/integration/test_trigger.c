@@ -69,6 +69,7 @@ Test(trigger, fast_calls_alone_write_nothing)
 
 	run(&r, "policy=ring trigger=fast>1s", "fast_slow", NULL);
 	cr_assert_eq(snaps(&r, s, 4), 0, "stderr: %s", r.err);
+	tc_done(&r);
 	run(&r, "policy=ring trigger=nothing_is_called_this>1ns", "fast_slow", NULL);
 	cr_assert_eq(snaps(&r, s, 4), 0, "stderr: %s", r.err);
 	tc_done(&r);
