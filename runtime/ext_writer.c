@@ -297,9 +297,10 @@ notrace size_t fdr_ext_exec(uint8_t *buf, size_t cap, uint32_t pid, const char *
 
 notrace size_t fdr_ext_close(uint8_t *buf, size_t cap, uint8_t how, uint64_t records,
 			     uint64_t records_dropped, uint64_t buffers, uint64_t buffers_dropped,
-			     uint32_t threads, uint64_t cycle_frequency, uint64_t end_realtime_ns)
+			     uint32_t threads, uint64_t cycle_frequency, uint64_t end_realtime_ns,
+			     uint64_t records_left_out)
 {
-	size_t body = 1 + 8 + 8 + 8 + 8 + 4 + 8 + 8;
+	size_t body = 1 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8;
 	struct ext_out o = ext_begin(buf, cap, FDRTRACE_EXT_CLOSE, body);
 
 	if (!o.p)
@@ -312,6 +313,7 @@ notrace size_t fdr_ext_close(uint8_t *buf, size_t cap, uint8_t how, uint64_t rec
 	ext_u32(&o, threads);
 	ext_u64(&o, cycle_frequency);
 	ext_u64(&o, end_realtime_ns);
+	ext_u64(&o, records_left_out);
 	return EXT_HDR_LEN + body;
 }
 

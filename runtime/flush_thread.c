@@ -765,7 +765,7 @@ static notrace void fl_snapshot(const char *why)
 	len = fdr_ext_close(fl_scratch, sizeof(fl_scratch), FDRTRACE_CLOSE_SNAPSHOT,
 			    fdr_totals.records, fdr_totals.records_dropped, fdr_totals.buffers,
 			    fdr_totals.buffers_dropped, fdr_threads_seen(), fdr_clock.freq,
-			    fl_now_ns(CLOCK_REALTIME));
+			    fl_now_ns(CLOCK_REALTIME), fdr_totals.dropped_by[FDRTRACE_DROP_FILTERED]);
 	if (len)
 		fdr_rtbuf_add(&fl_snap_rb, fl_scratch, len);
 	fdr_rtbuf_flush(&fl_snap_rb);
@@ -867,7 +867,8 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	freq = fdr_clock_refine();
 	n = fdr_ext_close(fl_scratch, sizeof(fl_scratch), fl_how, fdr_totals.records,
 			  fdr_totals.records_dropped, fdr_totals.buffers, fdr_totals.buffers_dropped,
-			  fdr_threads_seen(), freq, fl_now_ns(CLOCK_REALTIME));
+			  fdr_threads_seen(), freq, fl_now_ns(CLOCK_REALTIME),
+			  fdr_totals.dropped_by[FDRTRACE_DROP_FILTERED]);
 	if (n)
 		fdr_rtbuf_add(rb, fl_scratch, n);
 	fdr_rtbuf_flush(rb);

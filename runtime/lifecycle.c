@@ -586,7 +586,8 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 	n = fdr_ext_close(p, sizeof(p), sig ? FDRTRACE_CLOSE_SIGNAL : FDRTRACE_CLOSE_EXIT,
 			  fdr_totals.records,
 			  fdr_totals.records_dropped, fdr_totals.buffers, fdr_totals.buffers_dropped,
-			  fdr_threads_seen(), freq, lc_realtime_ns());
+			  fdr_threads_seen(), freq, lc_realtime_ns(),
+			  fdr_totals.dropped_by[FDRTRACE_DROP_FILTERED]);
 	if (n)
 		fdr_rtbuf_add(rb, p, n);
 	fdr_rtbuf_flush(rb);

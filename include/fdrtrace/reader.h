@@ -398,6 +398,11 @@ struct fdrtrace_ext {
 			uint32_t threads;
 			uint64_t cycle_frequency;
 			uint64_t end_realtime_ns;
+			/* of records_dropped, left out on purpose (filters,
+			 * max_depth, short calls); writers before 2026-11-26
+			 * do not say (has_left_out false) */
+			bool has_left_out;
+			uint64_t records_left_out;
 		} close;
 		struct {
 			uint32_t tid;

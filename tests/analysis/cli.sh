@@ -88,6 +88,12 @@ counts() {	# counts TRACE: "name count" lines, sorted
 mkdir -p linked preloaded
 check record-linked 0 "$fdr" record -d linked -b 16K -- "$calc" &&
 	has err "fdrtrace record: $work/linked/fdrtrace.calc."
+# what the trace's close says, after its path
+if grep -q "^fdrtrace record: $work/linked/fdrtrace.calc.[0-9]*.fdr: 11194 records, 0 lost\$" err; then
+	echo "ok   record-linked-summary"
+else
+	echo "FAIL record-linked-summary: $(cat err)"; fails=$((fails + 1))
+fi
 t=$(ls linked/fdrtrace.calc.*.fdr 2>/dev/null)
 if [ -n "$t" ] && [ "$(counts "$t" | grep -c '^fib 5230$')" = 1 ]; then
 	echo "ok   record-linked-counts"
@@ -137,7 +143,7 @@ else
 	: >children/fdrtrace.calc.1.fdr	# an earlier run's: not this one's
 	check record-children 0 "$fdr" record -d children -- /bin/sh -c "$calc >/dev/null; $calc >/dev/null" &&
 		has err "/bin/sh itself left no trace (no function of it is instrumented)"
-	n=$(grep -c "^fdrtrace record: $work/children/fdrtrace.calc.[0-9]*.fdr (a process it started)\$" err)
+	n=$(grep -c "^fdrtrace record: $work/children/fdrtrace.calc.[0-9]*.fdr (a process it started): 11194 records, 0 lost\$" err)
 	if [ "$n" = 2 ] && ! grep -q "calc.1.fdr" err; then
 		echo "ok   record-children-listed"
 	else

@@ -173,6 +173,39 @@ waits() {	# waits THREADS ROUNDS VERSION
 	rm -f "$name.fdr"
 }
 
+# fdrtrace record prints what each trace's close says, also when the
+# program closed its standard error (xz does; a daemon's goes to /dev/null)
+# and the runtime's own exit line went nowhere: the losses, and apart from
+# them the records left out on purpose.
+record_summary() {
+	local line info
+	echo "=== record-summary"
+	rm -rf rec && mkdir rec
+	"$fdr" record --no-preload -d rec -b 4K -m 2 -- \
+		/bin/sh -c "exec 2>&-; exec '$prog' 1 3000 >/dev/null" 2>rec.err ||
+		{ cat rec.err >&2; fail "record-summary: the program failed"; }
+	! grep -q "^fdrtrace: " rec.err || fail "record-summary: an exit line on a closed stderr"
+	line=$(grep "^fdrtrace record: .*/rec/fdrtrace\.an_lossy\.[0-9]*\.fdr: " rec.err) ||
+		{ cat rec.err >&2; fail "record-summary: no line for the trace"; }
+	case $line in
+	*": "[0-9]*" records, "[1-9]*" lost (fdrtrace info says why"*) ;;
+	*) fail "record-summary: the losses are not said: $line" ;;
+	esac
+	# the same numbers as the close record, as info reads it from the whole trace
+	info=$("$fdr" info rec/fdrtrace.an_lossy.*.fdr |
+		sed -n 's/^closed: *yes, exit: \([0-9]*\) records (\([0-9]*\) dropped).*/\1 records, \2 lost/p')
+	[ -n "$info" ] && case $line in *": $info ("*) true ;; *) false ;; esac ||
+		fail "record-summary: '$line' is not what info says ($info)"
+	rm -rf rec && mkdir rec
+	"$fdr" record -d rec -O exclude=leaf_b -- "$prog" 1 100 >/dev/null 2>rec.err ||
+		{ cat rec.err >&2; fail "record-summary: the program failed"; }
+	# tree() has 127 leaf_b calls a round: 2 records each, none lost
+	grep -q "^fdrtrace record: .*: [0-9]* records, 0 lost, 25400 left out on purpose\$" rec.err ||
+		{ cat rec.err >&2; fail "record-summary: the records left out are not named apart"; }
+	rm -rf rec
+}
+
+record_summary
 waits 1 3000 5
 waits 4 800 1
 

@@ -902,7 +902,8 @@ Test(children, record_lists_both_images_of_a_self_exec_as_its_own)
 	for (char *l = strstr(out, "fdrtrace record: "); l; l = strstr(l + 1, "fdrtrace record: ")) {
 		if (!strstr(l, "/fdrtrace.t.5."))
 			continue;
-		if (strncmp(strchr(l, '\n') - 1, ")", 1) == 0)
+		if (strstr(l, " (a process it started") &&
+		    strstr(l, " (a process it started") < strchr(l, '\n'))
 			started++;
 		else
 			own++;

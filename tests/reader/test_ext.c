@@ -230,6 +230,23 @@ Test(ext, close_and_stack)
 	cr_expect_eq(e.u.close.threads, 5);
 	cr_expect_eq(e.u.close.cycle_frequency, 6);
 	cr_expect_eq(e.u.close.end_realtime_ns, 7);
+	cr_expect_not(e.u.close.has_left_out, "an older writer's close says nothing of it");
+	tb_free(&b);
+
+	/* a writer since 2026-11-26 appends the records left out on purpose */
+	ext_begin(&b, 1, FDRTRACE_EXT_CLOSE);
+	u8(&b, FDRTRACE_CLOSE_EXIT);
+	for (int i = 1; i <= 4; i++)
+		u64(&b, (uint64_t)i);
+	u32(&b, 5);
+	u64(&b, 6);
+	u64(&b, 7);
+	u64(&b, 2);
+	ext_end(&b);
+	cr_assert_eq(decode(&b, &e), 0);
+	cr_expect_eq(e.u.close.end_realtime_ns, 7);
+	cr_expect(e.u.close.has_left_out);
+	cr_expect_eq(e.u.close.records_left_out, 2);
 	tb_free(&b);
 
 	ext_begin(&b, 1, FDRTRACE_EXT_STACK);

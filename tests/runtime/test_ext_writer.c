@@ -221,9 +221,9 @@ Test(ext_writer, exec)
 Test(ext_writer, close)
 {
 	size_t len = fdr_ext_close(buf, sizeof(buf), FDRTRACE_CLOSE_SIGNAL, 1, 2, 3, 4, 5,
-				   2096032123, 0x0102030405060708ull);
+				   2096032123, 0x0102030405060708ull, 9);
 
-	cr_assert_eq(header(len, FDRTRACE_EXT_CLOSE), 1 + 8 * 4 + 4 + 8 + 8);
+	cr_assert_eq(header(len, FDRTRACE_EXT_CLOSE), 1 + 8 * 4 + 4 + 8 + 8 + 8);
 	cr_assert_eq(buf[8], FDRTRACE_CLOSE_SIGNAL);
 	cr_assert_eq(rd(buf + 9, 8), 1);
 	cr_assert_eq(rd(buf + 17, 8), 2);
@@ -232,7 +232,8 @@ Test(ext_writer, close)
 	cr_assert_eq(rd(buf + 41, 4), 5);
 	cr_assert_eq(rd(buf + 45, 8), 2096032123);
 	cr_assert_eq(rd(buf + 53, 8), 0x0102030405060708ull);
-	CHECK_CAPACITY(fdr_ext_close(buf, cap, 1, 2, 3, 4, 5, 6, 7, 8));
+	cr_assert_eq(rd(buf + 61, 8), 9);
+	CHECK_CAPACITY(fdr_ext_close(buf, cap, 1, 2, 3, 4, 5, 6, 7, 8, 9));
 }
 
 Test(ext_writer, stack)

@@ -181,6 +181,8 @@ static void dump_ext(const uint8_t *data, size_t len)
 		       x.u.close.records, x.u.close.records_dropped, x.u.close.buffers,
 		       x.u.close.buffers_dropped, x.u.close.threads, x.u.close.cycle_frequency,
 		       x.u.close.end_realtime_ns);
+		if (x.u.close.has_left_out)
+			printf(" records_left_out=%" PRIu64, x.u.close.records_left_out);
 		break;
 	case FDRTRACE_EXT_STACK: {
 		uint32_t i;

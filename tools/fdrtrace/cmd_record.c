@@ -19,7 +19,9 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -27,6 +29,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <fdrtrace/format.h>
+#include <fdrtrace/reader.h>
 
 #include "analysis.h"
 #include "symbolizer.h"
@@ -305,6 +310,139 @@ static pid_t rec_trace_pid(const char *name, const struct rec_names *before,
 	return (pid_t)last;
 }
 
+/*
+ * The close marker is the runtime's last write, in the file's last buffer
+ * (docs/format.md): read from the tail, never the whole trace (gigabytes).
+ * The tail's buffers are found from the end: in version 1 at the fixed
+ * buffer size, in version 2 and later each starts with a BufferExtents
+ * whose size reaches the next; candidates are tried from the last one.
+ */
+#define REC_TAIL_MAX (1u << 20)
+
+/* The close record in the @len bytes of @buf, a whole buffer at file offset @off. */
+static bool rec_close_in(const struct fdrtrace_file_header *hdr, const uint8_t *buf, size_t len,
+			 uint64_t off, struct fdrtrace_ext *close)
+{
+	struct fdrtrace_reader *rd = fdrtrace_reader_open(FDRTRACE_FD_NONE);
+	struct fdrtrace_event ev;
+	bool found = false, fed = false;
+
+	if (!rd)
+		return false;
+	fdrtrace_reader_feed(rd, hdr, sizeof(*hdr));
+	if (fdrtrace_reader_read(rd, &ev) != 0 || fdrtrace_reader_set_offset(rd, off)) {
+		fdrtrace_reader_close(rd);
+		return false;
+	}
+	fdrtrace_reader_feed(rd, buf, len);
+	for (;;) {
+		struct fdrtrace_ext x;
+
+		if (fdrtrace_reader_read(rd, &ev) == 0) {
+			if (ev.type == FDRTRACE_EV_CUSTOM_EVENT &&
+			    fdrtrace_ext_decode(ev.u.event.data, ev.u.event.size, &x) == 0 &&
+			    x.kind == FDRTRACE_EXT_CLOSE) {
+				*close = x;
+				found = true;
+			}
+			continue;
+		}
+		if (ev.state != FDRTRACE_REQUIRE_DATA || fed)
+			break;
+		fdrtrace_reader_feed(rd, NULL, 0);	/* the end */
+		fed = true;
+	}
+	fdrtrace_reader_close(rd);
+	return found;
+}
+
+/*
+ * Read the close record of the trace at @path into @out. Opened without
+ * following a link or blocking (a FIFO named like a trace), regular files
+ * only. Return: true when it has one.
+ */
+static bool rec_read_close(const char *path, struct fdrtrace_ext *out)
+{
+	struct fdrtrace_file_header hdr;
+	uint8_t *tail = NULL;
+	bool found = false;
+	struct stat st;
+	size_t len;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= sizeof(hdr) ||
+	    pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
+		goto out;
+	len = (uint64_t)st.st_size - sizeof(hdr) < REC_TAIL_MAX ?
+		      (size_t)((uint64_t)st.st_size - sizeof(hdr)) : REC_TAIL_MAX;
+	tail = malloc(len);
+	if (!tail || pread(fd, tail, len, st.st_size - (off_t)len) != (ssize_t)len)
+		goto out;
+	if (hdr.version == 1) {
+		uint64_t body = (uint64_t)st.st_size - sizeof(hdr), bs = hdr.buffer_size;
+
+		if (bs && bs <= len && body % bs == 0)
+			found = rec_close_in(&hdr, tail + len - bs, (size_t)bs,
+					     (uint64_t)st.st_size - bs, out);
+		goto out;
+	}
+	for (size_t o = len - FDRTRACE_METADATA_RECORD_SIZE + 1; o-- > 0 && !found;) {
+		uint64_t size;
+
+		if (tail[o] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS))
+			continue;
+		memcpy(&size, tail + o + 1, sizeof(size));
+		if (size == len - o - FDRTRACE_METADATA_RECORD_SIZE)
+			found = rec_close_in(&hdr, tail + o, len - o,
+					     (uint64_t)st.st_size - (len - o), out);
+	}
+out:
+	free(tail);
+	close(fd);
+	return found;
+}
+
+/*
+ * What the trace's close record says, after its path: how many records,
+ * how many lost (those left out on purpose named apart), or that it has
+ * no close. Said here because the runtime's own exit line goes to the
+ * program's standard error, which the program may have closed (xz does)
+ * or sent to /dev/null (a daemon).
+ */
+static void rec_print_summary(const char *path)
+{
+	struct fdrtrace_ext c;
+	uint64_t lost;
+
+	if (!rec_read_close(path, &c)) {
+		fputs(": no close marker: the trace may be incomplete (fdrtrace info says more)",
+		      stderr);
+		return;
+	}
+	if (!c.u.close.has_left_out) {
+		fprintf(stderr, ": %" PRIu64 " records, %" PRIu64 " dropped", c.u.close.records,
+			c.u.close.records_dropped);
+	} else {
+		lost = c.u.close.records_dropped - (c.u.close.records_left_out <
+							    c.u.close.records_dropped ?
+						    c.u.close.records_left_out :
+						    c.u.close.records_dropped);
+		fprintf(stderr, ": %" PRIu64 " records, %" PRIu64 " lost", c.u.close.records, lost);
+		if (c.u.close.records_left_out)
+			fprintf(stderr, ", %" PRIu64 " left out on purpose",
+				c.u.close.records_left_out);
+	}
+	if (c.u.close.how == FDRTRACE_CLOSE_SIGNAL)
+		fputs(", closed at a fatal signal", stderr);
+	else if (c.u.close.how == FDRTRACE_CLOSE_STOPPED)
+		fputs(", recording stopped on an error", stderr);
+	if (c.u.close.records_dropped > (c.u.close.has_left_out ? c.u.close.records_left_out : 0))
+		fputs(" (fdrtrace info says why; the lost ones' places are marked in the trace)",
+		      stderr);
+}
+
 /* Does process @pid still exist (its trace then not closed yet)? */
 static bool rec_running(pid_t pid)
 {
@@ -338,11 +476,19 @@ static int rec_print_traces(const char *base, pid_t pid, const struct rec_names 
 
 			if (mine != (pass == 0) || rec_had(before, name))
 				continue;
-			if (mine || others < REC_SHOW_OTHERS)
-				fprintf(stderr, "fdrtrace record: %s/%s%s%s\n", dir, name,
-					mine ? "" : " (a process it started",
-					mine ? "" : !rec_running(of) ? ")" :
-					", still running: its trace is not closed yet)");
+			if (mine || others < REC_SHOW_OTHERS) {
+				bool running = !mine && rec_running(of);
+				char path[2 * PATH_MAX];
+
+				snprintf(path, sizeof(path), "%s/%s", dir, name);
+				fprintf(stderr, "fdrtrace record: %s%s", path,
+					mine ? "" : running ? " (a process it started, still "
+							      "running: its trace is not closed yet)" :
+							      " (a process it started)");
+				if (!running)
+					rec_print_summary(path);
+				fputc('\n', stderr);
+			}
 			if (mine)
 				own++;
 			else

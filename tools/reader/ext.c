@@ -157,6 +157,10 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 		ext->u.close.threads = cur_u32(c);
 		ext->u.close.cycle_frequency = cur_u64(c);
 		ext->u.close.end_realtime_ns = cur_u64(c);
+		if (c->bad || c->len - c->pos < 8)
+			break;	/* an older writer */
+		ext->u.close.has_left_out = true;
+		ext->u.close.records_left_out = cur_u64(c);
 		break;
 	case FDRTRACE_EXT_STACK:
 		ext->u.stack.tid = cur_u32(c);
