@@ -41,8 +41,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 table() {
 	"$fdr" account -q "$1" | awk '
 		NR == 1 { next }
-		NR == 2 { off = ($0 ~ /spanning/) ? 1 : 0; next }
-		/^\(spanning/ { next }
+		NR == 2 { off = ($0 ~ /spanning/) + ($0 ~ /unwound/); next }
+		/^\((spanning|unwound)/ { next }
 		{
 			gsub(/[\[\],]/, " ")
 			n = split($0, f, " ")

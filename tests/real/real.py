@@ -440,7 +440,7 @@ def fdr_account(env, trace):
     return parse_account_text(out)
 
 
-ACCOUNT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(?:\d+\s+)?\[[^]]*\]\s+(\S+)\s+(\S+)\s+(.*)$")
+ACCOUNT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(?:\d+\s+){0,2}\[[^]]*\]\s+(\S+)\s+(\S+)\s+(.*)$")
 
 
 def seconds(text):
@@ -449,9 +449,10 @@ def seconds(text):
 
 
 def parse_account_text(out):
-    """fdrtrace account's rows: funcid count [spanning] [min, med, 90p, 99p,
-    max] sum self function (the spanning column, calls open across a loss,
-    appears when there are some). Functions with the same name add up."""
+    """fdrtrace account's rows: funcid count [spanning] [unwound] [min, med,
+    90p, 99p, max] sum self function (the spanning column, calls open across
+    a loss, and the unwound one, calls ended by an outer exit, appear when
+    there are some). Functions with the same name add up."""
     res = {}
     for line in out.splitlines():
         m = ACCOUNT_ROW.match(line)

@@ -738,8 +738,11 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 	} else {
 		a->st.clamped++;
 	}
-	if (how == AN_END_UNWOUND)
+	if (how == AN_END_UNWOUND) {
 		a->st.unwound++;
+		if (!f->partial)
+			fn->unwound++;
+	}
 	if (!plain && a->ops && a->ops->exit)
 		a->ops->exit(a, t, f, end, dur, how);
 	if (t == a->cur && t->depth - 1 < a->buf_low)

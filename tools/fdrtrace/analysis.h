@@ -95,6 +95,7 @@
  *	a name of its own made from them compares it
  * @calls, @sum, @self, @min, @max: completed calls and their durations (ticks)
  * @spanning: calls whose lifetime crossed a loss (not in the numbers above)
+ * @unwound: of @calls, those ended by an outer exit (timed to it: an upper bound)
  * @hist: the durations, for percentiles (when struct analysis.want_hist)
  * @uptr: for the command (freed with free() by an_fini() when not NULL)
  */
@@ -111,6 +112,7 @@ struct an_func {
 	struct an_func *same_next, *same_prev;
 	uint64_t calls, sum, self, min, max;
 	uint64_t spanning;
+	uint64_t unwound;
 	struct hist hist;
 	void *uptr;
 };

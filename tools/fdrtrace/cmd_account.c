@@ -197,21 +197,32 @@ int cmd_account(int argc, char **argv)
 			acc_csv_str(r->name);
 			putchar('\n');
 		}
-	} else if (a.st.spanning) {
+	} else {
 		/*
 		 * Calls open across a loss have no duration: counted in their own
 		 * column, never in count, min ... self. A function with no timed
-		 * call shows '-' where a time would be.
+		 * call shows '-' where a time would be. Calls ended by an outer
+		 * exit are timed to it (an upper bound) and counted again in a
+		 * column of their own, so that a number built on them is marked.
 		 */
+		bool span = a.st.spanning != 0, unw = a.st.unwound != 0;
+
 		printf("Functions with latencies: %" PRIu32 "\n", total);
-		printf("%9s %10s %8s [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "funcid",
-		       "count", "spanning", "min", "med", "90p", "99p", "max", "sum", "self",
-		       "function");
+		printf("%9s %10s", "funcid", "count");
+		if (span)
+			printf(" %8s", "spanning");
+		if (unw)
+			printf(" %8s", "unwound");
+		printf(" [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "min", "med", "90p", "99p",
+		       "max", "sum", "self", "function");
 		for (i = 0; i < n; i++) {
 			const struct acc_row *r = &rows[i];
 
-			printf("%9" PRIu64 " %10" PRIu64 " %8" PRIu64, r->v[COL_FUNCID],
-			       r->v[COL_COUNT], r->fn->spanning);
+			printf("%9" PRIu64 " %10" PRIu64, r->v[COL_FUNCID], r->v[COL_COUNT]);
+			if (span)
+				printf(" %8" PRIu64, r->fn->spanning);
+			if (unw)
+				printf(" %8" PRIu64, r->fn->unwound);
 			if (!r->v[COL_COUNT]) {
 				printf(" [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "-", "-", "-",
 				       "-", "-", "-", "-", r->name);
@@ -223,22 +234,15 @@ int cmd_account(int argc, char **argv)
 			       an_seconds(&a, r->v[COL_MAX]), an_seconds(&a, r->v[COL_SUM]),
 			       an_seconds(&a, r->v[COL_SELF]), r->name);
 		}
-		printf("(spanning: calls open where their thread lost records; not timed, "
-		       "not in count, sum or self)\n");
-	} else {
-		printf("Functions with latencies: %" PRIu32 "\n", total);
-		printf("%9s %10s [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "funcid", "count",
-		       "min", "med", "90p", "99p", "max", "sum", "self", "function");
-		for (i = 0; i < n; i++) {
-			const struct acc_row *r = &rows[i];
-
-			printf("%9" PRIu64 " %10" PRIu64 " [%12.9f, %12.9f, %12.9f, %12.9f, %12.9f]"
-			       " %12.9f %12.9f  %s\n", r->v[COL_FUNCID], r->v[COL_COUNT],
-			       an_seconds(&a, r->v[COL_MIN]), an_seconds(&a, r->v[COL_MED]),
-			       an_seconds(&a, r->v[COL_P90]), an_seconds(&a, r->v[COL_P99]),
-			       an_seconds(&a, r->v[COL_MAX]), an_seconds(&a, r->v[COL_SUM]),
-			       an_seconds(&a, r->v[COL_SELF]), r->name);
-		}
+		if (span)
+			printf("(spanning: calls open where their thread lost records; not timed, "
+			       "not in count, sum or self)\n");
+		if (unw)
+			printf("(unwound: of count, calls whose own exit is not in the trace, ended "
+			       "by their caller's: a C++ exception through code built by clang, which "
+			       "records no exit when unwinding, or a longjmp; each is timed to that "
+			       "exit, an upper bound that may be far off, and so are the sum and self "
+			       "times they are in)\n");
 	}
 	free(rows);
 	an_summary(&a, "account");
