@@ -214,6 +214,36 @@ EOF
 		fail "C++: the constructor geo::square::square(double) (shapes.cc:11)"
 	"$fdr" account -q --no-demangle -f csv "$t" | grep -q '"_ZNK3geo6square4areaEv"' ||
 		fail "C++: --no-demangle shows the symbol"
+	# a crash's native stack is named as the calls are: demangled (std::terminate()
+	# from an uncaught exception, the function that threw), or not with --no-demangle
+	cat >boom.cc <<'EOF'
+#include <stdexcept>
+
+namespace geo {
+__attribute__((noinline)) void boom(int i)
+{
+	if (i > 2)
+		throw std::runtime_error("boom");
+}
+}
+
+int main()
+{
+	for (int i = 0; i < 4; i++)
+		geo::boom(i);
+	return 0;
+}
+EOF
+	"$cxx" -O0 -g -finstrument-functions boom.cc -o boom
+	dir=$(mktemp -d "$work/run.XXXX")
+	FDRTRACE_MODE=fdr FDRTRACE_OPTIONS="logfile_base=$dir/t." LD_PRELOAD=$lib ./boom \
+		>/dev/null 2>&1 && fail "C++: the uncaught exception did not abort"
+	t=$(echo "$dir"/t.*)
+	"$fdr" info "$t" >boom.info
+	grep -q ' std::terminate() (libstdc++' boom.info && grep -q ' geo::boom(int) (boom+0x' boom.info ||
+		{ cat boom.info; fail "C++: the crash stack's frames are not demangled"; }
+	"$fdr" replay --no-demangle "$t" | grep -q '_ZN3geo4boomEi (boom+0x' ||
+		fail "C++: replay --no-demangle shows the crash stack's symbols"
 else
 	echo "(no C++ compiler, or a sanitized runtime: skipped)"
 fi

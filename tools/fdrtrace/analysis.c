@@ -124,6 +124,19 @@ static an_demangle_fn an_demangler(void)
 	return fn;
 }
 
+char *an_demangle(const char *raw)
+{
+	an_demangle_fn dm = raw && strncmp(raw, "_Z", 2) == 0 ? an_demangler() : NULL;
+	int status = -1;
+	char *d = dm ? dm(raw, NULL, NULL, &status) : NULL;
+
+	if (d && status != 0) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
 static struct an_module *an_module_find(struct analysis *a, uint32_t id)
 {
 	uint32_t i;
@@ -1066,6 +1079,7 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 		break;
 	case FDRTRACE_EXT_MODULE_MAP:
 		a->ns.no_elf = a->no_elf;
+		a->ns.demangle = a->demangle;
 		a->ns.sym = a->sym;	/* one symbolizer: each file opened once */
 		ns_add_module(&a->ns, &x);
 		if (a->n_mods == a->mods_cap) {

@@ -208,6 +208,12 @@ enum an_end {
 	AN_END_LOST,		/* it returned inside a gap (@end: where the gap began) */
 };
 
+/*
+ * A C++ symbol name demangled (__cxa_demangle, looked up once), malloc()ed;
+ * NULL when @raw is not a mangled name or no demangler is at hand.
+ */
+char *an_demangle(const char *raw);
+
 struct analysis;
 
 /**

@@ -276,6 +276,7 @@ static void info_ext(struct info *in, const uint8_t *data, size_t len)
 		info_config(in, &x);
 		break;
 	case FDRTRACE_EXT_MODULE_MAP:
+		in->ns.demangle = true;	/* as the analyses do by default */
 		ns_add_module(&in->ns, &x);
 		break;
 	case FDRTRACE_EXT_NATIVE_STACK:

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "nstack.h"
 #include "printable.h"
 #include "symbolizer.h"
@@ -105,6 +106,18 @@ static const char *ns_lookup(struct nstack *ns, struct ns_module *m, uint64_t ru
 	if (m->loaded != 1)
 		return NULL;
 	name = sym_name(m->file, sym_file_is_dyn(m->file) ? run - m->load_base : run);
+	if (name && ns->demangle) {
+		char *d = an_demangle(name);
+
+		if (d) {
+			free(ns->name_buf);
+			/* the demangler may cut a multibyte character of a name */
+			ns->name_buf = printable_valid(d) ? d : printable_dup(d, strlen(d));
+			if (ns->name_buf != d)
+				free(d);
+			return ns->name_buf;
+		}
+	}
 	if (!name || printable_valid(name))
 		return name;
 	/* an ELF file's names are any bytes too */

@@ -32,11 +32,13 @@ struct sym_ctx;
 /**
  * struct nstack - the modules of one trace
  * @no_elf: never read files (names stay unknown)
+ * @demangle: C++ names demangled, as the analyses' are
  */
 struct nstack {
 	struct ns_module *mods;
 	uint32_t n, cap;
 	bool no_elf;
+	bool demangle;
 	struct sym_ctx *sym;	/* the caller's (then not freed), else opened on first use */
 	bool own_sym;
 	char *name_buf;		/* the last name ns_resolve() had to make printable */
@@ -44,7 +46,8 @@ struct nstack {
 
 /**
  * struct ns_frame - one frame, named
- * @name: the function symbol (mangled), NULL when unknown; printable
+ * @name: the function symbol (demangled when struct nstack.demangle), NULL
+ *	when unknown; printable
  *	(printable.h), valid until the next ns_resolve()
  * @module: the module's file name (without its directory), NULL when
  *	unknown; printable, valid until ns_fini()
