@@ -1310,12 +1310,51 @@ notrace int fdr_file_write_buffers(struct fdr_buffer *const *bufs, unsigned coun
 	return n ? fw_writev(iov, n) : 0;
 }
 
+/*
+ * The wall time of trace clock value @tsc: the realtime clock now, less
+ * the trace clock's advance since @tsc. A buffer is begun with the clock
+ * value its first record was stamped with, read in the hook, and the
+ * thread may have handed the previous buffer over, woken the flush thread
+ * and been preempted since: the wall time read then was up to 26 ms late
+ * against its buffer's TSC (db_bench), so that info's "last event" came
+ * after "closed at". Capped at a minute: a value from another clock base
+ * is not corrected. Async-signal-safe (the fatal-signal dump begins
+ * buffers too).
+ */
+__extension__ typedef unsigned __int128 fw_u128;
+
+static notrace void fw_walltime_of(uint64_t tsc, struct timespec *ts)
+{
+	unsigned cpu;
+	uint64_t before, now, late_ns;
+
+	/* the two clocks read together: again if preempted between (3 tries) */
+	for (int i = 0; i < 3; i++) {
+		before = fdr_clock_read(&cpu);
+		clock_gettime(CLOCK_REALTIME, ts);
+		now = fdr_clock_read(&cpu);
+		if (now - before < fdr_clock.freq / 50000)	/* 20 us */
+			break;
+	}
+	if (now <= tsc || !fdr_clock.freq)
+		return;
+	late_ns = (uint64_t)((fw_u128)(now - tsc) * 1000000000u / fdr_clock.freq);
+	if (late_ns > 60ull * 1000000000u)
+		return;
+	ts->tv_sec -= (time_t)(late_ns / 1000000000u);
+	ts->tv_nsec -= (long)(late_ns % 1000000000u);
+	if (ts->tv_nsec < 0) {
+		ts->tv_nsec += 1000000000;
+		ts->tv_sec--;
+	}
+}
+
 notrace size_t fdr_preamble(uint8_t *p, int32_t tid, unsigned cpu, uint64_t tsc)
 {
 	uint8_t *start = p;
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	fw_walltime_of(tsc, &ts);
 	if (fdr_cfg.format_version != 1) {
 		struct fdrtrace_md_buffer_extents e;
 
