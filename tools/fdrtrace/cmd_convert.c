@@ -24,6 +24,7 @@
 
 struct cvt {
 	const struct cv_format *fmt;
+	bool xray;
 	struct cv cv;
 	struct sel sel;
 	struct ord ord;
@@ -193,12 +194,16 @@ static int cvt_option(struct cli *cl, int c, const char *arg)
 
 	if (c != 'f')
 		return 0;
+	k->xray = false;
 	if (strcmp(arg, "chrome") == 0)
 		k->fmt = &cv_chrome;
 	else if (strcmp(arg, "perfetto") == 0)
 		k->fmt = &cv_perfetto;
+	else if (strcmp(arg, "xray") == 0)
+		k->xray = true;
 	else
-		return tool_usage_err("convert", "unknown format '%s' (chrome or perfetto)", arg);
+		return tool_usage_err("convert", "unknown format '%s' (chrome, perfetto or xray)",
+				      arg);
 	return 0;
 }
 
@@ -210,20 +215,25 @@ static const struct option cvt_longopts[] = {
 static const struct cli_cmd convert_cli = {
 	.name = "convert",
 	.usage =
-	"Usage: fdrtrace convert [--format chrome|perfetto] [options] FILE [-o OUT]\n"
+	"Usage: fdrtrace convert [--format chrome|perfetto|xray] [options] FILE [-o OUT]\n"
 	"\n"
 	"Convert the trace FILE ('-': standard input) for trace viewers:\n"
 	"  chrome    Chrome Trace Event JSON (Perfetto UI, chrome://tracing,\n"
 	"            speedscope): a complete event per call\n"
 	"  perfetto  Perfetto's protobuf trace (ui.perfetto.dev, trace_processor):\n"
 	"            a track per thread, interned names, about half the size\n"
+	"  xray      one thread's records (--tid, needed when several threads have\n"
+	"            some) as one buffer of an FDR trace that llvm-xray 14 reads\n"
+	"            whole: its account and stack misorder a thread of more than 16\n"
+	"            buffers and stop on a trace of several threads. Name the\n"
+	"            functions with 'fdrtrace extract-map FILE -o MAP'.\n"
 	"Each thread's calls come in start order; application events, native stacks\n"
 	"(a crash) and gaps in the trace are instant events; thread and process\n"
 	"names are included.\n"
 	"Timestamps are the trace's clock. The output is written while the trace is\n"
 	"read: memory stays bounded. The selectors keep the calls replay would show.\n",
 	.options =
-	"  -f, --format FMT      chrome (the default) or perfetto\n",
+	"  -f, --format FMT      chrome (the default), perfetto or xray\n",
 	.epilog =
 	"Calls still open at the end of the trace (a crash, _exit) have a begin and\n"
 	"no end; the summary on stderr says how many there were. A call open over\n"
@@ -251,6 +261,12 @@ int cmd_convert(int argc, char **argv)
 		return status;
 	if (tool_output_open(&output, cl.output))
 		return EXIT_FAIL;
+	if (c.xray) {
+		status = cv_xray(cl.files[0], &cl.sel, cl.quiet);
+		if (tool_output_close(&output, status == EXIT_OK) && status == EXIT_OK)
+			status = EXIT_FAIL;
+		return status;
+	}
 	memset(&a, 0, sizeof(a));
 	cli_apply(&cl, &a);
 	a.ctx = &c;

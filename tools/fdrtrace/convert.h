@@ -71,6 +71,13 @@ struct cv_format {
 extern const struct cv_format cv_chrome;
 extern const struct cv_format cv_perfetto;
 
+/*
+ * --format xray (convert_xray.c): one thread's records of the trace at
+ * @path, as one buffer, on standard output. Return: an exit status.
+ */
+struct sel_opts;
+int cv_xray(const char *path, const struct sel_opts *sel, bool quiet);
+
 /**
  * cv_flush - hand the buffer over to be written to stdout (ow_drain() on
  * @cv->w waits until it is)
