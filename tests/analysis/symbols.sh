@@ -214,6 +214,31 @@ EOF
 		fail "C++: the constructor geo::square::square(double) (shapes.cc:11)"
 	"$fdr" account -q --no-demangle -f csv "$t" | grep -q '"_ZNK3geo6square4areaEv"' ||
 		fail "C++: --no-demangle shows the symbol"
+	# a destructor's variants (deleting D0, base D2) demangle alike and sit
+	# on one line: the module offset tells them apart
+	cat >dtor.cc <<'EOF'
+struct base {
+	virtual ~base() {}
+};
+struct derived : base {
+	~derived() override {}
+};
+
+int main()
+{
+	base *b = new derived;
+	delete b;
+	derived d;
+	return 0;
+}
+EOF
+	"$cxx" -O0 -g -finstrument-functions dtor.cc -o dtor
+	t=$(trace_of ./dtor)
+	"$fdr" account -q "$t" >dtor.account
+	n=$(grep -c ' derived::~derived() (dtor.cc:5, dtor+0x[0-9a-f]*)$' dtor.account || true)
+	m=$(grep ' derived::~derived() ' dtor.account | sed 's/.*(//' | sort -u | wc -l)
+	[ "$n" = 2 ] && [ "$m" = 2 ] ||
+		{ cat dtor.account; fail "C++: a destructor's two variants are not told apart"; }
 	# a crash's native stack is named as the calls are: demangled (std::terminate()
 	# from an uncaught exception, the function that threw), or not with --no-demangle
 	cat >boom.cc <<'EOF'

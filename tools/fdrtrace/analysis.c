@@ -354,6 +354,37 @@ static const char *an_basename(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/*
+ * Does a namesake of @f in the trace come from the same file and line:
+ * copies of one inline function (gcc gives each translation unit's its
+ * own id), or a C++ constructor's or destructor's variants (D0 and D2
+ * demangle alike)? Then the place alone does not tell them apart. Past
+ * AN_PLACE_WALK namesakes, assumed so.
+ */
+#define AN_PLACE_WALK 64
+
+static bool an_same_place(struct analysis *a, const struct an_func *f, const char *src,
+			  unsigned line)
+{
+	unsigned walked = 0;
+
+	for (int next = 0; next < 2; next++)
+		for (const struct an_func *g = next ? f->same_next : f->same_prev; g;
+		     g = next ? g->same_next : g->same_prev) {
+			const char *gs;
+			struct sym_file *gf;
+			uint64_t ga = 0;
+			unsigned gl;
+
+			if (++walked > AN_PLACE_WALK)
+				return true;
+			gf = an_func_origin(a, g, &ga);
+			if (gf && !sym_location(gf, ga, &gs, &gl) && gl == line && !strcmp(gs, src))
+				return true;
+		}
+	return false;
+}
+
 const char *an_func_name(struct analysis *a, struct an_func *f)
 {
 	struct sym_file *file;
@@ -377,9 +408,17 @@ const char *an_func_name(struct analysis *a, struct an_func *f)
 		f->display = f->base;
 		return f->display;
 	}
-	if (file && !sym_location(file, addr, &src, &line))
-		n = asprintf(&d, "%s (%s:%u)", base, an_basename(src), line);
-	else if (!collide)
+	if (file && !sym_location(file, addr, &src, &line)) {
+		char *place = NULL;
+
+		/* @src may live only until the next look-up: keep it */
+		if (collide && (place = strdup(src)) && an_same_place(a, f, place, line))
+			n = asprintf(&d, "%s (%s:%u, %s+0x%" PRIx64 ")", base, an_basename(place),
+				     line, an_basename(sym_file_path(file)), addr);
+		else
+			n = asprintf(&d, "%s (%s:%u)", base, an_basename(place ? place : src), line);
+		free(place);
+	} else if (!collide)
 		n = asprintf(&d, "%s", base);	/* --locations, and nothing is known */
 	else if (file)
 		n = asprintf(&d, "%s (%s+0x%" PRIx64 ")", base, an_basename(sym_file_path(file)),
