@@ -87,7 +87,7 @@ check() {	# check SUBDIR FDRTRACE_OPTIONS
 	grep -q '^	f[0-9]* \[label="main' graph.dot || fail "no main in the graph"
 	id_main=$(sed -n 's/^	f\([0-9]*\) \[label="main\\n.*/\1/p' graph.dot)
 	id_worker=$(sed -n 's/^	f\([0-9]*\) \[label="worker\\n.*/\1/p' graph.dot)
-	grep -q "^	f$id_main -> f$id_worker \[label=\"1 calls" graph.dot || fail "no edge main -> worker"
+	grep -q "^	f$id_main -> f$id_worker \[label=\"1 call\\\\n" graph.dot || fail "no edge main -> worker"
 }
 
 check v5 ''

@@ -127,15 +127,15 @@ int cmd_graph(int argc, char **argv)
 			continue;
 		printf("\tf%" PRIu32 " [label=\"", f->id);
 		gr_name(an_func_name(&a, f));
-		printf("\\n%" PRIu64 " calls, self ", f->calls);
+		printf("\\n%" PRIu64 " call%s, self ", f->calls, f->calls == 1 ? "" : "s");
 		gr_time(&a, f->self);
 		puts("\"];");
 	}
 	for (i = 0; i < m; i++) {
 		if (!e[i].from)
 			continue;
-		printf("\tf%" PRIu32 " -> f%" PRIu32 " [label=\"%" PRIu64 " calls\\n", e[i].from,
-		       e[i].to, e[i].calls);
+		printf("\tf%" PRIu32 " -> f%" PRIu32 " [label=\"%" PRIu64 " call%s\\n", e[i].from,
+		       e[i].to, e[i].calls, e[i].calls == 1 ? "" : "s");
 		gr_time(&a, e[i].ticks);
 		puts("\"];");
 	}
