@@ -662,6 +662,17 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 			fdr_trigger_call(id, action, tsc, false, candidate);
 		goto out;
 	}
+	/*
+	 * An entry is stamped after the work done here for it (the thread's
+	 * registration, the id's look-up, a buffer claimed): that is the
+	 * tracer's time, not the function's. Read at the hook's start, the
+	 * first call of main carried 20-200 us of it in its self time on this
+	 * VM (a helper's C++ traces). An exit keeps the stamp taken as the
+	 * hook began, before any such work. The clock only moves forward on
+	 * one CPU; on another the CPU record below says so.
+	 */
+	if (action == FDRTRACE_FN_ENTRY || action == FDRTRACE_FN_ENTRY_ARGS)
+		tsc = fdr_clock_read(&cpu);
 	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
 	if (action == FDRTRACE_FN_EXIT && fdr_min_ticks && wr_erase_short(t, pos, id, tsc, cpu)) {
 		if (missed)
