@@ -46,15 +46,9 @@ static void assert_cut_trace_names_everything(const struct tc_trace *t, const ch
 static void run_tool(const char *sub, const char *path, char *out, size_t cap)
 {
 	char cmd[1200];
-	size_t n;
-	FILE *p;
 
 	snprintf(cmd, sizeof(cmd), "%s %s '%s' 2>/dev/null", FDRTRACE_TOOL, sub, path);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, cap - 1, p);
-	out[n] = '\0';
-	cr_assert_eq(pclose(p), 0, "%s", cmd);
+	cr_assert_eq(tc_output(cmd, out, cap), 0, "%s", cmd);
 }
 
 /* `fdrtrace account` names every function of @path (no "#id@address"). */
@@ -882,8 +876,6 @@ Test(children, a_process_that_becomes_nobody_keeps_its_trace)
 Test(children, record_lists_both_images_of_a_self_exec_as_its_own)
 {
 	char dir[] = "/tmp/fdrtrace-it-XXXXXX", prog[64], cmd[1600], out[8192];
-	size_t n;
-	FILE *p;
 	int own = 0, started = 0;
 
 	if (IT_SANITIZED)
@@ -894,11 +886,7 @@ Test(children, record_lists_both_images_of_a_self_exec_as_its_own)
 	cr_assert_eq(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "%s record -d %s -- %s exec %s 2>&1", FDRTRACE_TOOL, dir, prog,
 		 prog);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	cr_expect_eq(pclose(p), 0, "%s", out);
+	cr_expect_eq(tc_output(cmd, out, sizeof(out)), 0, "%s", out);
 	for (char *l = strstr(out, "fdrtrace record: "); l; l = strstr(l + 1, "fdrtrace record: ")) {
 		if (!strstr(l, "/fdrtrace.t.5."))
 			continue;
@@ -943,19 +931,13 @@ Test(children, record_marks_the_trace_of_a_process_still_running)
 {
 	char dir[] = "/tmp/fdrtrace-it-XXXXXX", cmd[1400], out[8192], path[600];
 	bool closed = false;
-	size_t n;
-	FILE *p;
 
 	if (IT_SANITIZED)
 		cr_skip_test("a sanitized libfdrtrace cannot be preloaded");
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd), "%s record -d %s -- /bin/sh -c '%s nap 1500 & sleep 0.5' 2>&1",
 		 FDRTRACE_TOOL, dir, TARGET);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	cr_expect_eq(pclose(p), 0, "%s", out);
+	cr_expect_eq(tc_output(cmd, out, sizeof(out)), 0, "%s", out);
 	cr_expect(strstr(out, ".fdr (a process it started, still running: its trace is not "
 				 "closed yet)\n"), "%s", out);
 	/* the process goes on to close its trace: wait for it (at most 20 s) */
@@ -985,8 +967,6 @@ Test(children, a_process_that_chroots_keeps_its_function_names)
 	char paths[1][512], cmd[700], out[8192];
 	struct tc_run r;
 	struct tc_trace t;
-	FILE *p;
-	size_t n;
 
 	if (geteuid() != 0)
 		cr_skip_test("needs root to chroot");
@@ -1002,11 +982,7 @@ Test(children, a_process_that_chroots_keeps_its_function_names)
 	cr_assert_eq(tc_find_traces(&r, paths, 1), 1);
 	snprintf(cmd, sizeof(cmd), "%s dump '%s' 2>&1 | grep -c 'module_unmap'", FDRTRACE_TOOL,
 		 paths[0]);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	pclose(p);
+	tc_output(cmd, out, sizeof(out));
 	cr_expect_str_eq(out, "0\n", "module_unmap records in the trace: %s", out);
 	tc_done(&r);
 }

@@ -387,8 +387,6 @@ static void assert_pool_grew_losslessly(const char *options, long threads, uint6
 	const char *env[] = { MODE_ON, opt, NULL };
 	struct tc_run r;
 	struct tc_trace t;
-	size_t n;
-	FILE *p;
 
 	snprintf(nthreads, sizeof(nthreads), "%ld", threads);
 	snprintf(opt, sizeof(opt), "FDRTRACE_OPTIONS=%s", options);
@@ -407,11 +405,7 @@ static void assert_pool_grew_losslessly(const char *options, long threads, uint6
 		     options);
 	tc_find_traces(&r, paths, 2);
 	snprintf(cmd, sizeof(cmd), "%s info '%s' 2>&1", FDRTRACE_TOOL, paths[0]);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	pclose(p);
+	tc_output(cmd, out, sizeof(out));
 	cr_expect(strstr(out, "grew"), "fdrtrace info does not say the pool grew:\n%s", out);
 	tc_free(&t);
 	tc_done(&r);
@@ -613,8 +607,6 @@ Test(process, a_fork_child_ending_with_exit_writes_each_threads_buffers_in_time_
 	struct tc_run r;
 	struct tc_trace parent, child;
 	char child_path[512], cmd[1400], out[4096];
-	size_t n;
-	FILE *p;
 
 	if (IT_SANITIZED)
 		cr_skip_test("GCC 12's ASan allocator may stay locked in a fork child that starts a thread");
@@ -628,11 +620,7 @@ Test(process, a_fork_child_ending_with_exit_writes_each_threads_buffers_in_time_
 		 "t=s[2]*1000000+u[2]; if (tid in last && t < last[tid]) print \"tid \" tid; "
 		 "last[tid]=t; n++} END {print n \" buffers\"}'",
 		 FDRTRACE_TOOL, child_path);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	pclose(p);
+	tc_output(cmd, out, sizeof(out));
 	cr_expect(!strstr(out, "tid "), "buffers back in time, for: %s", out);
 	cr_expect(strstr(out, " buffers") && atoi(out) >= 2, "%s", out);
 	tc_free(&parent);

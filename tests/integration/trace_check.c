@@ -441,6 +441,20 @@ uint64_t tc_exits(const struct tc_trace *t, const char *name)
 	return id ? t->exit_count[id] : 0;
 }
 
+int tc_output(const char *cmd, char *out, size_t cap)
+{
+	FILE *p = popen(cmd, "r");
+	size_t len = 0, n;
+
+	out[0] = '\0';
+	if (!p)
+		return -1;
+	while (len < cap - 1 && (n = fread(out + len, 1, cap - 1 - len, p)) > 0)
+		len += n;
+	out[len] = '\0';
+	return pclose(p);
+}
+
 int tc_lines(const char *s)
 {
 	int n = 0;

@@ -110,5 +110,11 @@ uint64_t tc_exits(const struct tc_trace *t, const char *name);
 void tc_done(struct tc_run *r);
 /* Lines in @s */
 int tc_lines(const char *s);
+/*
+ * Run the shell command @cmd; its standard output (the first @cap - 1
+ * bytes) into @out, NUL-terminated. Return: pclose()'s status, -1 when
+ * it could not be started.
+ */
+int tc_output(const char *cmd, char *out, size_t cap);
 
 #endif

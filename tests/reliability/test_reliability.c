@@ -1197,16 +1197,10 @@ static void cxx_case(const char *path, const char *compiler, int *fails, char *f
 		{
 			char cmd[1200], out[16384];
 			bool marked;
-			FILE *p;
-			size_t n;
 
 			snprintf(cmd, sizeof(cmd), "'%s' account -q '%s' 2>&1", FDRTRACE_TOOL,
 				 paths[0]);
-			p = popen(cmd, "r");
-			cr_assert_not_null(p);
-			n = fread(out, 1, sizeof(out) - 1, p);
-			out[n] = '\0';
-			pclose(p);
+			tc_output(cmd, out, sizeof(out));
 			marked = strstr(out, " unwound [") && strstr(out, "(unwound: of count,") &&
 				 strstr(out, "an upper bound");
 			if (!strcmp(compiler, "g++"))
