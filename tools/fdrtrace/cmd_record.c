@@ -388,7 +388,9 @@ static bool rec_read_close(const char *path, struct fdrtrace_ext *out)
 					     (uint64_t)st.st_size - bs, out);
 		goto out;
 	}
-	for (size_t o = len - FDRTRACE_METADATA_RECORD_SIZE + 1; o-- > 0 && !found;) {
+	for (size_t o = len < FDRTRACE_METADATA_RECORD_SIZE ? 0 :
+			len - FDRTRACE_METADATA_RECORD_SIZE + 1;
+	     o-- > 0 && !found;) {
 		uint64_t size;
 
 		if (tail[o] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS))
