@@ -56,6 +56,28 @@ check() {	# check SUBDIR FDRTRACE_OPTIONS
 	tail -n +2 acc.csv | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >counts
 	diff -u <(echo "$expected") counts
 
+	echo "--- account with selectors"
+	# both threads run worker() on the same expressions: half of every count,
+	# worker once each; main on one of them
+	mains=0
+	for tid in $("$fdr" info "$trace" | sed -n 's/^threads: *[0-9]*: //p' |
+		     sed 's/([^)]*)//g' | tr -d ,); do
+		"$fdr" account -q -f csv --tid "$tid" "$trace" | tail -n +2 |
+			awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >"tid$tid"
+		grep -q '^main 1$' "tid$tid" && mains=$((mains + 1))
+		diff -u <(echo "$expected" | awk '$1 != "main" { print $1, ($1 == "worker") ? 1 : $2 / 2 }') \
+			<(grep -v '^main ' "tid$tid") || fail "account --tid $tid"
+	done
+	[ "$mains" -eq 1 ] || fail "account --tid: main on $mains threads"
+	# -F: the calls inside evaluate (itself included); -r is still the sort order
+	"$fdr" account -q -f csv -F evaluate -s func -r asc "$trace" | tail -n +2 |
+		awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' >filtered
+	diff -u <(echo "$expected" | grep -v -e '^main ' -e '^worker ') filtered ||
+		fail "account -F evaluate"
+	# a time range: no call begins after the end of the run
+	"$fdr" account -q -f csv --time-range 0~ "$trace" | cmp - acc.csv ||
+		fail "account --time-range 0~ is not the whole trace"
+
 	echo "--- the fast path and the reader agree"
 	FDRTRACE_ANALYSIS_READER=1 "$fdr" account -f csv "$trace" >acc-reader.csv
 	cmp acc.csv acc-reader.csv || fail "account differs with FDRTRACE_ANALYSIS_READER=1"

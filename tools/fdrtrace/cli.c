@@ -88,9 +88,19 @@ static int cli_help(const struct cli_cmd *cmd)
 	fputs("\nOptions:\n", stdout);
 	if (cmd->options)
 		fputs(cmd->options, stdout);
-	for (i = 0; i < CLI_N_COMMON; i++)
-		if (cli_table[i].group & groups)
-			fputs(cli_table[i].help, stdout);
+	for (i = 0; i < CLI_N_COMMON; i++) {
+		const struct cli_opt *c = &cli_table[i];
+
+		if (!(c->group & groups))
+			continue;
+		if (c->val < 256 && strchr(cmd->optstring, c->val)) {
+			/* long-only here: "  -r, --x" becomes "      --x" */
+			fputs("      ", stdout);
+			fputs(c->help + 6, stdout);
+		} else {
+			fputs(c->help, stdout);
+		}
+	}
 	if (cmd->epilog) {
 		putchar('\n');
 		fputs(cmd->epilog, stdout);
@@ -153,6 +163,8 @@ static int cli_common(struct cli *cl, int c, const char *arg)
 	char *end;
 	long v;
 
+	if (c >= CLI_OPT_SHADOW && c < CLI_OPT_SHADOW + 256)
+		c -= CLI_OPT_SHADOW;	/* a common option long-only here */
 	switch (c) {
 	case 'F':
 		if (o->n_only == SEL_MAX_PATTERNS)
@@ -216,7 +228,9 @@ static int cli_common(struct cli *cl, int c, const char *arg)
 
 /*
  * Build the combined getopt tables. The command's own options come first;
- * a common option that collides with one of them is a programming error.
+ * a common option whose short letter the command has is long-only there
+ * (CLI_OPT_SHADOW); one whose long name or value collides is a programming
+ * error.
  */
 static int cli_tables(const struct cli_cmd *cmd, char *optstring, struct option *longopts)
 {
@@ -238,17 +252,19 @@ static int cli_tables(const struct cli_cmd *cmd, char *optstring, struct option 
 
 		if (!(c->group & groups))
 			continue;
+		int val = c->val;
+
+		if (val < 256 && memchr(cmd->optstring, val, strlen(cmd->optstring)))
+			val += CLI_OPT_SHADOW;
 		for (k = 0; k < n; k++)
-			if (strcmp(longopts[k].name, c->name) == 0 || longopts[k].val == c->val)
+			if (strcmp(longopts[k].name, c->name) == 0 || longopts[k].val == val)
 				return -EEXIST;
-		if (c->val < 256) {
-			if (memchr(cmd->optstring, c->val, strlen(cmd->optstring)))
-				return -EEXIST;
-			optstring[len++] = (char)c->val;
+		if (val < 256) {
+			optstring[len++] = (char)val;
 			if (c->has_arg == required_argument)
 				optstring[len++] = ':';
 		}
-		longopts[n++] = (struct option){ c->name, c->has_arg, NULL, c->val };
+		longopts[n++] = (struct option){ c->name, c->has_arg, NULL, val };
 	}
 	optstring[len] = '\0';
 	memset(&longopts[n], 0, sizeof(longopts[n]));

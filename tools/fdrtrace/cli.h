@@ -49,6 +49,11 @@ enum {
 	CLI_OPT_DEBUG_DIR,
 	CLI_OPT_INSTR_MAP,
 	CLI_OPT_CMD = 512,	/* a command's own long-only options start here */
+	/*
+	 * A common option whose short letter the command uses for one of its
+	 * own (account's -r) is long-only there: CLI_OPT_SHADOW + the letter.
+	 */
+	CLI_OPT_SHADOW = 768,
 };
 
 /* --debug-dir may be given this many times. */

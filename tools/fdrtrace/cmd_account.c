@@ -5,7 +5,11 @@
  * One streaming pass through the analysis core; per function it keeps the
  * count, exact min/max/sum/self and a log-linear histogram for the median
  * and the 90th and 99th percentiles (at most 0.79% off, see histogram.h).
- * The CSV has llvm-xray account's columns, in its order.
+ * The CSV has llvm-xray account's columns, in its order. With replay's
+ * selectors (-F, -N, -D, -t, --tid, --time-range: -r is the sort order
+ * here, as in llvm-xray), the same numbers over the shown calls only,
+ * kept per function by the command (a call's self time then leaves out
+ * its shown callees, the hidden ones' time being its own, as replay has it).
  *
  * Contract: single-threaded.
  */
@@ -15,6 +19,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "select.h"
 #include "util.h"
 
 enum acc_col { COL_FUNCID, COL_COUNT, COL_MIN, COL_MED, COL_P90, COL_P99, COL_MAX, COL_SUM,
@@ -28,6 +33,88 @@ struct acc_row {
 	struct an_func *fn;
 	const char *name;
 	uint64_t v[COL_FUNC];	/* funcid, count, then ticks */
+	uint64_t spanning, unwound;
+};
+
+/* With selectors: a function's shown calls (fn->uptr: its index in struct acc_sel.v). */
+struct acc_fn {
+	uint64_t calls, sum, self, min, max, spanning, unwound;
+	struct hist hist;
+};
+
+struct acc_sel {
+	struct sel sel;
+	struct acc_fn *v;
+	uint32_t n, cap;
+	bool oom;
+};
+
+/* The numbers of @fn's shown calls; NULL when out of memory. */
+static struct acc_fn *acc_fn_of(struct acc_sel *s, struct an_func *fn)
+{
+	uint32_t *i = fn->uptr;
+
+	if (!i) {
+		if (s->n == s->cap) {
+			uint32_t cap = s->cap ? s->cap * 2 : 256;
+			struct acc_fn *v = realloc(s->v, cap * sizeof(*v));
+
+			if (!v)
+				goto oom;
+			s->v = v;
+			s->cap = cap;
+		}
+		i = malloc(sizeof(*i));
+		if (!i)
+			goto oom;
+		*i = s->n++;
+		memset(&s->v[*i], 0, sizeof(s->v[*i]));
+		fn->uptr = i;	/* freed by an_fini() */
+	}
+	return &s->v[*i];
+oom:
+	s->oom = true;
+	return NULL;
+}
+
+static void acc_enter(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+{
+	struct acc_sel *s = a->ctx;
+
+	(void)f;
+	sel_enter(&s->sel, a, t);
+}
+
+static void acc_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
+		     uint64_t end, uint64_t dur, enum an_end how)
+{
+	struct acc_sel *s = a->ctx;
+	struct sel_frame *fr = sel_frame(&s->sel, t, t->depth);
+	bool shown = sel_exit(&s->sel, a, t, dur);
+	struct acc_fn *d;
+
+	(void)end;
+	if (!shown || !fr || (f->partial && !f->lost) || !(d = acc_fn_of(s, f->fn)))
+		return;
+	if (f->lost) {
+		d->spanning++;	/* no duration: not in the numbers */
+		return;
+	}
+	d->unwound += how == AN_END_UNWOUND;
+	if (!d->calls || dur < d->min)
+		d->min = dur;
+	if (dur > d->max)
+		d->max = dur;
+	d->calls++;
+	d->sum += dur;
+	d->self += dur > fr->shown_children ? dur - fr->shown_children : 0;
+	if (hist_add(&d->hist, dur))
+		s->oom = true;
+}
+
+static const struct an_ops acc_ops = {
+	.enter = acc_enter,
+	.exit = acc_exit,
 };
 
 static enum acc_col acc_sort_col;
@@ -114,7 +201,9 @@ static const struct cli_cmd account_cli = {
 	"0.79% relative error; min, max, sum and self are exact. Recursive calls\n"
 	"count each level (as llvm-xray account does). The application's custom and\n"
 	"typed events are not in the table: a line on stderr counts them (see\n"
-	"replay, convert).\n",
+	"replay, convert). replay's selectors keep the calls replay would show\n"
+	"(--time-range here: -r is the sort order, as in llvm-xray account); a\n"
+	"call's self time then leaves out only its shown callees.\n",
 	.options =
 	"  -s, --sort COL        sort by funcid, count, min, med, 90p, 99p, max, sum,\n"
 	"                        self or func (default: sum)\n"
@@ -125,15 +214,38 @@ static const struct cli_cmd account_cli = {
 	.epilog = "Exit status: 0, 1 when the trace cannot be read, 2 on usage errors.\n",
 	.optstring = "s:r:p:f:",
 	.longopts = acc_longopts,
-	.groups = CLI_QUIET,
+	.groups = CLI_QUIET | CLI_SELECT,
 	.min_files = 1,
 	.max_files = 1,
 	.option = acc_option,
 };
 
+/* A row of the table from a function's numbers (@d: its shown calls, NULL: all its calls). */
+static void acc_fill(struct acc_row *r, struct analysis *a, struct an_func *f,
+		     const struct acc_fn *d)
+{
+	const struct hist *h = d ? &d->hist : &f->hist;
+
+	r->fn = f;
+	r->name = an_func_name(a, f);
+	r->v[COL_FUNCID] = f->id;
+	r->v[COL_COUNT] = d ? d->calls : f->calls;
+	r->v[COL_MIN] = d ? d->min : f->min;
+	r->v[COL_MED] = hist_rank(h, 1, 2);
+	r->v[COL_P90] = hist_rank(h, 9, 10);
+	r->v[COL_P99] = hist_rank(h, 99, 100);
+	r->v[COL_MAX] = d ? d->max : f->max;
+	r->v[COL_SUM] = d ? d->sum : f->sum;
+	r->v[COL_SELF] = d ? d->self : f->self;
+	r->spanning = d ? d->spanning : f->spanning;
+	r->unwound = d ? d->unwound : f->unwound;
+}
+
 int cmd_account(int argc, char **argv)
 {
 	struct acc_opts o = { .top = -1 };
+	struct acc_sel s = { 0 };
+	bool span = false, unw = false;
 	struct analysis a;
 	struct acc_row *rows;
 	struct cli cl;
@@ -145,13 +257,27 @@ int cmd_account(int argc, char **argv)
 		return status;
 	memset(&a, 0, sizeof(a));
 	cli_apply(&cl, &a);
-	a.want_hist = true;
+	sel_init(&s.sel, &cl.sel);
+	if (s.sel.plain) {
+		a.want_hist = true;	/* the core keeps every call's numbers */
+	} else {
+		a.ops = &acc_ops;
+		a.ctx = &s;
+	}
 	acc_ascending = o.order ? strcmp(o.order, "asc") == 0 :
 			acc_sort_col == COL_FUNCID || acc_sort_col == COL_FUNC;
 
 	if (an_run(&a, cl.files[0])) {
+		for (i = 0; i < s.n; i++)
+			hist_free(&s.v[i].hist);
+		free(s.v);
+		sel_fini(&s.sel);
 		an_fini(&a);
 		return EXIT_FAIL;
+	}
+	if (s.oom || s.sel.oom) {
+		tool_err("out of memory: some calls are missing from the table");
+		status = EXIT_FAIL;
 	}
 	rows = calloc(a.n_fns ? a.n_fns : 1, sizeof(*rows));
 	if (!rows) {
@@ -161,21 +287,19 @@ int cmd_account(int argc, char **argv)
 	}
 	for (i = 0; i < a.n_fns; i++) {
 		struct an_func *f = a.fns[i];
+		const struct acc_fn *d = NULL;
 		struct acc_row *r = &rows[n];
 
-		if (!f->calls && (!f->spanning || o.csv))
+		if (!s.sel.plain) {
+			if (!f->uptr)
+				continue;	/* no shown call */
+			d = &s.v[*(const uint32_t *)f->uptr];
+		}
+		acc_fill(r, &a, f, d);
+		if (!r->v[COL_COUNT] && (!r->spanning || o.csv))
 			continue;	/* CSV keeps llvm-xray's rows: timed calls only */
-		r->fn = f;
-		r->name = an_func_name(&a, f);
-		r->v[COL_FUNCID] = f->id;
-		r->v[COL_COUNT] = f->calls;
-		r->v[COL_MIN] = f->min;
-		r->v[COL_MED] = hist_rank(&f->hist, 1, 2);
-		r->v[COL_P90] = hist_rank(&f->hist, 9, 10);
-		r->v[COL_P99] = hist_rank(&f->hist, 99, 100);
-		r->v[COL_MAX] = f->max;
-		r->v[COL_SUM] = f->sum;
-		r->v[COL_SELF] = f->self;
+		span |= r->spanning != 0;
+		unw |= r->unwound != 0;
 		n++;
 	}
 	if (n > 1)
@@ -205,8 +329,6 @@ int cmd_account(int argc, char **argv)
 		 * exit are timed to it (an upper bound) and counted again in a
 		 * column of their own, so that a number built on them is marked.
 		 */
-		bool span = a.st.spanning != 0, unw = a.st.unwound != 0;
-
 		printf("Functions with latencies: %" PRIu32 "\n", total);
 		printf("%9s %10s", "funcid", "count");
 		if (span)
@@ -220,9 +342,9 @@ int cmd_account(int argc, char **argv)
 
 			printf("%9" PRIu64 " %10" PRIu64, r->v[COL_FUNCID], r->v[COL_COUNT]);
 			if (span)
-				printf(" %8" PRIu64, r->fn->spanning);
+				printf(" %8" PRIu64, r->spanning);
 			if (unw)
-				printf(" %8" PRIu64, r->fn->unwound);
+				printf(" %8" PRIu64, r->unwound);
 			if (!r->v[COL_COUNT]) {
 				printf(" [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "-", "-", "-",
 				       "-", "-", "-", "-", r->name);
@@ -245,6 +367,10 @@ int cmd_account(int argc, char **argv)
 			       "times they are in)\n");
 	}
 	free(rows);
+	for (i = 0; i < s.n; i++)
+		hist_free(&s.v[i].hist);
+	free(s.v);
+	sel_fini(&s.sel);
 	an_summary(&a, "account");
 	an_events_note(&a, "account");
 	an_fini(&a);
