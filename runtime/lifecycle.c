@@ -508,6 +508,23 @@ static notrace void lc_sig_snap(struct fdr_thread *t, void *arg)
 }
 
 /*
+ * Why the dying thread's stack is written: a fault's signal that another
+ * process sent (kill -SEGV: SI_USER, SI_QUEUE, or a tkill from another
+ * pid) is no crash of the program, and readers say "killed" for it.
+ * abort() and raise() send theirs from this process: crashes, as before.
+ */
+static notrace uint8_t lc_native_why(int sig, const siginfo_t *info)
+{
+	bool fault_sig = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
+			 sig == SIGABRT || sig == SIGSYS || sig == SIGTRAP;
+
+	if (fault_sig && info && info->si_code <= 0 && info->si_pid != fdr_pid &&
+	    info->si_pid != 0)
+		return FDRTRACE_NATIVE_SENT;
+	return FDRTRACE_NATIVE_SIGNAL;
+}
+
+/*
  * Write what is in memory and close the trace, with async-signal-safe
  * calls only: for a fatal signal @sig (the crash's native stack first, then
  * closed as how=SIGNAL), or for _exit() (@sig 0: closed as how=EXIT).
@@ -528,9 +545,9 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 		if (info && info->si_code > 0 && sig != SIGABRT)
 			fault = (uint64_t)(uintptr_t)info->si_addr;
 		crash_len = fdr_ext_native_stack(lc_crash_payload, sizeof(lc_crash_payload),
-						 (uint32_t)syscall(SYS_gettid),
-						 FDRTRACE_NATIVE_SIGNAL, (uint8_t)sig, fault, depth,
-						 lc_crash_addrs, lc_crash_mods);
+						 (uint32_t)syscall(SYS_gettid), lc_native_why(sig, info),
+						 (uint8_t)sig, fault, depth, lc_crash_addrs,
+						 lc_crash_mods);
 	}
 	fdr_flush_names_wait(200);	/* ring policy: names were looked up while it ran */
 	if (!rb->data || !fdr_file_lock(2000))

@@ -474,7 +474,7 @@ int fdrtrace_ext_native_frame(const struct fdrtrace_ext *ext, uint32_t i, uint64
 const char *fdrtrace_ext_kind_name(unsigned kind);
 const char *fdrtrace_drop_reason_name(unsigned reason);
 const char *fdrtrace_close_how_name(unsigned how);
-/* "signal", "start"; "unknown" for others (enum fdrtrace_native_why). */
+/* "signal", "start", "sent"; "unknown" for others (enum fdrtrace_native_why). */
 const char *fdrtrace_native_why_name(unsigned why);
 
 #ifdef __cplusplus

@@ -550,6 +550,45 @@ Test(endings, a_program_killed_by_a_signal_left_at_its_default_closes_its_trace,
 }
 
 /*
+ * A fault's signal sent by another process (kill -SEGV, kill -ABRT) is no
+ * crash of the program: info said "crash stack" for it, with the stack of
+ * a thread asleep in a wait (a helper's find on xz). The stack is written
+ * as sent (native_stack why=sent) and read as "killed at".
+ */
+Test(endings, a_faults_signal_sent_by_kill_is_killed_at_not_a_crash, .timeout = 60)
+{
+	static const int sigs[] = { SIGSEGV, SIGABRT };
+	const char *argv[] = { TARGET, "wait_kill", NULL };
+
+	if (IT_SANITIZED)
+		cr_skip_test("the sanitizer runtime owns SIGSEGV");
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		char paths[2][512], out[16384];
+		struct tc_run r;
+		pid_t pid;
+
+		new_run_dir(&r);
+		pid = spawn_target(&r, argv, -1, 0);
+		wait_ready(&r, pid, "ready");
+		cr_assert_eq(kill(pid, sigs[i]), 0);
+		wait_target(&r, pid);
+		assert_killed_and_closed(&r, sigs[i]);
+		cr_assert_eq(tc_find_traces(&r, paths, 2), 1);
+		run_tool("info", paths[0], out, sizeof(out));
+		cr_expect(strstr(out, ", sent by another process"), "%s", out);
+		{
+			char cmd[1200];
+
+			snprintf(cmd, sizeof(cmd), "%s dump '%s' | grep -c 'FDRx native_stack .*why=sent '",
+				 FDRTRACE_TOOL, paths[0]);
+			tc_output(cmd, out, sizeof(out));
+			cr_expect_str_eq(out, "1\n", "native stacks written as sent");
+		}
+		tc_done(&r);
+	}
+}
+
+/*
  * A handler that cleans up, resets the default and raises the signal
  * again (GNU make's on Ctrl-C) ended the process by the default action,
  * past the runtime: its trace cut. Setting the default puts the runtime's

@@ -104,7 +104,7 @@ static void info_keep_nstack(struct info *in, const struct fdrtrace_ext *x, cons
 
 	if (slot == INFO_MAX_NSTACKS) {
 		in->more_nstacks++;
-		if (x->u.native_stack.why != FDRTRACE_NATIVE_SIGNAL)
+		if (ns_kind(x) == NS_START)
 			return;
 		slot--;
 	}
@@ -569,13 +569,14 @@ static void info_print_nstacks(struct info *in)
 
 		if (fdrtrace_ext_decode(in->nstack[i], in->nstack_len[i], &x) < 0)
 			continue;
-		if (x.u.native_stack.why == FDRTRACE_NATIVE_SIGNAL) {
-			printf("%-17sthread %" PRIu32 ", signal %u (%s)",
-			       ns_signal_crashed(x.u.native_stack.signal) ? "crash stack:" :
-									     "killed at:",
+		if (ns_kind(&x) != NS_START) {
+			printf("%-17sthread %" PRIu32 ", signal %u (%s)%s",
+			       ns_kind(&x) == NS_CRASH ? "crash stack:" : "killed at:",
 			       x.u.native_stack.tid, x.u.native_stack.signal,
 			       sigabbrev_np(x.u.native_stack.signal) ?
-				       sigabbrev_np(x.u.native_stack.signal) : "?");
+				       sigabbrev_np(x.u.native_stack.signal) : "?",
+			       x.u.native_stack.why == FDRTRACE_NATIVE_SENT ?
+				       ", sent by another process" : "");
 			if (x.u.native_stack.fault_address)
 				printf(", fault address 0x%" PRIx64, x.u.native_stack.fault_address);
 		} else {

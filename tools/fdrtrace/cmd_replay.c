@@ -420,12 +420,13 @@ static void rp_native(struct analysis *a, struct an_thread *t, const struct fdrt
 	if (!rp_place(rp, a, t, tsc, &level))
 		return;
 	rp_prefix(rp, a, t, false, 0, level);
-	if (x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL) {
-		rp_printf(rp, "[%s: signal %u (%s)",
-			  ns_signal_crashed(x->u.native_stack.signal) ? "crash" : "killed",
+	if (ns_kind(x) != NS_START) {
+		rp_printf(rp, "[%s: signal %u (%s)%s", ns_kind(x) == NS_CRASH ? "crash" : "killed",
 			  x->u.native_stack.signal,
 			  sigabbrev_np(x->u.native_stack.signal) ?
-				  sigabbrev_np(x->u.native_stack.signal) : "?");
+				  sigabbrev_np(x->u.native_stack.signal) : "?",
+			  x->u.native_stack.why == FDRTRACE_NATIVE_SENT ?
+				  ", sent by another process" : "");
 		if (x->u.native_stack.fault_address)
 			rp_printf(rp, ", fault address 0x%" PRIx64,
 				  x->u.native_stack.fault_address);

@@ -426,21 +426,21 @@ static const struct ord_writer ch_writer = {
 static void ch_native(struct cv *cv, struct analysis *a, struct an_thread *t,
 		      const struct fdrtrace_ext *x, uint64_t tsc)
 {
-	bool crash = x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL;
+	enum ns_kind kind = ns_kind(x);
+	bool signalled = kind != NS_START;	/* then its number and address too */
 	char *start, *p;
 	struct ns_frame f;
 	uint64_t addr;
 
 	p = ch_begin_line(cv, 0);
 	start = cv->out + cv->len;
-	p = ch_str(p, !crash ? "\"name\":\"recording started\"" :
-		   ns_signal_crashed(x->u.native_stack.signal) ? "\"name\":\"crash\"" :
-								 "\"name\":\"killed by a signal\"");
+	p = ch_str(p, kind == NS_START ? "\"name\":\"recording started\"" :
+		   kind == NS_CRASH ? "\"name\":\"crash\"" : "\"name\":\"killed by a signal\"");
 	p = ch_str(p, ",\"cat\":\"native_stack\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
 	p = ch_us3(p, cv_ns(cv, a, tsc));
 	p = ch_where(p, cv->fmt_state, a, t);
 	p = ch_str(p, ",\"args\":{");
-	if (crash)
+	if (signalled)
 		p += sprintf(p, "\"signal\":%u,\"fault_address\":\"0x%" PRIx64 "\",",
 			     x->u.native_stack.signal, x->u.native_stack.fault_address);
 	p = ch_str(p, "\"stack\":[");

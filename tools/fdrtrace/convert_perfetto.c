@@ -638,7 +638,8 @@ static const struct ord_writer pf_writer = {
 static void pf_native(struct cv *cv, struct analysis *a, struct an_thread *t,
 		      const struct fdrtrace_ext *x, uint64_t tsc)
 {
-	bool crash = x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL;
+	enum ns_kind kind = ns_kind(x);
+	bool signalled = kind != NS_START;	/* then its number and address too */
 	static struct pb te;
 	struct ns_frame f;
 	uint64_t addr;
@@ -648,9 +649,9 @@ static void pf_native(struct cv *cv, struct analysis *a, struct an_thread *t,
 	pb_uint(&te, 9, PF_INSTANT);
 	pb_uint(&te, 11, pf_thread_uuid(t));
 	pb_uint(&te, 3, PF_CAT_NATIVE);
-	pb_uint(&te, 10, !crash ? PF_NAME_STARTED :
-			 ns_signal_crashed(x->u.native_stack.signal) ? PF_NAME_CRASH : PF_NAME_KILLED);
-	if (crash) {
+	pb_uint(&te, 10, kind == NS_START ? PF_NAME_STARTED :
+			 kind == NS_CRASH ? PF_NAME_CRASH : PF_NAME_KILLED);
+	if (signalled) {
 		pf_arg_uint(&te, "signal", x->u.native_stack.signal);
 		pf_arg_uint(&te, "fault_address", x->u.native_stack.fault_address);
 	}

@@ -142,7 +142,7 @@ int ns_resolve(struct nstack *ns, const struct fdrtrace_ext *x, uint32_t i, uint
 	out->module = ns_label(m);
 	out->offset = *addr - m->load_base;
 	/* a return address: the call is the byte before it */
-	look = (i == 0 && x->u.native_stack.why == FDRTRACE_NATIVE_SIGNAL) || !*addr ? *addr
+	look = (i == 0 && ns_kind(x) != NS_START) || !*addr ? *addr
 										  : *addr - 1;
 	out->name = ns_lookup(ns, m, look);
 	return 0;
@@ -174,6 +174,18 @@ void ns_fini(struct nstack *ns)
 	if (ns->own_sym)
 		sym_ctx_free(ns->sym);
 	memset(ns, 0, sizeof(*ns));
+}
+
+enum ns_kind ns_kind(const struct fdrtrace_ext *x)
+{
+	switch (x->u.native_stack.why) {
+	case FDRTRACE_NATIVE_SIGNAL:
+		return ns_signal_crashed(x->u.native_stack.signal) ? NS_CRASH : NS_KILLED;
+	case FDRTRACE_NATIVE_SENT:
+		return NS_KILLED;
+	default:
+		return NS_START;
+	}
 }
 
 bool ns_signal_crashed(unsigned sig)

@@ -90,6 +90,16 @@ void ns_print(struct nstack *ns, const struct fdrtrace_ext *x, FILE *out, const 
 /* Free what the modules hold. */
 void ns_fini(struct nstack *ns);
 
+/* What a native stack says happened (every reader labels it so). */
+enum ns_kind {
+	NS_START,	/* fdrtrace_start() (or a reason a newer writer added) */
+	NS_CRASH,	/* a fault, an abort, a trap in the program */
+	NS_KILLED,	/* a signal that ends the process, sent to it */
+};
+
+/* The kind of the native stack @x (decoded, FDRTRACE_EXT_NATIVE_STACK). */
+enum ns_kind ns_kind(const struct fdrtrace_ext *x);
+
 /**
  * ns_signal_crashed - was the signal of a FDRTRACE_NATIVE_SIGNAL stack a crash?
  * @sig: its signal number

@@ -82,6 +82,7 @@ static const char *const close_names[] = {
 static const char *const why_names[] = {
 	[FDRTRACE_NATIVE_SIGNAL] = "signal",
 	[FDRTRACE_NATIVE_START] = "start",
+	[FDRTRACE_NATIVE_SENT] = "sent",
 };
 
 static const char *pick(const char *const *names, size_t count, unsigned v)
