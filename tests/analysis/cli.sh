@@ -152,6 +152,29 @@ else
 		echo "FAIL record-children-listed: $n in: $(cat err)"; fails=$((fails + 1))
 	fi
 fi
+# a process the program leaves running (a daemon: its parent exits at once)
+# writes its trace after the program ended: record waits for it (1 s at
+# most) and lists it; SIGTERM to record is passed on to the program, and
+# record still reports and returns the program's status
+if [ "${FDRTRACE_TEST_SANITIZED:-0}" = 1 ]; then
+	echo "skip record-daemon, record-sigterm: a sanitized libfdrtrace cannot be preloaded"
+else
+	mkdir -p dmn fwd
+	check record-daemon 0 "$fdr" record -d dmn -- /bin/sh -c "(sleep 0.3; exec $calc >/dev/null) &" &&
+		has err "fdrtrace record: $work/dmn/fdrtrace.calc."
+	"$fdr" record -d fwd -- /bin/sh -c "$calc >/dev/null; exec sleep 30" >out 2>err &
+	rp=$!
+	for i in $(seq 100); do ls fwd/fdrtrace.calc.*.fdr >/dev/null 2>&1 && break; sleep 0.1; done
+	sleep 0.2
+	kill -TERM "$rp"
+	rc=0
+	wait "$rp" || rc=$?
+	if [ "$rc" = 143 ] && grep -q "^fdrtrace record: $work/fwd/fdrtrace.calc.[0-9]*.fdr (a process it started): 11194 records, 0 lost" err; then
+		echo "ok   record-sigterm"
+	else
+		echo "FAIL record-sigterm: exit $rc: $(cat err)"; fails=$((fails + 1))
+	fi
+fi
 check record-not-a-dir 1 "$fdr" record -d garbage.fdr -- "$calc" && has err "not a directory"
 # an install moved or staged (DESTDIR): the library beside bin/ is found;
 # none anywhere: record names where it looked and exits 127 (not run)

@@ -26,8 +26,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fdrtrace/format.h>
@@ -445,6 +447,105 @@ static void rec_print_summary(const char *path)
 		      stderr);
 }
 
+/* The program, for the signals record passes on (0 before the fork). */
+static volatile pid_t rec_child;
+
+/*
+ * SIGTERM, SIGHUP sent to record (`kill`, `timeout`, a closed terminal)
+ * are passed on to the program, and record goes on waiting, so that it
+ * still reports the traces and returns the program's status. They used to
+ * end record at once, silent, the program left running.
+ */
+static void rec_forward(int sig)
+{
+	int saved = errno;
+
+	if (rec_child > 0)
+		kill(rec_child, sig);
+	errno = saved;
+}
+
+/*
+ * The processes the program started that still run once it has ended
+ * (a daemon, children left behind): record is their subreaper, so they
+ * are its children now. Up to @max pids into @pids. Return: how many.
+ */
+static size_t rec_descendants(pid_t *pids, size_t max)
+{
+	pid_t self = getpid();
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return 0;
+	while (n < max && (de = readdir(d))) {
+		char path[300], buf[512], *paren;
+		long ppid;
+		ssize_t len;
+		int fd;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* "pid (comm) state ppid": comm may hold anything, up to the last ')' */
+		paren = strrchr(buf, ')');
+		if (paren && sscanf(paren + 1, " %*c %ld", &ppid) == 1 && ppid == self)
+			pids[n++] = (pid_t)atol(de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * A process the program started creates its trace after the fork (the
+ * runtime does it in the child), and may do so after the program ended:
+ * a daemon's parent _exits as soon as it has forked. record listed the
+ * directory at once and missed the daemon's trace (memcached -d, 5 runs
+ * of 5). So, while the program's still-running descendants have no trace
+ * of their pid in @base, wait for them, 1 s at most. Return: how many
+ * still have none.
+ */
+#define REC_GRACE_MS 1000
+
+static size_t rec_wait_descendants(const char *base, const struct rec_names *before,
+				   const pid_t *pids, size_t n)
+{
+	size_t missing = n;
+
+	for (int ms = 0; missing && ms <= REC_GRACE_MS; ms += 20) {
+		struct rec_names now;
+
+		if (ms) {
+			struct timespec ts = { 0, 20 * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
+		if (rec_list(base, &now))
+			break;
+		missing = 0;
+		for (size_t i = 0; i < n; i++) {
+			bool found = false;
+
+			for (size_t k = 0; k < now.n && !found; k++)
+				found = !rec_had(before, now.v[k]) &&
+					rec_trace_pid(now.v[k], before, &now) == pids[i];
+			/* one that ended meanwhile wrote what it would */
+			missing += !found && kill(pids[i], 0) == 0;
+		}
+		rec_names_free(&now);
+	}
+	return missing;
+}
+
 /* Does process @pid still exist (its trace then not closed yet)? */
 static bool rec_running(pid_t pid)
 {
@@ -556,7 +657,10 @@ int cmd_record(int argc, char **argv)
 	const char *dir = NULL, *lib = NULL, *old, *user_base = NULL;
 	char base[PATH_MAX], libbuf[PATH_MAX], absdir[PATH_MAX], *prog_path, *eq;
 	int c, preload = -1, rc = 0, st, status;
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit, old_term, old_hup;
+	struct sigaction fwd = { .sa_handler = rec_forward, .sa_flags = SA_RESTART };
+	pid_t left[64];
+	size_t n_left, missing;
 	struct rec_names before;
 	size_t others = 0;
 	pid_t pid;
@@ -679,6 +783,10 @@ int cmd_record(int argc, char **argv)
 	}
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
+	/* the program's orphans become ours: record can tell whether they still run */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -693,6 +801,8 @@ int cmd_record(int argc, char **argv)
 
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
 		old = getenv("FDRTRACE_OPTIONS");
 		if (old && *old && asprintf(&env, "%s:%s", old, o.buf) >= 0)
 			setenv("FDRTRACE_OPTIONS", env, 1);
@@ -711,6 +821,7 @@ int cmd_record(int argc, char **argv)
 		_exit(127);
 	}
 	free(o.buf);
+	rec_child = pid;
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
 			tool_err("waitpid: %s", strerror(errno));
@@ -721,7 +832,12 @@ int cmd_record(int argc, char **argv)
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	rec_child = 0;
 	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	n_left = rec_descendants(left, sizeof(left) / sizeof(left[0]));
+	missing = n_left ? rec_wait_descendants(base, &before, left, n_left) : 0;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
 		free(prog_path);
 		rec_names_free(&before);
@@ -749,6 +865,10 @@ int cmd_record(int argc, char **argv)
 		if (status == 0 && !others)
 			status = EXIT_FAIL;
 	}
+	if (missing)
+		fprintf(stderr, "fdrtrace record: %zu process%s it started still run%s with no trace "
+			"yet (a trace appears when one runs instrumented code)\n", missing,
+			missing == 1 ? "" : "es", missing == 1 ? "s" : "");
 	rec_names_free(&before);
 	free(prog_path);
 	return status;
