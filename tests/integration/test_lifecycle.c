@@ -530,21 +530,28 @@ static void assert_killed_and_closed(struct tc_run *r, int sig)
  * the trace, then the default runs, so the process ends by the same
  * signal (status and core dump as without the tracer).
  */
+/* Run the target until it waits, send it @sig, and check it died of it, its trace closed. */
+static void kill_waiting_target(struct tc_run *r, int sig)
+{
+	const char *argv[] = { TARGET, "wait_kill", NULL };
+	pid_t pid;
+
+	new_run_dir(r);
+	pid = spawn_target(r, argv, -1, 0);
+	wait_ready(r, pid, "ready");
+	cr_assert_eq(kill(pid, sig), 0);
+	wait_target(r, pid);
+	assert_killed_and_closed(r, sig);
+}
+
 Test(endings, a_program_killed_by_a_signal_left_at_its_default_closes_its_trace, .timeout = 120)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGALRM };
-	const char *argv[] = { TARGET, "wait_kill", NULL };
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct tc_run r;
-		pid_t pid;
 
-		new_run_dir(&r);
-		pid = spawn_target(&r, argv, -1, 0);
-		wait_ready(&r, pid, "ready");
-		cr_assert_eq(kill(pid, sigs[i]), 0);
-		wait_target(&r, pid);
-		assert_killed_and_closed(&r, sigs[i]);
+		kill_waiting_target(&r, sigs[i]);
 		tc_done(&r);
 	}
 }
@@ -558,21 +565,14 @@ Test(endings, a_program_killed_by_a_signal_left_at_its_default_closes_its_trace,
 Test(endings, a_faults_signal_sent_by_kill_is_killed_at_not_a_crash, .timeout = 60)
 {
 	static const int sigs[] = { SIGSEGV, SIGABRT };
-	const char *argv[] = { TARGET, "wait_kill", NULL };
 
 	if (IT_SANITIZED)
 		cr_skip_test("the sanitizer runtime owns SIGSEGV");
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		char paths[2][512], out[16384];
 		struct tc_run r;
-		pid_t pid;
 
-		new_run_dir(&r);
-		pid = spawn_target(&r, argv, -1, 0);
-		wait_ready(&r, pid, "ready");
-		cr_assert_eq(kill(pid, sigs[i]), 0);
-		wait_target(&r, pid);
-		assert_killed_and_closed(&r, sigs[i]);
+		kill_waiting_target(&r, sigs[i]);
 		cr_assert_eq(tc_find_traces(&r, paths, 2), 1);
 		run_tool("info", paths[0], out, sizeof(out));
 		cr_expect(strstr(out, ", sent by another process"), "%s", out);
