@@ -515,9 +515,10 @@ static notrace void lc_sig_snap(struct fdr_thread *t, void *arg)
  */
 static notrace uint8_t lc_native_why(int sig, const siginfo_t *info)
 {
-	bool fault_sig = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
-			 sig == SIGABRT || sig == SIGSYS || sig == SIGTRAP;
+	bool fault_sig = false;
 
+	for (size_t i = 0; i < FDR_ARRAY_SIZE(lc_fatal_sigs); i++)
+		fault_sig |= sig == lc_fatal_sigs[i];
 	if (fault_sig && info && info->si_code <= 0 && info->si_pid != fdr_pid &&
 	    info->si_pid != 0)
 		return FDRTRACE_NATIVE_SENT;

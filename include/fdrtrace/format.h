@@ -408,7 +408,7 @@ enum fdrtrace_native_why {
 	FDRTRACE_NATIVE_SIGNAL = 1,	/* a fatal signal: the faulting thread, at the fault */
 	FDRTRACE_NATIVE_START = 2,	/* fdrtrace_start(): its caller's stack */
 	/*
-	 * a fault's signal (SEGV, BUS, ILL, FPE, ABRT, SYS, TRAP) sent by
+	 * a fault's signal (SEGV, BUS, ILL, FPE, ABRT) sent by
 	 * another process (kill -SEGV): the thread that took it, where it was
 	 * (writers since 2026-11-26; before, such a stack was SIGNAL)
 	 */
