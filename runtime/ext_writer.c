@@ -295,25 +295,23 @@ notrace size_t fdr_ext_exec(uint8_t *buf, size_t cap, uint32_t pid, const char *
 	return EXT_HDR_LEN + body;
 }
 
-notrace size_t fdr_ext_close(uint8_t *buf, size_t cap, uint8_t how, uint64_t records,
-			     uint64_t records_dropped, uint64_t buffers, uint64_t buffers_dropped,
-			     uint32_t threads, uint64_t cycle_frequency, uint64_t end_realtime_ns,
-			     uint64_t records_left_out)
+notrace size_t fdr_ext_close(uint8_t *buf, size_t cap, const struct fdr_ext_close_info *c)
 {
-	size_t body = 1 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8;
+	size_t body = 1 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8 + 4;
 	struct ext_out o = ext_begin(buf, cap, FDRTRACE_EXT_CLOSE, body);
 
 	if (!o.p)
 		return 0;
-	ext_u8(&o, how);
-	ext_u64(&o, records);
-	ext_u64(&o, records_dropped);
-	ext_u64(&o, buffers);
-	ext_u64(&o, buffers_dropped);
-	ext_u32(&o, threads);
-	ext_u64(&o, cycle_frequency);
-	ext_u64(&o, end_realtime_ns);
-	ext_u64(&o, records_left_out);
+	ext_u8(&o, c->how);
+	ext_u64(&o, c->records);
+	ext_u64(&o, c->records_dropped);
+	ext_u64(&o, c->buffers);
+	ext_u64(&o, c->buffers_dropped);
+	ext_u32(&o, c->threads);
+	ext_u64(&o, c->cycle_frequency);
+	ext_u64(&o, c->end_realtime_ns);
+	ext_u64(&o, c->records_left_out);
+	ext_u32(&o, c->error);
 	return EXT_HDR_LEN + body;
 }
 

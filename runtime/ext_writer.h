@@ -45,15 +45,31 @@ size_t fdr_ext_gap(uint8_t *buf, size_t cap, uint32_t tid, uint8_t reason, uint6
 size_t fdr_ext_wait(uint8_t *buf, size_t cap, uint32_t tid, uint64_t first_tsc, uint64_t last_tsc);
 size_t fdr_ext_fork(uint8_t *buf, size_t cap, uint32_t parent_pid, uint32_t child_pid);
 size_t fdr_ext_exec(uint8_t *buf, size_t cap, uint32_t pid, const char *path);
-/*
- * The close marker. @records_left_out: of @records_dropped, those left out
- * on purpose (drop reason FILTERED), so that a reader of the close alone
- * (fdrtrace record) tells them from the lost ones.
+/**
+ * struct fdr_ext_close_info - what a close marker says
+ * @how: enum fdrtrace_close_how
+ * @records: function records written
+ * @records_dropped: records not written, of any reason (@records_left_out
+ *	among them)
+ * @buffers: buffers written
+ * @buffers_dropped: buffers not written
+ * @threads: threads that recorded
+ * @cycle_frequency: the refined trace clock frequency, Hz
+ * @end_realtime_ns: CLOCK_REALTIME at the close
+ * @records_left_out: of @records_dropped, those left out on purpose (drop
+ *	reason FILTERED), so that a reader of the close alone (fdrtrace
+ *	record) tells them from the lost ones
+ * @error: FDRTRACE_CLOSE_STOPPED: the errno of the write that failed
+ *	(0 otherwise)
  */
-size_t fdr_ext_close(uint8_t *buf, size_t cap, uint8_t how, uint64_t records,
-		     uint64_t records_dropped, uint64_t buffers, uint64_t buffers_dropped,
-		     uint32_t threads, uint64_t cycle_frequency, uint64_t end_realtime_ns,
-		     uint64_t records_left_out);
+struct fdr_ext_close_info {
+	uint8_t how;
+	uint64_t records, records_dropped, buffers, buffers_dropped;
+	uint32_t threads;
+	uint64_t cycle_frequency, end_realtime_ns, records_left_out;
+	uint32_t error;
+};
+size_t fdr_ext_close(uint8_t *buf, size_t cap, const struct fdr_ext_close_info *c);
 /**
  * struct fdr_ext_bufpos - where a ring buffer sits in its thread's records
  * (the fields a stack record appends in ring policy; docs/format.md 5.2)

@@ -17,7 +17,14 @@
  * while its owner still writes is never modified).
  *
  * A write error (disk full, EFBIG past ulimit -f, EIO) is reported once on
- * stderr and stops recording; the program goes on.
+ * stderr and stops recording; the program goes on. The file is cut back
+ * to the end of the last unit it holds whole, and a last unit goes there
+ * (fw_stopped()): a drop record for the records of the unit that failed
+ * and a close marker "stopped" naming the error, so that the trace itself
+ * says it ends early and why. Under a file size limit (RLIMIT_FSIZE) a
+ * write that would leave no room for that unit is not tried (fw_room()):
+ * it fails with EFBIG, the last unit fits. On a full disk the last unit is
+ * tried, and the file cut back again when it does not fit.
  *
  * The file is created lazily. fdr_file_prepare() (initialisation, fork
  * child) only chooses the path; what is written before the file exists
@@ -80,6 +87,7 @@
 #endif
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -145,6 +153,29 @@ static bool fw_pre_refused;	/* fallocate failed once: never again in this proces
 static struct fdrtrace_md_custom_event_v1 fw_pad_md = {
 	.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_CUSTOM_EVENT),
 };
+
+/*
+ * The unit fw_writev() was given could not be written, and the file was
+ * cut back to where it began: the errno, for the caller that knows what
+ * the unit held (fw_stopped()); 0: none. Under the file lock.
+ */
+static int fw_cut_err;
+/*
+ * Where fw_writev() began writing its unit (-1: kept in memory, before the
+ * file exists), and the last unit written whole: its file, offset and
+ * what it held (fw_stopped() gives it up to make room on a full disk).
+ * Under the file lock.
+ */
+static off_t fw_unit_at = -1;
+static struct {
+	int fd;
+	off_t at;
+	uint64_t records, buffers;
+} fw_last = { .fd = -1, .at = -1 };
+/* RLIMIT_FSIZE when the file was created, bytes; 0: none (fw_room()) */
+static uint64_t fw_fsize_max;
+/* the last unit (fw_stopped()): preamble, drop and close records */
+static uint8_t fw_stop_unit[512];
 
 #define FW_DIO_CAP (1u << 20)		/* the stage: the largest direct write */
 #define FW_DIO_ALIGN_MAX 65536u		/* a file system asking more is written buffered */
@@ -469,6 +500,7 @@ static notrace int fw_write_all(int fd, const uint8_t *p, size_t len, off_t off)
 /* ---- direct writes (see the top of the file) ---- */
 
 static notrace void fw_dio_begin(off_t end);
+static notrace void fw_fsize_probe(void);
 
 /* O_DIRECT on or off for fw_dio.fd (async-signal-safe). Return: 0 or an errno. */
 static notrace int fw_dio_mode(bool on)
@@ -730,13 +762,16 @@ cut:
 		(void)!ftruncate(fd, base0);
 		atomic_store_explicit(&fw_dio.unsettled, len0 != 0, memory_order_relaxed);
 		stop_err = fw_dio_stop();	/* the partial block through the page cache */
-		if (stop_err && ftruncate(fd, safe) == 0) {
+		if (!stop_err)
+			fw_cut_err = err;
+		else if (ftruncate(fd, safe) == 0 && lseek(fd, safe, SEEK_SET) >= 0)
 			/* not even that (past ulimit -f, disk full): back to a unit it holds whole */
-			lseek(fd, safe, SEEK_SET);
-		}
+			fw_cut_err = err;
 		/* refused (an alignment this file system wants and did not say): buffered from now on */
-		if (err == EINVAL && !stop_err)
+		if (err == EINVAL && !stop_err) {
+			fw_cut_err = 0;
 			return -EAGAIN;
+		}
 	}
 	return fw_fail("write failed", err);
 }
@@ -870,6 +905,7 @@ notrace int fdr_file_create(void)
 	fd = fw_create_whole(&write_failed);
 	if (fd >= 0) {
 		fdr_fd = fd;
+		fw_fsize_probe();
 		fw_dio_probe();
 		return 0;
 	}
@@ -896,6 +932,7 @@ notrace int fdr_file_create(void)
 	err = fw_write_all(fd, fw_early, fw_early_len, -1);
 	if (err)
 		return fw_fail("write failed", err);
+	fw_fsize_probe();
 	fw_dio_probe();
 	return 0;
 }
@@ -991,6 +1028,40 @@ static notrace int fw_fail(const char *what, int err)
 	return -err;
 }
 
+/* The bytes the last unit needs (fw_stopped()): a whole buffer in v1. */
+static notrace uint64_t fw_stop_room(void)
+{
+	return fdr_cfg.format_version == 1 ? fdr_cfg.buffer_size : sizeof(fw_stop_unit);
+}
+
+/* The file size limit, from the kernel (the system call: async-signal-safe). */
+static notrace void fw_fsize_probe(void)
+{
+	struct rlimit rl;
+
+	fw_fsize_max = 0;
+	if (!syscall(SYS_getrlimit, RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		fw_fsize_max = rl.rlim_cur ? rl.rlim_cur : 1;
+}
+
+/*
+ * May @len more bytes go into the file and leave room for the last unit
+ * below the file size limit? Asked again of the kernel before saying no:
+ * the program may have raised the limit since.
+ */
+static notrace bool fw_room(size_t len)
+{
+	off_t end;
+
+	if (!fw_fsize_max)
+		return true;
+	end = fdr_fd == fw_dio.fd ? fw_dio.base + (off_t)fw_dio.len : lseek(fdr_fd, 0, SEEK_CUR);
+	if (end < 0 || (uint64_t)end + len + fw_stop_room() <= fw_fsize_max)
+		return true;
+	fw_fsize_probe();
+	return !fw_fsize_max || (uint64_t)end + len + fw_stop_room() <= fw_fsize_max;
+}
+
 /*
  * Write one unit (a header or a whole buffer). When the file takes only
  * part of it (disk full, RLIMIT_FSIZE), cut the file back to where the unit
@@ -1003,6 +1074,8 @@ static notrace int fw_writev(struct iovec *iov, int n)
 	uint64_t cpu0 = 0;
 	int err;
 
+	fw_cut_err = 0;
+	fw_unit_at = -1;
 	if (atomic_load_explicit(&fw_failed, memory_order_relaxed))
 		return -EIO;
 	if (fdr_fd < 0 && atomic_load_explicit(&fw_pending, memory_order_relaxed)) {
@@ -1031,12 +1104,20 @@ static notrace int fw_writev(struct iovec *iov, int n)
 
 		for (int i = 0; i < n; i++)
 			len += iov[i].iov_len;
+		if (!fw_room(len)) {
+			/* nothing written: the file ends where it did (the stage's bytes in it) */
+			if (fdr_fd != fw_dio.fd || !fw_dio_stop())
+				fw_cut_err = EFBIG;
+			return fw_fail("write failed", EFBIG);
+		}
 		if (fdr_fd == fw_dio.fd) {
+			fw_unit_at = fw_dio.base + (off_t)fw_dio.len;
 			err = fw_dio_writev(iov, n, len);
 			if (err != -EAGAIN)
 				return err;
 		}
-		fw_prealloc(lseek(fdr_fd, 0, SEEK_CUR), len);
+		fw_unit_at = lseek(fdr_fd, 0, SEEK_CUR);
+		fw_prealloc(fw_unit_at, len);
 		if (fdr_fd == fw_dio.cand && fw_dio.fd < 0)
 			cpu0 = fw_cpu_ns();	/* direct_io=auto watches what the page cache costs */
 	}
@@ -1071,8 +1152,11 @@ cut:
 	if (done) {
 		off_t end = lseek(fdr_fd, 0, SEEK_CUR);
 
-		if (end >= (off_t)done && ftruncate(fdr_fd, end - (off_t)done) == 0)
-			lseek(fdr_fd, end - (off_t)done, SEEK_SET);
+		if (end >= (off_t)done && ftruncate(fdr_fd, end - (off_t)done) == 0 &&
+		    lseek(fdr_fd, end - (off_t)done, SEEK_SET) >= 0)
+			fw_cut_err = err;
+	} else {
+		fw_cut_err = err;
 	}
 	return fw_fail("write failed", err);
 }
@@ -1274,13 +1358,144 @@ static notrace int fw_frame_buffer(struct iovec *iov, struct fw_frame *f,
 	return n;
 }
 
+notrace size_t fdr_close_record(uint8_t *buf, size_t cap, uint8_t how, uint64_t freq, int error)
+{
+	struct timespec now;
+	struct fdr_ext_close_info c = {
+		.how = how,
+		.records = fdr_totals.records,
+		.records_dropped = fdr_totals.records_dropped,
+		.buffers = fdr_totals.buffers,
+		.buffers_dropped = fdr_totals.buffers_dropped,
+		.threads = fdr_threads_seen(),
+		.cycle_frequency = freq,
+		.records_left_out = fdr_totals.dropped_by[FDRTRACE_DROP_FILTERED],
+		.error = error > 0 ? (uint32_t)error : 0,
+	};
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	c.end_realtime_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	return fdr_ext_close(buf, cap, &c);
+}
+
+/* Append @len bytes of extension payload to the last unit at @n (fw_stopped()). */
+static notrace size_t fw_stop_add(size_t n, const uint8_t *payload, size_t len, uint64_t tsc)
+{
+	if (!len || n + FDRTRACE_METADATA_RECORD_SIZE + len > sizeof(fw_stop_unit))
+		return n;
+	n += fdr_custom_event_md(fw_stop_unit + n, (uint32_t)len, tsc);
+	memcpy(fw_stop_unit + n, payload, len);
+	return n + len;
+}
+
+/* @records and @buffers were not written: counted as dropped for an I/O error. */
+static notrace void fw_lost(uint64_t records, uint64_t buffers)
+{
+	fdr_totals.records -= records;
+	fdr_totals.buffers -= buffers;
+	fdr_totals.records_dropped += records;
+	fdr_totals.buffers_dropped += buffers;
+	fdr_totals.dropped_by[FDRTRACE_DROP_IO_ERROR] += records;
+}
+
+/*
+ * Write the last unit at @at, the end of fdr_fd: a drop record for
+ * @records and @buffers lost to the error @err, then the close marker
+ * "stopped". Return: whether it is in the file (if not, the file is as
+ * it was).
+ */
+static notrace bool fw_stop_write(uint64_t records, uint64_t buffers, int err, off_t at)
+{
+	const off_t end = at;
+	uint8_t p[256];
+	struct fw_frame f;
+	struct iovec iov[4];
+	unsigned cpu;
+	uint64_t tsc;
+	size_t n;
+	int k;
+
+	tsc = fdr_clock_read(&cpu);
+	n = fdr_preamble(fw_stop_unit, fdr_flush_tid() ? fdr_flush_tid() : (int32_t)syscall(SYS_gettid),
+			 cpu, tsc);
+	if (records || buffers)
+		n = fw_stop_add(n, p, fdr_ext_drop(p, sizeof(p), 0, FDRTRACE_DROP_IO_ERROR,
+						   records, buffers), tsc);
+	n = fw_stop_add(n, p, fdr_close_record(p, sizeof(p), FDRTRACE_CLOSE_STOPPED,
+					       fdr_clock.freq, err), tsc);
+	{
+		/* the totals stay those the close marker gives */
+		const struct fdr_totals keep = fdr_totals;
+
+		k = fw_frame_buffer(iov, &f, NULL, fw_stop_unit, n);
+		fdr_totals = keep;
+	}
+	if (k < 0)
+		return false;
+	for (int i = 0; i < k; i++) {
+		if (fw_write_all(fdr_fd, iov[i].iov_base, iov[i].iov_len, at)) {
+			(void)!ftruncate(fdr_fd, end);
+			return false;
+		}
+		at += (off_t)iov[i].iov_len;
+	}
+	lseek(fdr_fd, at, SEEK_SET);
+	return true;
+}
+
+/*
+ * A unit of @buffers buffers holding @records function records (counted
+ * into the totals as it was framed) could not be written, and the file
+ * was cut back to where it began (fw_cut_err): they are lost, and the
+ * last unit goes where they would have (fw_stop_write()). When even that
+ * does not fit (a full disk), the last unit written whole is given up to
+ * make room, and lost with them. Caller holds the file lock;
+ * async-signal-safe.
+ */
+static notrace void fw_stopped(uint64_t records, uint64_t buffers)
+{
+	const int err = fw_cut_err;
+	struct stat st;
+
+	fw_cut_err = 0;
+	/* written through the page cache, at the end (the cut left it there) */
+	if (!err || fdr_fd < 0 || fdr_fd == fw_dio.fd || !fw_ours() || fstat(fdr_fd, &st))
+		return;
+	fw_lost(records, buffers);
+	if (fw_stop_write(records, buffers, err, st.st_size))
+		return;
+	if (fw_last.fd != fdr_fd || fw_last.at < 0 || fw_last.at >= st.st_size ||
+	    ftruncate(fdr_fd, fw_last.at))
+		return;
+	fw_lost(fw_last.records, fw_last.buffers);
+	fw_stop_write(records + fw_last.records, buffers + fw_last.buffers, err, fw_last.at);
+	fw_last.at = -1;
+}
+
+/* A unit of @buffers buffers holding @records function records is in the file whole. */
+static notrace void fw_written(uint64_t records, uint64_t buffers)
+{
+	fw_last.fd = fdr_fd;
+	fw_last.at = fw_unit_at;
+	fw_last.records = records;
+	fw_last.buffers = buffers;
+}
+
 notrace int fdr_file_write_buffer(const uint8_t *data, uint64_t len)
 {
+	const uint64_t records = fdr_totals.records;
 	struct fw_frame f;
 	struct iovec iov[4];
 	int n = fw_frame_buffer(iov, &f, NULL, data, len);
 
-	return n < 0 ? n : fw_writev(iov, n);
+	if (n < 0)
+		return n;
+	n = fw_writev(iov, n);
+	if (!n)
+		fw_written(fdr_totals.records - records, 1);
+	else if (fw_cut_err)
+		fw_stopped(fdr_totals.records - records, 1);
+	return n;
 }
 
 /*
@@ -1292,12 +1507,30 @@ notrace int fdr_file_write_buffer(const uint8_t *data, uint64_t len)
  */
 notrace int fdr_file_write_buffers(struct fdr_buffer *const *bufs, unsigned count)
 {
+	const uint64_t records = fdr_totals.records, buffers = fdr_totals.buffers;
 	struct fw_frame frames[FDR_WRITE_BATCH];
 	struct iovec iov[4 * FDR_WRITE_BATCH];
 	int n = 0;
 
 	if (count > FDR_WRITE_BATCH)
 		return -EINVAL;
+	if (fw_fsize_max && count > 1) {
+		uint64_t total = 0;
+
+		for (unsigned i = 0; i < count; i++)
+			if (bufs[i]->len && bufs[i]->data)
+				total += fdr_cfg.format_version == 1 ? fdr_cfg.buffer_size : bufs[i]->len;
+		if (!fw_room(total)) {
+			/* near the file size limit: as many whole buffers as fit, one at a time */
+			for (unsigned i = 0; i < count; i++) {
+				int err = fdr_file_write_buffers(&bufs[i], 1);
+
+				if (err)
+					return err;
+			}
+			return 0;
+		}
+	}
 	for (unsigned i = 0; i < count; i++) {
 		int k;
 
@@ -1307,7 +1540,14 @@ notrace int fdr_file_write_buffers(struct fdr_buffer *const *bufs, unsigned coun
 		if (k > 0)
 			n += k;
 	}
-	return n ? fw_writev(iov, n) : 0;
+	if (!n)
+		return 0;
+	n = fw_writev(iov, n);
+	if (!n)
+		fw_written(fdr_totals.records - records, fdr_totals.buffers - buffers);
+	else if (fw_cut_err)
+		fw_stopped(fdr_totals.records - records, fdr_totals.buffers - buffers);
+	return n;
 }
 
 /*

@@ -762,10 +762,8 @@ static notrace void fl_snapshot(const char *why)
 		fdr_rtbuf_add_drops(&fl_snap_rb, ps.p[i].tid, ps.p[i].rec, ps.p[i].bufs);
 	fdr_rtbuf_add_drops(&fl_snap_rb, 0, orphan_rec, orphan_bufs);
 	fdr_rtbuf_flush(&fl_snap_rb);	/* counts them into the totals */
-	len = fdr_ext_close(fl_scratch, sizeof(fl_scratch), FDRTRACE_CLOSE_SNAPSHOT,
-			    fdr_totals.records, fdr_totals.records_dropped, fdr_totals.buffers,
-			    fdr_totals.buffers_dropped, fdr_threads_seen(), fdr_clock.freq,
-			    fl_now_ns(CLOCK_REALTIME), fdr_totals.dropped_by[FDRTRACE_DROP_FILTERED]);
+	len = fdr_close_record(fl_scratch, sizeof(fl_scratch), FDRTRACE_CLOSE_SNAPSHOT,
+			       fdr_clock.freq, 0);
 	if (len)
 		fdr_rtbuf_add(&fl_snap_rb, fl_scratch, len);
 	fdr_rtbuf_flush(&fl_snap_rb);
@@ -865,10 +863,7 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 		fl_exec_path = NULL;
 	}
 	freq = fdr_clock_refine();
-	n = fdr_ext_close(fl_scratch, sizeof(fl_scratch), fl_how, fdr_totals.records,
-			  fdr_totals.records_dropped, fdr_totals.buffers, fdr_totals.buffers_dropped,
-			  fdr_threads_seen(), freq, fl_now_ns(CLOCK_REALTIME),
-			  fdr_totals.dropped_by[FDRTRACE_DROP_FILTERED]);
+	n = fdr_close_record(fl_scratch, sizeof(fl_scratch), fl_how, freq, 0);
 	if (n)
 		fdr_rtbuf_add(rb, fl_scratch, n);
 	fdr_rtbuf_flush(rb);

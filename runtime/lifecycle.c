@@ -601,11 +601,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 	}
 	fdr_rtbuf_flush(rb);
 	freq = fdr_clock_refine();	/* over the run, as a normal close */
-	n = fdr_ext_close(p, sizeof(p), sig ? FDRTRACE_CLOSE_SIGNAL : FDRTRACE_CLOSE_EXIT,
-			  fdr_totals.records,
-			  fdr_totals.records_dropped, fdr_totals.buffers, fdr_totals.buffers_dropped,
-			  fdr_threads_seen(), freq, lc_realtime_ns(),
-			  fdr_totals.dropped_by[FDRTRACE_DROP_FILTERED]);
+	n = fdr_close_record(p, sizeof(p), sig ? FDRTRACE_CLOSE_SIGNAL : FDRTRACE_CLOSE_EXIT, freq, 0);
 	if (n)
 		fdr_rtbuf_add(rb, p, n);
 	fdr_rtbuf_flush(rb);

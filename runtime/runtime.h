@@ -327,6 +327,13 @@ int fdr_file_write_buffer(const uint8_t *data, uint64_t len) fdr_hidden;
 #define FDR_WRITE_BATCH 16u
 int fdr_file_write_buffers(struct fdr_buffer *const *bufs, unsigned count) fdr_hidden;
 void fdr_file_patch_freq(uint64_t freq) fdr_hidden;
+/*
+ * The close marker, how @how, from the totals written so far, the clock
+ * frequency @freq and, for FDRTRACE_CLOSE_STOPPED, the errno @error of
+ * the write that failed, into @buf. Return: its length, 0 if it does not
+ * fit. Async-signal-safe.
+ */
+size_t fdr_close_record(uint8_t *buf, size_t cap, uint8_t how, uint64_t freq, int error) fdr_hidden;
 bool fdr_file_lock(unsigned spin_limit) fdr_hidden;
 /* the calling thread holds the file lock (it is inside a write) */
 bool fdr_file_locked_here(void) fdr_hidden;

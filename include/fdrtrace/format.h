@@ -357,8 +357,11 @@ enum fdrtrace_ext_kind {
 	FDRTRACE_EXT_EXEC = 9,
 	/* how u8 (enum fdrtrace_close_how), records u64, records_dropped u64,
 	 * buffers u64, buffers_dropped u64, threads u32, cycle_frequency u64
-	 * (the refined value), end_realtime_ns u64. The last extension of a
-	 * trace that was closed by the runtime. */
+	 * (the refined value), end_realtime_ns u64, then (writers since
+	 * 2026-11-26) records_left_out u64 and (since 2026-11-27) error u32:
+	 * the errno of the write that failed when how is
+	 * FDRTRACE_CLOSE_STOPPED, else 0. The last extension of a trace that
+	 * was closed by the runtime. */
 	FDRTRACE_EXT_CLOSE = 10,
 	/* tid u32, depth u32, then depth function ids u32, outermost first:
 	 * the calls open on the thread when the buffer was started. Ring
@@ -400,7 +403,7 @@ enum fdrtrace_close_how {
 	FDRTRACE_CLOSE_EXIT = 1,	/* normal exit: return from main, exit() */
 	FDRTRACE_CLOSE_SIGNAL = 2,	/* a fatal signal; what was in memory */
 	FDRTRACE_CLOSE_SNAPSHOT = 3,	/* a snapshot; the program went on */
-	FDRTRACE_CLOSE_STOPPED = 4,	/* the runtime stopped on an error */
+	FDRTRACE_CLOSE_STOPPED = 4,	/* a write failed: recording stopped there, the program went on */
 };
 
 /* Why a native stack was taken (FDRTRACE_EXT_NATIVE_STACK). */

@@ -403,6 +403,9 @@ struct fdrtrace_ext {
 			 * do not say (has_left_out false) */
 			bool has_left_out;
 			uint64_t records_left_out;
+			/* how FDRTRACE_CLOSE_STOPPED: the errno of the
+			 * write that failed (0: not known) */
+			uint32_t error;
 		} close;
 		struct {
 			uint32_t tid;

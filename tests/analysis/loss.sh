@@ -26,6 +26,9 @@
 # gaps, replay prints a line with "lost" at each and convert emits an
 # instant event ("cat":"gap" in Chrome JSON, "records lost" in Perfetto),
 # and the stderr summary gives the totals.
+# A write error (write_error: the file size limit, a full disk) ends the
+# trace with a close "stopped" naming it, which info, account and record
+# report, and counts within the lossless ones.
 set -eu
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
@@ -222,7 +225,76 @@ xray_many() {
 	rm -rf xray-many.fdr "$work/xray"
 }
 
+# werr_check NAME ERROR: the trace NAME.fdr of a run that hit a write
+# error (stderr in NAME.err, output in NAME.out) against werr-ok: the
+# output is unchanged; the trace verifies and ends with a close "stopped"
+# naming ERROR, whose records are what the file holds; info and account
+# say so; every function's count is at most the lossless one
+werr_check() {
+	local name=$1 err=$2 info closed func
+	cmp -s werr-ok.out "$name.out" || fail "$name: the program's output changed"
+	grep -q "write failed: $err; recording stopped" "$name.err" ||
+		{ cat "$name.err" >&2; fail "$name: the error is not reported"; }
+	"$fdr" verify "$name.fdr" >/dev/null || fail "$name: the trace does not verify"
+	info=$("$fdr" info "$name.fdr")
+	closed=$(echo "$info" | sed -n 's/^closed: *yes, stopped: \([0-9]*\) records.*/\1/p')
+	func=$(echo "$info" | sed -n 's/^  function *\([0-9]*\) .*/\1/p')
+	[ -n "$closed" ] || { echo "$info" >&2; fail "$name: no close marker \"stopped\""; }
+	[ "$closed" = "$func" ] ||
+		fail "$name: the close counts $closed records, the file holds $func"
+	echo "$info" | grep -q "^stopped by: *a write failed ($err)" ||
+		fail "$name: info does not say why recording stopped"
+	"$fdr" account "$name.fdr" 2>&1 >/dev/null |
+		grep -q ": recording stopped early, a write failed ($err)" ||
+		fail "$name: account does not say recording stopped early"
+	table "$name.fdr" >"$name.table"
+	join werr-ok.table "$name.table" | awk -v n="$name" '
+		$5 > $2 { print "FAIL: " n ": " $1 " counted " $5 " > " $2; bad = 1 }
+		END { exit bad }' >&2 || fail "$name: a count above the lossless one"
+	echo "$name: stopped by '$err' with $closed records kept, $(awk '{ s += $2 } END { print s }' "$name.table") of $(awk '{ s += $2 } END { print s }' werr-ok.table) calls, no count above the lossless one"
+}
+
+# A write error: the file size limit (ulimit -f), in both format versions
+# and under fdrtrace record, and a full disk where a small tmpfs can be
+# mounted (unshare -m: root).
+write_error() {
+	local v dir
+	echo "=== write-error"
+	run werr-ok 2 300 "buffer_size=4096 on_full=wait"
+	table werr-ok.fdr | sort >werr-ok.table
+	for v in 5 1; do
+		rm -f fdrtrace.*.fdr
+		(ulimit -f 1024
+		 FDRTRACE_MODE=fdr FDRTRACE_OPTIONS="format_version=$v buffer_size=4096 on_full=wait" \
+			"$prog" 2 300 >"werr-fsize-v$v.out" 2>"werr-fsize-v$v.err") ||
+			fail "werr-fsize-v$v: the program failed"
+		mv fdrtrace.*.fdr "werr-fsize-v$v.fdr"
+		[ "$(stat -c %s "werr-fsize-v$v.fdr")" -le $((1024 * 1024)) ] ||
+			fail "werr-fsize-v$v: the trace is past the limit"
+		werr_check "werr-fsize-v$v" "File too large"
+	done
+	rm -rf rec && mkdir rec
+	(ulimit -f 1024; "$fdr" record -d rec -b 4K -O on_full=wait -- "$prog" 2 300 \
+		>/dev/null 2>rec.err) || { cat rec.err >&2; fail "werr-record: the program failed"; }
+	grep -q "^fdrtrace record: .*: [0-9]* records, [0-9]* lost, recording stopped early: a write failed (File too large)" rec.err ||
+		{ cat rec.err >&2; fail "werr-record: record does not say recording stopped"; }
+	rm -rf rec
+	dir=$work/werr-full
+	mkdir -p "$dir"
+	if unshare -m true 2>/dev/null; then
+		unshare -m sh -c "mount -t tmpfs -o size=1m fdrtrace-test '$dir' && cd '$dir' &&
+			FDRTRACE_MODE=fdr FDRTRACE_OPTIONS='buffer_size=4096 on_full=wait' \
+			'$prog' 2 300 >'$work/werr-full.out' 2>'$work/werr-full.err' &&
+			mv fdrtrace.*.fdr '$work/werr-full.fdr'" || fail "werr-full: the run failed"
+		werr_check werr-full "No space left on device"
+	else
+		echo "(unshare -m refused: no tmpfs to fill, the full-disk case skipped)"
+	fi
+	rm -rf "$dir" werr-*.fdr
+}
+
 record_summary
+write_error
 if [ -n "$xray" ] && command -v "$xray" >/dev/null; then
 	xray_many
 else

@@ -8,6 +8,7 @@
  * The runs write under /tmp (trace_check.c): where /tmp takes no direct
  * writes (tmpfs), the tests say so and are skipped; nothing is faked.
  */
+#include <errno.h>
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -235,9 +236,9 @@ Test(direct_io, a_kill_while_writing_cuts_the_trace_only_at_its_end)
 }
 
 /*
- * ulimit -f: the direct write that would pass the limit fails; the file
- * is cut back to the end of the last whole write, the message names the
- * error, and the trace reads.
+ * ulimit -f: the direct write that would pass the limit is not tried; the
+ * message names the error, and the trace reads and ends with a close
+ * marker "stopped" (EFBIG) that counts what the file holds.
  */
 Test(direct_io, a_file_size_limit_stops_recording_cleanly)
 {
@@ -252,8 +253,13 @@ Test(direct_io, a_file_size_limit_stops_recording_cleanly)
 	tc_assert_exited_ok(&r);
 	cr_expect(strstr(r.err, "write failed: File too large; recording stopped"), "%s", r.err);
 	tc_assert_one_trace(&r, &t);
+	cr_expect(t.ok, "%s", t.error);
 	cr_expect_leq(t.file_size, 3u << 20);
 	cr_expect_gt(t.func_records, 0);
+	cr_expect(t.closed, "no close marker");
+	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_STOPPED);
+	cr_expect_eq(t.close_error, EFBIG);
+	cr_expect_eq(t.close_records, t.func_records, "the close counts what the file holds");
 	tc_free(&t);
 	tc_done(&r);
 }

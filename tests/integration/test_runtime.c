@@ -10,6 +10,7 @@
  * itself unaffected.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -495,19 +496,36 @@ Test(edge, cannot_create_message_names_the_whole_path_of_a_relative_base)
 	tc_done(&r);
 }
 
+/*
+ * Past ulimit -f: the program goes on, and the trace itself says where
+ * and why it ends: a close marker "stopped" with EFBIG, after a drop
+ * record for the buffers that did not fit, within the limit (room for
+ * that last buffer was kept), with the counts of what it holds.
+ */
 Test(edge, file_size_limit_stops_recording_but_not_the_program)
 {
 	const char *argv[] = { TARGET, "threads", "8", NULL };
 	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=4096", NULL };
 	struct tc_run r;
+	struct tc_trace t;
 
-	tc_fsize_limit = 20000;
+	tc_fsize_limit = 40000;
 	tc_run(&r, argv, env);
 	tc_fsize_limit = 0;
 	tc_assert_exited_ok(&r);
 	cr_expect_str_eq(r.out, "ok threads\n");
 	cr_expect_eq(tc_lines(r.err), 1, "stderr: %s", r.err);
-	cr_expect(strstr(r.err, "write failed"), "stderr: %s", r.err);
+	cr_expect(strstr(r.err, "write failed: File too large; recording stopped"), "stderr: %s",
+		  r.err);
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.ok, "%s", t.error);
+	cr_expect_leq(t.file_size, 40000);
+	cr_expect(t.closed, "no close marker");
+	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_STOPPED);
+	cr_expect_eq(t.close_error, EFBIG);
+	cr_expect_eq(t.close_records, t.func_records, "the close counts what the file holds");
+	cr_expect_gt(t.dropped_by[FDRTRACE_DROP_IO_ERROR], 0);
+	tc_free(&t);
 	tc_done(&r);
 }
 

@@ -237,6 +237,7 @@ static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev, struct t
 		t->close_how = x.u.close.how;
 		t->close_records = x.u.close.records;
 		t->close_dropped = x.u.close.records_dropped;
+		t->close_error = x.u.close.error;
 		t->close_freq = x.u.close.cycle_frequency;
 		break;
 	case FDRTRACE_EXT_FORK:

@@ -42,6 +42,7 @@ struct tc_trace {
 	bool closed;
 	uint8_t close_how;
 	uint64_t close_records, close_dropped;
+	uint32_t close_error;	/* how stopped: the errno of the write that failed */
 	uint64_t close_freq;	/* the close record's (refined) cycle frequency */
 	int forks;
 	uint32_t fork_parent, fork_child;

@@ -697,9 +697,14 @@ Test(disk, full_filesystem_leaves_the_program_alone_and_cuts_the_trace_cleanly, 
 	cr_assert_eq(tc_find_traces(&fake, paths, 2), 1);
 	tc_read(paths[0], &t);
 	cr_expect(t.ok, "the trace is cut at a buffer boundary: %s", t.error);
-	score("Disk: full filesystem (256 KB tmpfs)", 1, !t.ok,
-	      "exit status and output unchanged, 1 report; trace cut after %llu bytes, %llu records, parses",
-	      (unsigned long long)t.file_size, (unsigned long long)t.func_records);
+	/* the last buffer, with the close, fits where the failed write began (tmpfs pages) */
+	cr_expect(t.closed && t.close_how == FDRTRACE_CLOSE_STOPPED && t.close_error == ENOSPC,
+		  "closed %d how %u error %u", t.closed, t.close_how, t.close_error);
+	cr_expect_eq(t.close_records, t.func_records);
+	score("Disk: full filesystem (256 KB tmpfs)", 1,
+	      !t.ok || !t.closed || t.close_how != FDRTRACE_CLOSE_STOPPED,
+	      "exit status and output unchanged, 1 report; trace cut after %llu bytes, %llu records, parses, closed \"stopped\" (error %u)",
+	      (unsigned long long)t.file_size, (unsigned long long)t.func_records, t.close_error);
 	tc_free(&t);
 	tc_done(&r);
 	unmount_tmpfs(dir);
@@ -745,9 +750,13 @@ Test(disk, file_size_limit_cuts_the_trace_at_a_buffer_boundary)
 	tc_read(paths[0], &t);
 	cr_expect(t.ok, "%s", t.error);
 	cr_expect_leq(t.file_size, 50000);
-	score("Disk: ulimit -f 50000 bytes", 1, !t.ok,
-	      "program unchanged, 1 report; trace %llu bytes, %llu records, parses",
-	      (unsigned long long)t.file_size, (unsigned long long)t.func_records);
+	cr_expect(t.closed && t.close_how == FDRTRACE_CLOSE_STOPPED && t.close_error == EFBIG,
+		  "closed %d how %u error %u", t.closed, t.close_how, t.close_error);
+	cr_expect_eq(t.close_records, t.func_records);
+	score("Disk: ulimit -f 50000 bytes", 1,
+	      !t.ok || !t.closed || t.close_how != FDRTRACE_CLOSE_STOPPED,
+	      "program unchanged, 1 report; trace %llu bytes, %llu records, parses, closed \"stopped\" (error %u)",
+	      (unsigned long long)t.file_size, (unsigned long long)t.func_records, t.close_error);
 	tc_free(&t);
 	tc_done(&r);
 }

@@ -220,11 +220,15 @@ Test(ext_writer, exec)
 
 Test(ext_writer, close)
 {
-	size_t len = fdr_ext_close(buf, sizeof(buf), FDRTRACE_CLOSE_SIGNAL, 1, 2, 3, 4, 5,
-				   2096032123, 0x0102030405060708ull, 9);
+	const struct fdr_ext_close_info c = {
+		.how = FDRTRACE_CLOSE_STOPPED, .records = 1, .records_dropped = 2, .buffers = 3,
+		.buffers_dropped = 4, .threads = 5, .cycle_frequency = 2096032123,
+		.end_realtime_ns = 0x0102030405060708ull, .records_left_out = 9, .error = 27,
+	};
+	size_t len = fdr_ext_close(buf, sizeof(buf), &c);
 
-	cr_assert_eq(header(len, FDRTRACE_EXT_CLOSE), 1 + 8 * 4 + 4 + 8 + 8 + 8);
-	cr_assert_eq(buf[8], FDRTRACE_CLOSE_SIGNAL);
+	cr_assert_eq(header(len, FDRTRACE_EXT_CLOSE), 1 + 8 * 4 + 4 + 8 + 8 + 8 + 4);
+	cr_assert_eq(buf[8], FDRTRACE_CLOSE_STOPPED);
 	cr_assert_eq(rd(buf + 9, 8), 1);
 	cr_assert_eq(rd(buf + 17, 8), 2);
 	cr_assert_eq(rd(buf + 25, 8), 3);
@@ -233,7 +237,8 @@ Test(ext_writer, close)
 	cr_assert_eq(rd(buf + 45, 8), 2096032123);
 	cr_assert_eq(rd(buf + 53, 8), 0x0102030405060708ull);
 	cr_assert_eq(rd(buf + 61, 8), 9);
-	CHECK_CAPACITY(fdr_ext_close(buf, cap, 1, 2, 3, 4, 5, 6, 7, 8, 9));
+	cr_assert_eq(rd(buf + 69, 4), 27);
+	CHECK_CAPACITY(fdr_ext_close(buf, cap, &c));
 }
 
 Test(ext_writer, stack)

@@ -1165,6 +1165,8 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 		break;
 	case FDRTRACE_EXT_CLOSE:
 		a->st.have_close = true;
+		a->st.stopped = x.u.close.how == FDRTRACE_CLOSE_STOPPED;
+		a->st.stop_error = x.u.close.error;
 		break;
 	default:
 		break;
@@ -1939,6 +1941,11 @@ void an_summary(const struct analysis *a, const char *cmd)
 
 	if (a->quiet)
 		return;
+	if (s->stopped)
+		fprintf(stderr,
+			"fdrtrace %s: %s: recording stopped early, a write failed (%s): what the "
+			"program did after that is in no trace\n",
+			cmd, a->path, s->stop_error ? strerror((int)s->stop_error) : "error not known");
 	if (s->gaps || s->spanning)
 		fprintf(stderr,
 			"fdrtrace %s: %s: %" PRIu64 " records lost in %" PRIu64 " gap%s; %" PRIu64

@@ -275,6 +275,9 @@ struct an_stats {
 	uint64_t app_typed;		/* application typed events */
 	bool reordered;			/* buffers were visited in TSC order */
 	bool have_close;
+	/* the close said recording stopped on a write error: its errno (0: not known) */
+	bool stopped;
+	uint32_t stop_error;
 	bool truncated;
 };
 

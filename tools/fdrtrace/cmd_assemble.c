@@ -649,6 +649,8 @@ enum asm_ext_type {
 	X_WHY,		/* u8, a number or an enum fdrtrace_native_why name */
 	X_FRAMES,	/* u32 depth, depth (u64 address, u32 module): given as
 			 * frames=ADDRESS@MODULE,... (module -1: unknown); depth= optional */
+	X_U32_OPT,	/* a u32 or u64 later writers append: left out, and every */
+	X_U64_OPT,	/* field after it, when not given */
 };
 
 struct asm_ext_field {
@@ -656,7 +658,7 @@ struct asm_ext_field {
 	enum asm_ext_type type;
 };
 
-#define ASM_EXT_MAX_FIELDS 8
+#define ASM_EXT_MAX_FIELDS 10
 
 static const struct {
 	const char *name;
@@ -684,7 +686,8 @@ static const struct {
 	{ "close", FDRTRACE_EXT_CLOSE,
 	  { { "how", X_HOW }, { "records", X_U64 }, { "records_dropped", X_U64 },
 	    { "buffers", X_U64 }, { "buffers_dropped", X_U64 }, { "threads", X_U32 },
-	    { "cycle_frequency", X_U64 }, { "end_realtime_ns", X_U64 } } },
+	    { "cycle_frequency", X_U64 }, { "end_realtime_ns", X_U64 },
+	    { "records_left_out", X_U64_OPT }, { "error", X_U32_OPT } } },
 	{ "stack", FDRTRACE_EXT_STACK, { { "tid", X_U32 }, { "ids", X_IDS } } },
 	{ "native_stack", FDRTRACE_EXT_NATIVE_STACK,
 	  { { "tid", X_U32 }, { "why", X_WHY }, { "signal", X_U8 }, { "fault_address", X_U64 },
@@ -852,12 +855,17 @@ static int asm_ext_body(struct asm_state *s, struct asm_line *l, size_t k, struc
 		size_t n;
 
 		switch (f->type) {
+		case X_U32_OPT:
+		case X_U64_OPT:
+			if (!asm_find(l, f->name))
+				return 0;
+			/* fall through */
 		case X_U8:
 		case X_U16:
 		case X_U32:
 		case X_U64: {
-			static const unsigned bits[] = { 8, 16, 32, 64 };
-			unsigned w = bits[f->type - X_U8];
+			unsigned w = f->type == X_U8 ? 8 : f->type == X_U16 ? 16 :
+				     f->type == X_U32 || f->type == X_U32_OPT ? 32 : 64;
 
 			rc = asm_int(s, l, f->name, w, 0, &v, NULL);
 			asm_put(b, &v, w / 8);	/* little-endian host */

@@ -183,6 +183,8 @@ static void dump_ext(const uint8_t *data, size_t len)
 		       x.u.close.end_realtime_ns);
 		if (x.u.close.has_left_out)
 			printf(" records_left_out=%" PRIu64, x.u.close.records_left_out);
+		if (x.u.close.error)
+			printf(" error=%" PRIu32, x.u.close.error);
 		break;
 	case FDRTRACE_EXT_STACK: {
 		uint32_t i;

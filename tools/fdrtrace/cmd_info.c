@@ -82,6 +82,7 @@ struct info {
 	bool have_close;
 	uint8_t close_how;
 	uint64_t close_records, close_records_dropped, close_buffers, close_buffers_dropped;
+	uint32_t close_error;	/* how stopped: the write's errno */
 	uint32_t close_threads;
 	uint64_t close_freq, close_end_ns;
 	/* the pool: buffer_max of the first config record, pool_buffers of the last growth */
@@ -296,6 +297,7 @@ static void info_ext(struct info *in, const uint8_t *data, size_t len)
 		in->close_threads = x.u.close.threads;
 		in->close_freq = x.u.close.cycle_frequency;
 		in->close_end_ns = x.u.close.end_realtime_ns;
+		in->close_error = x.u.close.error;
 		break;
 	default:
 		break;
@@ -549,6 +551,10 @@ static void info_print(const struct info *in, const char *path)
 		       in->close_threads, in->close_freq);
 		if (in->close_end_ns)
 			info_time("closed at:", in->close_end_ns);
+		if (in->close_how == FDRTRACE_CLOSE_STOPPED)
+			printf("%-17sa write failed (%s): recording stopped; the program went on, "
+			       "and what it did after is in no trace\n", "stopped by:",
+			       in->close_error ? strerror((int)in->close_error) : "error not known");
 		if (in->have_exec)
 			printf("%-17sexec of %s (same pid; a trace of its own if it runs "
 			       "instrumented code)\n", "replaced by:", in->exec_path);

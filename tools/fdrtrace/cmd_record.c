@@ -441,7 +441,8 @@ static void rec_print_summary(const char *path)
 	if (c.u.close.how == FDRTRACE_CLOSE_SIGNAL)
 		fputs(", closed at a fatal signal", stderr);
 	else if (c.u.close.how == FDRTRACE_CLOSE_STOPPED)
-		fputs(", recording stopped on an error", stderr);
+		fprintf(stderr, ", recording stopped early: a write failed (%s)",
+			c.u.close.error ? strerror((int)c.u.close.error) : "error not known");
 	if (c.u.close.records_dropped > (c.u.close.has_left_out ? c.u.close.records_left_out : 0))
 		fputs(" (fdrtrace info says why; the lost ones' places are marked in the trace)",
 		      stderr);

@@ -83,6 +83,7 @@ static const struct rp_affix rp_close_end = RP_AFFIX_OF(" */\n");
 static const struct rp_affix rp_close_unwound_end = RP_AFFIX_OF(" */ /* ended by an outer exit */\n");
 static const struct rp_affix rp_never_end = RP_AFFIX_OF(": did not return */\n");
 static const struct rp_affix rp_lost_end = RP_AFFIX_OF(": end lost with records */\n");
+static const struct rp_affix rp_stopped_end = RP_AFFIX_OF(": open when recording stopped */\n");
 
 static const char rp_blanks[32] = "                                ";
 
@@ -549,10 +550,14 @@ static void rp_endless(struct analysis *a, struct an_thread *t, const struct an_
 	rp_line(rp, a, t, false, 0, s->level, &rp_close, name, len, end);
 }
 
-/* A call that never ended (open when the trace ended). */
+/*
+ * A call that never ended (open when the trace ended): one the program
+ * may have returned from after a write error stopped recording (the close
+ * says so) is not said to have not returned.
+ */
 static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
-	rp_endless(a, t, f, &rp_never_end);
+	rp_endless(a, t, f, a->st.stopped ? &rp_stopped_end : &rp_never_end);
 }
 
 /* A call whose exit was lost with damaged or cut records: its end is unknown. */

@@ -8,7 +8,8 @@
  * end ("E") pair for a call that was still open when the reorder window was
  * flushed (order.h); an instant event per native stack (a crash, with its
  * frames in args); a begin with "args":{"ended":"never"} for a call that
- * never ended, with "args":{"ended":"unknown: records lost"} for one whose
+ * never ended ("after recording stopped" when a write error stopped
+ * recording), with "args":{"ended":"unknown: records lost"} for one whose
  * exit was lost in a damaged buffer; an instant event ("ph":"i") per application event; process
  * and thread names (metadata events) at the end, once all are known.
  * Timestamps are microseconds with three decimals (nanosecond precision) of
@@ -345,6 +346,9 @@ static void ch_open(void *w, struct analysis *a, struct an_thread *t, const stru
 
 	if (it->lost)
 		args = ",\"args\":{\"ended\":\"unknown: records lost\"}";
+	else if (it->never && a->st.stopped)
+		/* the program went on after a write error stopped recording */
+		args = ",\"args\":{\"ended\":\"after recording stopped\"}";
 	else if (it->never)
 		args = ",\"args\":{\"ended\":\"never\"}";
 	else if (!it->closed)

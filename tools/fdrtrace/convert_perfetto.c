@@ -529,7 +529,7 @@ static __attribute__((noinline)) void pf_begin_slow(struct cv *cv, struct analys
 	if (it->lost)
 		pf_arg_str(&te, "ended", "unknown: records lost");
 	else if (it->never)
-		pf_arg_str(&te, "ended", "never");
+		pf_arg_str(&te, "ended", a->st.stopped ? "after recording stopped" : "never");
 	else if (!it->closed)
 		pf_arg_str(&te, "ended", "unknown when written");
 	pf_event(cv, a, it->tsc, &te, fresh ? &interned : NULL);

@@ -161,6 +161,9 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 			break;	/* an older writer */
 		ext->u.close.has_left_out = true;
 		ext->u.close.records_left_out = cur_u64(c);
+		if (c->bad || c->len - c->pos < 4)
+			break;	/* a writer before 2026-11-27 */
+		ext->u.close.error = cur_u32(c);
 		break;
 	case FDRTRACE_EXT_STACK:
 		ext->u.stack.tid = cur_u32(c);
