@@ -782,7 +782,7 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 
 	if (f->lost) {
 		a->st.spanning++;
-		fn->spanning++;
+		fn->tally.spanning++;
 	} else if (f->partial) {
 		a->st.partial++;
 	} else if (end >= f->tsc) {
@@ -793,7 +793,7 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 	if (how == AN_END_UNWOUND) {
 		a->st.unwound++;
 		if (!f->partial)
-			fn->unwound++;
+			fn->tally.unwound++;
 	}
 	if (!plain && a->ops && a->ops->exit)
 		a->ops->exit(a, t, f, end, dur, how);
@@ -802,15 +802,7 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 	if (!f->partial) {
 		self = dur > f->children ? dur - f->children : 0;
 		a->st.calls++;
-		if (!fn->calls || dur < fn->min)
-			fn->min = dur;
-		if (dur > fn->max)
-			fn->max = dur;
-		fn->calls++;
-		fn->sum += dur;
-		fn->self += self;
-		if (a->want_hist)
-			hist_add(&fn->hist, dur);
+		an_tally_add(&fn->tally, dur, self, a->want_hist);	/* out of memory: not in hist */
 		if (!plain && f->node) {
 			a->nodes[f->node].calls++;
 			a->nodes[f->node].incl += dur;
@@ -984,7 +976,7 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
 	for (i = 0; i < t->depth; i++) {
 		if (t->stack[i].lost) {
 			a->st.spanning++;
-			t->stack[i].fn->spanning++;
+			t->stack[i].fn->tally.spanning++;
 		} else {
 			a->st.unmatched_entries++;
 		}
@@ -1846,7 +1838,7 @@ static void an_finish_threads(struct analysis *a)
 		for (uint32_t j = 0; j < t->depth; j++) {
 			if (t->stack[j].lost) {
 				a->st.spanning++;
-				t->stack[j].fn->spanning++;
+				t->stack[j].fn->tally.spanning++;
 			} else {
 				a->st.unmatched_entries++;
 			}
@@ -2007,7 +1999,7 @@ void an_fini(struct analysis *a)
 		if (a->fns[i]->display != a->fns[i]->base)
 			free(a->fns[i]->display);
 		free(a->fns[i]->base);
-		hist_free(&a->fns[i]->hist);
+		hist_free(&a->fns[i]->tally.hist);
 		free(a->fns[i]->uptr);
 		free(a->fns[i]);
 	}

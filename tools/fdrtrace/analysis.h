@@ -40,7 +40,7 @@
  * opened) goes to an_ops.gap; every call open on the thread at that point
  * is marked @lost and @partial: it is never given a duration, nor counted
  * in its function's calls, sum or self, nor in its parent's children, but
- * in an_func.spanning and an_stats.spanning. The calls the gap closed end
+ * in an_func.tally.spanning and an_stats.spanning. The calls the gap closed end
  * there (AN_END_LOST); those it opened are pushed as lost frames. So a
  * number computed from a trace with losses is never built from a span
  * whose records are missing. on_full=wait's waits go to an_ops.wait. Damaged buffers are skipped (reported
@@ -77,6 +77,42 @@
 #include "xray_map.h"
 
 /**
+ * struct an_tally - the numbers of a function's calls (zeroed before use)
+ * @calls, @sum, @min, @max: its timed calls (not partial, not across a
+ *	loss; counted by an_tally_add()) and their durations (ticks)
+ * @self: their durations less their callees' (which callees: the caller's)
+ * @spanning: calls whose lifetime crossed a loss (not in the numbers above)
+ * @unwound: of @calls, those ended by an outer exit (timed to it: an upper bound)
+ * @hist: the durations, for percentiles (when the caller asks for them)
+ */
+struct an_tally {
+	uint64_t calls, sum, self, min, max;
+	uint64_t spanning, unwound;
+	struct hist hist;
+};
+
+/**
+ * an_tally_add - count one timed call (@self: @dur less its callees')
+ * @t: the tally
+ * @dur, @self: ticks
+ * @want_hist: count @dur in @t->hist too
+ *
+ * Return: 0, or hist_add()'s -ENOMEM (not in @t->hist, counted elsewhere).
+ */
+static inline __attribute__((always_inline)) int an_tally_add(struct an_tally *t, uint64_t dur,
+							     uint64_t self, bool want_hist)
+{
+	if (!t->calls || dur < t->min)
+		t->min = dur;
+	if (dur > t->max)
+		t->max = dur;
+	t->calls++;
+	t->sum += dur;
+	t->self += self;
+	return want_hist ? hist_add(&t->hist, dur) : 0;
+}
+
+/**
  * struct an_func - one function id of the trace
  * @id: the 28-bit function id
  * @module_id: from FDRTRACE_EXT_FUNC, 0xffffffff when unknown
@@ -93,10 +129,7 @@
  * @name_gen: bumped when a record names the function after it was named
  *	(its @base and @display are then made again): a command that keeps
  *	a name of its own made from them compares it
- * @calls, @sum, @self, @min, @max: completed calls and their durations (ticks)
- * @spanning: calls whose lifetime crossed a loss (not in the numbers above)
- * @unwound: of @calls, those ended by an outer exit (timed to it: an upper bound)
- * @hist: the durations, for percentiles (when struct analysis.want_hist)
+ * @tally: its completed calls (@tally.hist when struct analysis.want_hist)
  * @uptr: for the command (freed with free() by an_fini() when not NULL)
  */
 struct an_func {
@@ -110,10 +143,7 @@ struct an_func {
 	uint32_t name_gen;
 	bool collides;
 	struct an_func *same_next, *same_prev;
-	uint64_t calls, sum, self, min, max;
-	uint64_t spanning;
-	uint64_t unwound;
-	struct hist hist;
+	struct an_tally tally;
 	void *uptr;
 };
 

@@ -36,28 +36,23 @@ struct acc_row {
 	uint64_t spanning, unwound;
 };
 
-/* With selectors: a function's shown calls (fn->uptr: its index in struct acc_sel.v). */
-struct acc_fn {
-	uint64_t calls, sum, self, min, max, spanning, unwound;
-	struct hist hist;
-};
-
+/* With selectors: each function's shown calls, in @v at the index its fn->uptr holds. */
 struct acc_sel {
 	struct sel sel;
-	struct acc_fn *v;
+	struct an_tally *v;
 	uint32_t n, cap;
 	bool oom;
 };
 
 /* The numbers of @fn's shown calls; NULL when out of memory. */
-static struct acc_fn *acc_fn_of(struct acc_sel *s, struct an_func *fn)
+static struct an_tally *acc_tally_of(struct acc_sel *s, struct an_func *fn)
 {
 	uint32_t *i = fn->uptr;
 
 	if (!i) {
 		if (s->n == s->cap) {
 			uint32_t cap = s->cap ? s->cap * 2 : 256;
-			struct acc_fn *v = realloc(s->v, cap * sizeof(*v));
+			struct an_tally *v = realloc(s->v, cap * sizeof(*v));
 
 			if (!v)
 				goto oom;
@@ -91,24 +86,17 @@ static void acc_exit(struct analysis *a, struct an_thread *t, const struct an_fr
 	struct acc_sel *s = a->ctx;
 	struct sel_frame *fr = sel_frame(&s->sel, t, t->depth);
 	bool shown = sel_exit(&s->sel, a, t, dur);
-	struct acc_fn *d;
+	struct an_tally *d;
 
 	(void)end;
-	if (!shown || !fr || (f->partial && !f->lost) || !(d = acc_fn_of(s, f->fn)))
+	if (!shown || !fr || (f->partial && !f->lost) || !(d = acc_tally_of(s, f->fn)))
 		return;
 	if (f->lost) {
 		d->spanning++;	/* no duration: not in the numbers */
 		return;
 	}
 	d->unwound += how == AN_END_UNWOUND;
-	if (!d->calls || dur < d->min)
-		d->min = dur;
-	if (dur > d->max)
-		d->max = dur;
-	d->calls++;
-	d->sum += dur;
-	d->self += dur > fr->shown_children ? dur - fr->shown_children : 0;
-	if (hist_add(&d->hist, dur))
+	if (an_tally_add(d, dur, dur > fr->shown_children ? dur - fr->shown_children : 0, true))
 		s->oom = true;
 }
 
@@ -222,23 +210,23 @@ static const struct cli_cmd account_cli = {
 
 /* A row of the table from a function's numbers (@d: its shown calls, NULL: all its calls). */
 static void acc_fill(struct acc_row *r, struct analysis *a, struct an_func *f,
-		     const struct acc_fn *d)
+		     const struct an_tally *d)
 {
-	const struct hist *h = d ? &d->hist : &f->hist;
-
+	if (!d)
+		d = &f->tally;
 	r->fn = f;
 	r->name = an_func_name(a, f);
 	r->v[COL_FUNCID] = f->id;
-	r->v[COL_COUNT] = d ? d->calls : f->calls;
-	r->v[COL_MIN] = d ? d->min : f->min;
-	r->v[COL_MED] = hist_rank(h, 1, 2);
-	r->v[COL_P90] = hist_rank(h, 9, 10);
-	r->v[COL_P99] = hist_rank(h, 99, 100);
-	r->v[COL_MAX] = d ? d->max : f->max;
-	r->v[COL_SUM] = d ? d->sum : f->sum;
-	r->v[COL_SELF] = d ? d->self : f->self;
-	r->spanning = d ? d->spanning : f->spanning;
-	r->unwound = d ? d->unwound : f->unwound;
+	r->v[COL_COUNT] = d->calls;
+	r->v[COL_MIN] = d->min;
+	r->v[COL_MED] = hist_rank(&d->hist, 1, 2);
+	r->v[COL_P90] = hist_rank(&d->hist, 9, 10);
+	r->v[COL_P99] = hist_rank(&d->hist, 99, 100);
+	r->v[COL_MAX] = d->max;
+	r->v[COL_SUM] = d->sum;
+	r->v[COL_SELF] = d->self;
+	r->spanning = d->spanning;
+	r->unwound = d->unwound;
 }
 
 int cmd_account(int argc, char **argv)
@@ -287,7 +275,7 @@ int cmd_account(int argc, char **argv)
 	}
 	for (i = 0; i < a.n_fns; i++) {
 		struct an_func *f = a.fns[i];
-		const struct acc_fn *d = NULL;
+		const struct an_tally *d = NULL;
 		struct acc_row *r = &rows[n];
 
 		if (!s.sel.plain) {

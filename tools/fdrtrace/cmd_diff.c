@@ -36,9 +36,8 @@ static const char *const df_col_names[DF_NCOL] = { "count", "total", "self", "me
 /* One function name in one trace. */
 struct df_fn {
 	char *name;
-	uint64_t calls, total, self;	/* ticks */
+	struct an_tally tally;		/* its shown timed calls (ticks; no @spanning, @unwound) */
 	uint64_t open;			/* calls that never ended, or whose end was lost */
-	struct hist hist;
 	double v[DF_NCOL];		/* count, then seconds */
 };
 
@@ -157,10 +156,8 @@ static void df_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	d = df_row_of(r, a, f->fn);
 	if (!d)
 		return;
-	d->calls++;
-	d->total += dur;
-	d->self += dur > fr->shown_children ? dur - fr->shown_children : 0;
-	if (hist_add(&d->hist, dur))
+	if (an_tally_add(&d->tally, dur, dur > fr->shown_children ? dur - fr->shown_children : 0,
+			 true))
 		r->oom = true;
 }
 
@@ -202,11 +199,11 @@ static int df_read(struct df_run *r, const struct cli *cl, const char *path)
 		for (i = 0; i < r->n; i++) {
 			struct df_fn *d = &r->fns[i];
 
-			d->v[DF_COUNT] = (double)d->calls;
-			d->v[DF_TOTAL] = an_seconds(&a, d->total);
-			d->v[DF_SELF] = an_seconds(&a, d->self);
-			d->v[DF_MEDIAN] = an_seconds(&a, hist_rank(&d->hist, 1, 2));
-			hist_free(&d->hist);
+			d->v[DF_COUNT] = (double)d->tally.calls;
+			d->v[DF_TOTAL] = an_seconds(&a, d->tally.sum);
+			d->v[DF_SELF] = an_seconds(&a, d->tally.self);
+			d->v[DF_MEDIAN] = an_seconds(&a, hist_rank(&d->tally.hist, 1, 2));
+			hist_free(&d->tally.hist);
 		}
 		if (r->oom)
 			tool_err("%s: out of memory: some calls are not counted", path);
@@ -223,7 +220,7 @@ static void df_free(struct df_run *r)
 
 	for (i = 0; i < r->n; i++) {
 		free(r->fns[i].name);
-		hist_free(&r->fns[i].hist);
+		hist_free(&r->fns[i].tally.hist);
 	}
 	free(r->fns);
 	free(r->hash);
@@ -267,7 +264,7 @@ static void df_csv_str(const char *s)
  */
 static bool df_known(const struct df_fn *f, enum df_col c)
 {
-	return f && (c != DF_MEDIAN || f->calls);
+	return f && (c != DF_MEDIAN || f->tally.calls);
 }
 
 static void df_print_val(const struct df_fn *f, enum df_col c, bool csv)

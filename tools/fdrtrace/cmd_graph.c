@@ -123,12 +123,13 @@ int cmd_graph(int argc, char **argv)
 	for (i = 0; i < a.n_fns; i++) {
 		struct an_func *f = a.fns[i];
 
-		if (!f->calls)
+		if (!f->tally.calls)
 			continue;
 		printf("\tf%" PRIu32 " [label=\"", f->id);
 		gr_name(an_func_name(&a, f));
-		printf("\\n%" PRIu64 " call%s, self ", f->calls, f->calls == 1 ? "" : "s");
-		gr_time(&a, f->self);
+		printf("\\n%" PRIu64 " call%s, self ", f->tally.calls,
+		       f->tally.calls == 1 ? "" : "s");
+		gr_time(&a, f->tally.self);
 		puts("\"];");
 	}
 	for (i = 0; i < m; i++) {
