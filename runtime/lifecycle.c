@@ -411,8 +411,33 @@ static notrace void lc_finish(uint8_t how)
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_DONE, memory_order_release);
 }
 
+/*
+ * exit(): the program's buffered standard output and error go out before
+ * the exit line, as the C library would write them just after this
+ * handler. Before, in `prog >out 2>&1` the exit line came first, ahead of
+ * all the output a program buffers to its end (sqlite3's .dump: a script
+ * reading the file back choked on it). Only a stream no other thread has
+ * locked is flushed: one blocked writing to a full pipe holds it, and
+ * exit() itself never waits for that (glibc flushes without locking).
+ * Not at exec or _exit, which discard what is buffered.
+ */
+static notrace void lc_flush_stdio(void)
+{
+	FILE *const streams[] = { stdout, stderr };
+
+	for (size_t i = 0; i < FDR_ARRAY_SIZE(streams); i++) {
+		if (!streams[i] || ftrylockfile(streams[i]))
+			continue;
+		fflush_unlocked(streams[i]);
+		funlockfile(streams[i]);
+	}
+}
+
 static notrace void lc_atexit(void)
 {
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING &&
+	    fdr_cfg.verbosity >= 1)
+		lc_flush_stdio();
 	lc_finish(FDRTRACE_CLOSE_EXIT);
 }
 

@@ -293,8 +293,23 @@ write_error() {
 	rm -rf "$dir" werr-*.fdr
 }
 
+# The exit line comes after the output the program buffered to its end
+# (an_lossy prints its sum at exit, fully buffered into a file): in
+# `prog >out 2>&1` it used to be the file's first line
+exit_line_last() {
+	echo "=== exit-line-last"
+	rm -f fdrtrace.*.fdr
+	FDRTRACE_MODE=fdr "$prog" 1 10 >exit-line.txt 2>&1 || fail "exit-line-last: the program failed"
+	[ "$(wc -l <exit-line.txt)" -eq 2 ] || { cat exit-line.txt >&2; fail "exit-line-last: not two lines"; }
+	sed -n 1p exit-line.txt | grep -q "^[0-9][0-9]*\$" &&
+		sed -n 2p exit-line.txt | grep -q "^fdrtrace: .*: [0-9]* records, 0 lost\$" ||
+		{ cat exit-line.txt >&2; fail "exit-line-last: the exit line is not after the output"; }
+	rm -f fdrtrace.*.fdr exit-line.txt
+}
+
 record_summary
 write_error
+exit_line_last
 if [ -n "$xray" ] && command -v "$xray" >/dev/null; then
 	xray_many
 else
