@@ -40,6 +40,7 @@ import glob
 import hashlib
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -303,9 +304,11 @@ class Workload:
 EXIT_LINE = re.compile(r"^fdrtrace: (.*?): (\d+) records, (\d+) (?:dropped|lost)")
 
 
-def run_workload(wl, binary, wd, tracing=None, options="", record=False, env_extra=None):
+def run_workload(wl, binary, wd, tracing=None, options="", record=False, env_extra=None,
+                 fsize=None):
     """Run wl's commands with binary in a new directory wd. tracing: None
-    (no FDRTRACE_MODE), or a trace directory. Returns (output, exit lines,
+    (no FDRTRACE_MODE), or a trace directory; fsize: a file size limit
+    (ulimit -f, bytes) for the commands. Returns (output, exit lines,
     stderr text)."""
     shutil.rmtree(wd, ignore_errors=True)
     os.makedirs(wd)
@@ -324,8 +327,12 @@ def run_workload(wl, binary, wd, tracing=None, options="", record=False, env_ext
             else:
                 env["FDRTRACE_MODE"] = "fdr"
                 env["FDRTRACE_OPTIONS"] = ("logfile_base=%s/ %s" % (tracing, options)).strip()
+        limit = None
+        if fsize:
+            def limit():
+                resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         p = subprocess.run(cmd, cwd=wd, env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
+                           stderr=subprocess.PIPE, text=True, preexec_fn=limit)
         if p.returncode != 0:
             raise Fail("%s exited %d:\n%s" % (" ".join(cmd), p.returncode, p.stderr[-3000:]))
         stdouts.append(p.stdout)
@@ -418,6 +425,8 @@ def check_build(env, prog, src, variant, scale):
         log("on_full=wait: checked, nothing lost")
     else:
         log("on_full=wait: NOT CHECKED, the runtime has no on_full option yet")
+    if variant == "gcc":
+        check_file_size_limit(env, wl, binary, work, ref)
     if variant == "gcc" and runtime_knows(env, "direct_io"):
         # the whole trace written direct (what direct_io=auto ends with on a
         # big trace): output unchanged, traces whole and closed, nothing lost
@@ -429,6 +438,50 @@ def check_build(env, prog, src, variant, scale):
             log("direct_io=always: NOT CHECKED, %s's file system takes no direct writes "
                 "(the traces were written through the page cache)" % work)
     shutil.rmtree(work, ignore_errors=True)
+
+
+def check_file_size_limit(env, wl, binary, work, ref):
+    """Under a file size limit the program's own files fit in and the
+    traces do not: the output is unchanged, every trace verifies, and one
+    that hit the limit ends with the close "stopped" naming it (counting
+    what the file holds), which account reports."""
+    biggest = max([os.path.getsize(os.path.join(d, f))
+                   for d, _, fs in os.walk(work + "/ref") for f in fs] + [0])
+    limit = max(8 << 20, 2 * biggest)
+    td = work + "/traces-fsize"
+    shutil.rmtree(td, ignore_errors=True)
+    out, _, errs = run_workload(wl, binary, work + "/run-fsize", tracing=td, fsize=limit)
+    if out != ref:
+        raise Fail("ulimit -f %d: output differs from the untraced build's" % limit)
+    traces = sorted(glob.glob(os.path.join(td, "*.fdr")))
+    stopped = 0
+    for t in traces:
+        if os.path.getsize(t) > limit:
+            raise Fail("ulimit -f %d: %s is past the limit" % (limit, t))
+        run([env.fdrtrace, "verify", t])
+        info = run([env.fdrtrace, "info", t], text=True).stdout
+        closed = re.search(r"^closed:\s+yes, (\w+): (\d+) records", info, re.M)
+        funcs = re.search(r"^  function\s+(\d+)", info, re.M)
+        if not closed:
+            raise Fail("ulimit -f %d: %s has no close marker:\n%s" % (limit, t, info))
+        if closed.group(1) != "stopped":
+            continue
+        if not re.search(r"^stopped by:\s+a write failed \(File too large\)", info, re.M):
+            raise Fail("ulimit -f: %s does not say why it stopped:\n%s" % (t, info))
+        if not funcs or funcs.group(1) != closed.group(2):
+            raise Fail("ulimit -f: %s: the close counts %s records, the file holds %s"
+                       % (t, closed.group(2), funcs.group(1) if funcs else "none"))
+        acc = run([env.fdrtrace, "account", t], text=True).stderr
+        if "recording stopped early, a write failed (File too large)" not in acc:
+            raise Fail("ulimit -f: account does not say recording stopped:\n%s" % acc)
+        stopped += 1
+    if not stopped:
+        raise Fail("ulimit -f %d: no trace reached the limit (%d traces): nothing checked"
+                   % (limit, len(traces)))
+    log("%-28s output identical; %d of %d trace(s) stopped at the limit, closed \"stopped\" "
+        "(File too large), verified" % ("gcc linked, ulimit -f %dM" % (limit >> 20), stopped,
+                                         len(traces)))
+    shutil.rmtree(td, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- account
