@@ -675,6 +675,26 @@ static void same_as_untraced(const char *const *argv, const struct tc_run *trace
 	tc_done(&plain);
 }
 
+/*
+ * A trace a write error (@err) stopped: cut at a buffer boundary, it
+ * reads, and ends with the close "stopped" naming the error, whose count
+ * is what the file holds (the last buffer fits: room is kept under a file
+ * size limit; on a tmpfs, where the failed write began or in place of the
+ * last buffer written). Scored as @row, its text @what then the numbers.
+ */
+static void stopped_by(const struct tc_trace *t, int err, const char *row, const char *what)
+{
+	bool ok = t->ok && t->closed && t->close_how == FDRTRACE_CLOSE_STOPPED &&
+		  t->close_error == (uint32_t)err && t->close_records == t->func_records;
+
+	cr_expect(t->ok, "the trace is cut at a buffer boundary: %s", t->error);
+	cr_expect(ok, "closed %d how %u error %u, %llu records closed, %llu in the file", t->closed,
+		  t->close_how, t->close_error, (unsigned long long)t->close_records,
+		  (unsigned long long)t->func_records);
+	score(row, 1, !ok, "%s %llu bytes, %llu records, parses, closed \"stopped\" (error %u)", what,
+	      (unsigned long long)t->file_size, (unsigned long long)t->func_records, t->close_error);
+}
+
 Test(disk, full_filesystem_leaves_the_program_alone_and_cuts_the_trace_cleanly, .timeout = 60)
 {
 	char dir[128], opt[300], paths[2][512];
@@ -696,15 +716,8 @@ Test(disk, full_filesystem_leaves_the_program_alone_and_cuts_the_trace_cleanly, 
 	snprintf(fake.dir, sizeof(fake.dir), "%s", dir);
 	cr_assert_eq(tc_find_traces(&fake, paths, 2), 1);
 	tc_read(paths[0], &t);
-	cr_expect(t.ok, "the trace is cut at a buffer boundary: %s", t.error);
-	/* the last buffer, with the close, fits where the failed write began (tmpfs pages) */
-	cr_expect(t.closed && t.close_how == FDRTRACE_CLOSE_STOPPED && t.close_error == ENOSPC,
-		  "closed %d how %u error %u", t.closed, t.close_how, t.close_error);
-	cr_expect_eq(t.close_records, t.func_records);
-	score("Disk: full filesystem (256 KB tmpfs)", 1,
-	      !t.ok || !t.closed || t.close_how != FDRTRACE_CLOSE_STOPPED,
-	      "exit status and output unchanged, 1 report; trace cut after %llu bytes, %llu records, parses, closed \"stopped\" (error %u)",
-	      (unsigned long long)t.file_size, (unsigned long long)t.func_records, t.close_error);
+	stopped_by(&t, ENOSPC, "Disk: full filesystem (256 KB tmpfs)",
+		   "exit status and output unchanged, 1 report; trace cut after");
 	tc_free(&t);
 	tc_done(&r);
 	unmount_tmpfs(dir);
@@ -748,15 +761,8 @@ Test(disk, file_size_limit_cuts_the_trace_at_a_buffer_boundary)
 	cr_expect_eq(tc_lines(r.err), 1, "stderr: %s", r.err);
 	cr_assert_eq(tc_find_traces(&r, paths, 2), 1);
 	tc_read(paths[0], &t);
-	cr_expect(t.ok, "%s", t.error);
 	cr_expect_leq(t.file_size, 50000);
-	cr_expect(t.closed && t.close_how == FDRTRACE_CLOSE_STOPPED && t.close_error == EFBIG,
-		  "closed %d how %u error %u", t.closed, t.close_how, t.close_error);
-	cr_expect_eq(t.close_records, t.func_records);
-	score("Disk: ulimit -f 50000 bytes", 1,
-	      !t.ok || !t.closed || t.close_how != FDRTRACE_CLOSE_STOPPED,
-	      "program unchanged, 1 report; trace %llu bytes, %llu records, parses, closed \"stopped\" (error %u)",
-	      (unsigned long long)t.file_size, (unsigned long long)t.func_records, t.close_error);
+	stopped_by(&t, EFBIG, "Disk: ulimit -f 50000 bytes", "program unchanged, 1 report; trace");
 	tc_free(&t);
 	tc_done(&r);
 }
