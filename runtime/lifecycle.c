@@ -416,20 +416,24 @@ static notrace void lc_finish(uint8_t how)
  * the exit line, as the C library would write them just after this
  * handler. Before, in `prog >out 2>&1` the exit line came first, ahead of
  * all the output a program buffers to its end (sqlite3's .dump: a script
- * reading the file back choked on it). Only a stream no other thread has
- * locked is flushed: one blocked writing to a full pipe holds it, and
- * exit() itself never waits for that (glibc flushes without locking).
- * Not at exec or _exit, which discard what is buffered.
+ * reading the file back choked on it). Only the C library's own streams,
+ * as they were at start (lc_std: static objects, valid even once fclosed;
+ * a FILE the program assigned to stdout may be freed by now), and only one
+ * no other thread has locked: one blocked writing to a full pipe holds
+ * it, and exit() itself never waits for that (glibc flushes without
+ * locking). Not at exec or _exit, which discard what is buffered.
  */
+static FILE *lc_std[2];
+
 static notrace void lc_flush_stdio(void)
 {
-	FILE *const streams[] = { stdout, stderr };
+	FILE *const now[] = { stdout, stderr };
 
-	for (size_t i = 0; i < FDR_ARRAY_SIZE(streams); i++) {
-		if (!streams[i] || ftrylockfile(streams[i]))
+	for (size_t i = 0; i < FDR_ARRAY_SIZE(now); i++) {
+		if (!now[i] || now[i] != lc_std[i] || ftrylockfile(now[i]))
 			continue;
-		fflush_unlocked(streams[i]);
-		funlockfile(streams[i]);
+		fflush_unlocked(now[i]);
+		funlockfile(now[i]);
 	}
 }
 
@@ -910,6 +914,8 @@ static notrace void lc_start(void)
 		lc_handlers_registered = true;
 		pthread_atfork(lc_prefork, lc_postfork_parent, lc_postfork_child);
 		atexit(lc_atexit);
+		lc_std[0] = stdout;
+		lc_std[1] = stderr;
 	}
 	lc_install_signals();
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);

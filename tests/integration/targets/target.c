@@ -48,6 +48,9 @@
  *   target busy N           2 threads, each works N times; then prints
  *                           "flush_migrations M": how often the scheduler
  *                           moved the flush thread between CPUs
+ *   target stdout_freed F   stdout set to a FILE of F's, printed to; an exit
+ *                           handler prints "bye" and fcloses it (freed), so
+ *                           at the runtime's exit handler stdout is a freed FILE
  *   target quiet            access("/fdrtrace-quiet-begin"), work three
  *                           times 50 ms apart, access("/fdrtrace-quiet-end"):
  *                           markers for strace, the runtime's opens between
@@ -292,6 +295,13 @@ __attribute__((noinline)) static void jump_down(int depth)
 	sink++;
 }
 
+/* stdout_freed's exit handler: the FILE stdout was set to, closed (and freed) */
+static void close_own_stdout(void)
+{
+	printf("bye\n");
+	fclose(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "basic";
@@ -478,6 +488,17 @@ int main(int argc, char **argv)
 			work();
 			usleep(30000);
 		}
+	} else if (!strcmp(mode, "stdout_freed") && argc > 2) {
+		FILE *f = fopen(argv[2], "w");
+
+		if (!f)
+			return 3;
+		stdout = f;
+		if (atexit(close_own_stdout))
+			return 3;
+		work();
+		printf("ok stdout_freed\n");
+		return 0;
 	} else if (!strcmp(mode, "close_stdio")) {
 		work();
 		close(1);
