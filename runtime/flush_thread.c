@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -46,6 +47,16 @@ _Atomic uint64_t fdr_enqueued;
 _Atomic uint64_t fdr_written;
 
 static pthread_mutex_t fl_mutex = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Threads in fdr_flush_fork_prepare() waiting for fl_mutex; a futex word.
+ * The mutex is not fair: a flush thread with a backlog unlocks and locks
+ * it again before a woken waiter runs, so a fork waited for the queue to
+ * run dry, which a busy program never lets happen (40 forks took 9
+ * minutes beside two recording threads under load, their trace 77 GB).
+ * While it is not 0 the flush thread, between rounds, waits for it to
+ * drop (fl_let_fork_in()).
+ */
+static _Atomic uint32_t fl_fork_waiting;
 static pthread_t fl_thread;
 static bool fl_running;
 static _Atomic uint32_t fl_seq;
@@ -545,20 +556,28 @@ notrace void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names)
 }
 
 /*
- * One round: take every queued buffer, name new ids, write the buffers.
- * Caller holds fl_mutex. Return: buffers written.
+ * The most one round of the loop takes from the queue, in bytes (at least
+ * FDR_WRITE_BATCH buffers): fl_mutex is held for a round, and a fork
+ * waits for it (fl_let_fork_in()). A round that took the whole queue of a
+ * busy program, on a slow disk, held it for seconds.
  */
-static notrace unsigned fl_drain(struct fdr_rtbuf *rb)
+#define FL_ROUND_BYTES (8u << 20)
+
+/*
+ * One round: take the queued buffers (at most @max), name new ids, write
+ * the buffers. Caller holds fl_mutex. Return: buffers written.
+ */
+static notrace unsigned fl_drain(struct fdr_rtbuf *rb, unsigned max)
 {
 	struct fdr_buffer *first = NULL, **tail = &first, *b;
-	unsigned n = 0;
+	unsigned n = 0, taken = 0;
 
 	if (fdr_queue_empty())
 		return 0;
 	fdr_file_lock(0);
 	fdr_file_create();	/* records to write: the file is needed now */
 	/* collect first: the ids they use were all handed out before they were queued */
-	while ((b = fdr_queue_pop(true))) {
+	while (taken++ < max && (b = fdr_queue_pop(true))) {
 		*tail = b;
 		tail = (struct fdr_buffer **)&b->node.next;
 		b->node.next = NULL;
@@ -849,7 +868,7 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 		fdr_ring_write(false, UINT64_MAX);
 		fdr_file_unlock();
 	}
-	fl_drain(rb);
+	fl_drain(rb, UINT_MAX);
 	fdr_file_lock(0);
 	fdr_flush_emit_funcs(rb, true);
 	fdr_orphan_drops(rec, bufs, true);
@@ -1113,6 +1132,31 @@ static notrace bool fl_own_files(void)
 	return true;
 }
 
+/*
+ * Between two rounds (fl_mutex just unlocked): a thread about to fork
+ * waits for the mutex; let it take it first. Bounded: the waiter locks as
+ * soon as it runs, and the wait times out every millisecond to look again.
+ */
+static notrace void fl_let_fork_in(void)
+{
+	uint32_t w;
+
+	for (int i = 0; i < 1000 && (w = atomic_load_explicit(&fl_fork_waiting,
+							       memory_order_seq_cst)); i++) {
+		struct timespec to = { 0, 1000000 };
+
+		syscall(SYS_futex, &fl_fork_waiting, FUTEX_WAIT_PRIVATE, w, &to, NULL, 0);
+	}
+}
+
+/* Buffers in one round of the loop (FL_ROUND_BYTES). */
+static notrace unsigned fl_round_max(void)
+{
+	uint64_t n = FL_ROUND_BYTES / (fdr_cfg.buffer_size ? fdr_cfg.buffer_size : 1);
+
+	return n > FDR_WRITE_BATCH ? (unsigned)n : FDR_WRITE_BATCH;
+}
+
 static notrace void *fl_main(void *arg)
 {
 	uint64_t interval_ns = fdr_cfg.flush_interval_ms * 1000000ull;
@@ -1151,7 +1195,7 @@ static notrace void *fl_main(void *arg)
 		if (fdr_filtering)
 			fl_decide_filters();
 		if (fdr_cfg.policy != FDR_POLICY_RING) {
-			if (fl_drain(&fl_rb)) {
+			if (fl_drain(&fl_rb, fl_round_max())) {
 				fl_wrote_ns = fl_now_ns(CLOCK_MONOTONIC);
 				fl_spread();
 			}
@@ -1183,6 +1227,7 @@ static notrace void *fl_main(void *arg)
 			atomic_fetch_sub_explicit(&fl_trig_req, 1, memory_order_relaxed);
 		}
 		pthread_mutex_unlock(&fl_mutex);
+		fl_let_fork_in();
 		if (atomic_load_explicit(&fl_stop, memory_order_acquire))
 			break;
 		if (interval_ns && fdr_cfg.policy != FDR_POLICY_RING) {
@@ -1339,8 +1384,13 @@ notrace void fdr_flush_fork_prepare(void)
 	/* the flush thread cannot run until the fork is done: this thread must not wait for it */
 	fl_fork_saved_no_wait = fdr_self.no_wait;
 	fdr_self.no_wait = true;
-	if (fl_running)
-		pthread_mutex_lock(&fl_mutex);
+	if (!fl_running)
+		return;
+	/* seq_cst: seen by the flush thread's load after its unlock (fl_let_fork_in()) */
+	atomic_fetch_add_explicit(&fl_fork_waiting, 1, memory_order_seq_cst);
+	pthread_mutex_lock(&fl_mutex);
+	if (atomic_fetch_sub_explicit(&fl_fork_waiting, 1, memory_order_seq_cst) == 1)
+		syscall(SYS_futex, &fl_fork_waiting, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 notrace void fdr_flush_fork_parent(void)
@@ -1354,6 +1404,7 @@ notrace void fdr_flush_fork_parent(void)
 notrace void fdr_flush_reset_child(void)
 {
 	pthread_mutex_init(&fl_mutex, NULL);
+	atomic_store_explicit(&fl_fork_waiting, 0, memory_order_relaxed);
 	fl_running = false;
 	atomic_store_explicit(&fl_stop, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_seq, 0, memory_order_relaxed);

@@ -455,6 +455,39 @@ Test(process, forty_forks_while_threads_record_and_the_flush_thread_writes, .tim
 	tc_done(&r);
 }
 
+/*
+ * A fork waits for the flush thread's mutex (the child must not inherit a
+ * half-done write). With two threads recording as fast as they can and
+ * every write of the flush thread slowed (strace stops it at each writev),
+ * the flush thread always had a backlog: it wrote all of it in one round
+ * and took the mutex back before the forking thread ran, so 10 forks took
+ * more than 60 s and wrote 8 GB of trace (a run of the fault matrix beside
+ * a compiler: 40 forks in 9 minutes, a 77 GB trace). A round now takes at
+ * most 8 MiB of the queue, and a waiting fork goes first: about 4 s.
+ */
+Test(process, forks_go_through_while_the_flush_thread_has_a_backlog, .timeout = 120)
+{
+	const char *pre[] = { "/usr/bin/timeout", "-s", "KILL", "60", STRACE, "-f", "-o", "/dev/null",
+			      "-e", "trace=writev", NULL };
+	const char *argv[] = { REL_TARGET, "forks", "10", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=4096", NULL };
+	struct tc_run r;
+
+	if (!*STRACE || access(pre[0], X_OK))
+		cr_skip_test("strace or %s not found", pre[0]);
+	if (REL_SANITIZED)
+		cr_skip_test("GCC 12's ASan allocator may stay locked in a fork child that starts a thread");
+	tc_run_wrapped(&r, pre, argv, env);
+	cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		  "10 forks did not finish in 60 s under strace (status 0x%x): stderr %s", r.status,
+		  r.err);
+	cr_expect(strstr(r.out, "bad children 0\n"), "stdout: %s", r.out);
+	score("fork: 10 forks while 2 threads record, the flush thread's writes slowed (strace)", 1,
+	      !(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0),
+	      "all 10 children ran and exited 0 within 60 s");
+	tc_done(&r);
+}
+
 Test(process, posix_spawn_vfork_and_exec_never_inherit_the_trace_descriptor)
 {
 	const char *argv[] = { REL_TARGET, "spawn", NULL };
