@@ -85,11 +85,11 @@ __extension__ typedef unsigned __int128 clk_u128;
 /* Reads                                                               */
 /* ------------------------------------------------------------------ */
 
-notrace uint64_t fdr_clock_raw_ns(void)
+notrace uint64_t fdr_clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_MONOTONIC_RAW, &ts))
+	if (clock_gettime(clk, &ts))
 		return 0;
 	return (uint64_t)ts.tv_sec * CLK_NS_PER_S + (uint64_t)ts.tv_nsec;
 }

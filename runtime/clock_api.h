@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /*
  * glibc 2.35+ registers an rseq area for every thread and says where it is:
@@ -108,7 +109,19 @@ notrace uint64_t fdr_clock_freq_from_pairs(uint64_t tsc0, uint64_t ns0, uint64_t
  */
 notrace void fdr_clock_pair(uint64_t *tsc, uint64_t *ns) fdr_hidden;
 
+/**
+ * fdr_clock_ns - a system clock in nanoseconds
+ * @clk: the clock (CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID...)
+ *
+ * Context: any, including signal handlers. Return: the clock's value, 0
+ * when it cannot be read.
+ */
+notrace uint64_t fdr_clock_ns(clockid_t clk) fdr_hidden;
+
 /* CLOCK_MONOTONIC_RAW in ns. */
-notrace uint64_t fdr_clock_raw_ns(void) fdr_hidden;
+static inline notrace uint64_t fdr_clock_raw_ns(void)
+{
+	return fdr_clock_ns(CLOCK_MONOTONIC_RAW);
+}
 
 #endif /* FDR_CLOCK_API_H */

@@ -585,11 +585,7 @@ notrace long long fdr_file_direct_from(void)
 /* The calling thread's CPU time, ns (async-signal-safe; precise, not sampled by ticks). */
 static notrace uint64_t fw_cpu_ns(void)
 {
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return fdr_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /*
@@ -1307,6 +1303,12 @@ static notrace void fw_count_buffer(const struct fdr_buffer *b, const uint8_t *d
 	fdr_totals.records += fw_count(data + from, data + len, true);
 }
 
+/* The bytes a buffer of @len bytes takes in the file: v1 pads every buffer to buffer_size. */
+static inline notrace uint64_t fw_framed_len(uint64_t len)
+{
+	return fdr_cfg.format_version == 1 ? fdr_cfg.buffer_size : len;
+}
+
 /*
  * Append the iovecs of one buffer (at most 4) to @iov and count what it
  * holds (@b: the thread's buffer it is, or NULL). Return: the iovecs
@@ -1322,9 +1324,9 @@ static notrace int fw_frame_buffer(struct iovec *iov, struct fw_frame *f,
 
 		memset(&f->eob, 0, sizeof(f->eob));
 		f->eob.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_END_OF_BUFFER);
-		if (len + sizeof(f->eob) > fdr_cfg.buffer_size)
+		if (len + sizeof(f->eob) > fw_framed_len(len))
 			return -EINVAL;
-		pad = fdr_cfg.buffer_size - len - sizeof(f->eob);
+		pad = fw_framed_len(len) - len - sizeof(f->eob);
 		iov[n++] = (struct iovec){ (void *)data, len };
 		iov[n++] = (struct iovec){ &f->eob, sizeof(f->eob) };
 		if (pad % FDRTRACE_FUNC_RECORD_SIZE && pad >= FDRTRACE_METADATA_RECORD_SIZE) {
@@ -1360,7 +1362,6 @@ static notrace int fw_frame_buffer(struct iovec *iov, struct fw_frame *f,
 
 notrace size_t fdr_close_record(uint8_t *buf, size_t cap, uint8_t how, uint64_t freq, int error)
 {
-	struct timespec now;
 	struct fdr_ext_close_info c = {
 		.how = how,
 		.records = fdr_totals.records,
@@ -1373,8 +1374,7 @@ notrace size_t fdr_close_record(uint8_t *buf, size_t cap, uint8_t how, uint64_t 
 		.error = error > 0 ? (uint32_t)error : 0,
 	};
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	c.end_realtime_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	c.end_realtime_ns = fdr_clock_ns(CLOCK_REALTIME);
 	return fdr_ext_close(buf, cap, &c);
 }
 
@@ -1519,7 +1519,7 @@ notrace int fdr_file_write_buffers(struct fdr_buffer *const *bufs, unsigned coun
 
 		for (unsigned i = 0; i < count; i++)
 			if (bufs[i]->len && bufs[i]->data)
-				total += fdr_cfg.format_version == 1 ? fdr_cfg.buffer_size : bufs[i]->len;
+				total += fw_framed_len(bufs[i]->len);
 		if (!fw_room(total)) {
 			/* near the file size limit: as many whole buffers as fit, one at a time */
 			for (unsigned i = 0; i < count; i++) {

@@ -85,14 +85,6 @@ notrace void fdr_flush_wake(void)
 		syscall(SYS_futex, &fl_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-static notrace uint64_t fl_now_ns(int clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * A buffer was queued (stream policy). Wake the flush thread when a
  * batch is ready (a sixteenth of the pool, at most FDR_WRITE_BATCH
@@ -175,7 +167,7 @@ static uint64_t fl_rate_t0, fl_rate_n0;
 
 static notrace uint32_t fl_rate_target(void)
 {
-	uint64_t now = fl_now_ns(CLOCK_MONOTONIC);
+	uint64_t now = fdr_clock_ns(CLOCK_MONOTONIC);
 	uint64_t n = atomic_load_explicit(&fdr_enqueued, memory_order_relaxed);
 	uint64_t want = 0;
 
@@ -974,7 +966,7 @@ static notrace void fl_settle_idle(struct timespec *to)
 
 	if (!fdr_file_unsettled())
 		return;
-	idle = fl_now_ns(CLOCK_MONOTONIC) - fl_wrote_ns;
+	idle = fdr_clock_ns(CLOCK_MONOTONIC) - fl_wrote_ns;
 	if (idle >= settle_ns) {
 		fdr_file_lock(0);
 		fdr_file_settle();
@@ -1047,7 +1039,7 @@ static notrace int fl_schedstat(uint64_t *run_ns, uint64_t *wait_ns)
 
 static notrace void fl_spread(void)
 {
-	uint64_t now = fl_now_ns(CLOCK_THREAD_CPUTIME_ID), run, wait, dr, dw;
+	uint64_t now = fdr_clock_ns(CLOCK_THREAD_CPUTIME_ID), run, wait, dr, dw;
 	cpu_set_t all, one;
 	int cur, next;
 
@@ -1160,7 +1152,7 @@ static notrace unsigned fl_round_max(void)
 static notrace void *fl_main(void *arg)
 {
 	uint64_t interval_ns = fdr_cfg.flush_interval_ms * 1000000ull;
-	uint64_t next = interval_ns ? fl_now_ns(CLOCK_MONOTONIC) + interval_ns : 0;
+	uint64_t next = interval_ns ? fdr_clock_ns(CLOCK_MONOTONIC) + interval_ns : 0;
 
 	(void)arg;
 	pthread_mutex_lock(&fl_mutex);
@@ -1196,7 +1188,7 @@ static notrace void *fl_main(void *arg)
 			fl_decide_filters();
 		if (fdr_cfg.policy != FDR_POLICY_RING) {
 			if (fl_drain(&fl_rb, fl_round_max())) {
-				fl_wrote_ns = fl_now_ns(CLOCK_MONOTONIC);
+				fl_wrote_ns = fdr_clock_ns(CLOCK_MONOTONIC);
 				fl_spread();
 			}
 			fl_grow(&fl_rb);	/* after the drain: full buffers first */
@@ -1231,7 +1223,7 @@ static notrace void *fl_main(void *arg)
 		if (atomic_load_explicit(&fl_stop, memory_order_acquire))
 			break;
 		if (interval_ns && fdr_cfg.policy != FDR_POLICY_RING) {
-			uint64_t now = fl_now_ns(CLOCK_MONOTONIC);
+			uint64_t now = fdr_clock_ns(CLOCK_MONOTONIC);
 
 			if (now >= next) {
 				fdr_threads_foreach(fl_request, NULL, 0);
@@ -1280,9 +1272,9 @@ static notrace int fl_spawn(bool forked)
 	if (err)
 		return -err;
 	fl_running = true;
-	end = fl_now_ns(CLOCK_MONOTONIC) + 2000000000ull;
+	end = fdr_clock_ns(CLOCK_MONOTONIC) + 2000000000ull;
 	while (!atomic_load_explicit(&fl_started, memory_order_acquire) &&
-	       (now = fl_now_ns(CLOCK_MONOTONIC)) < end) {
+	       (now = fdr_clock_ns(CLOCK_MONOTONIC)) < end) {
 		struct timespec left = { (time_t)((end - now) / 1000000000u),
 					 (long)((end - now) % 1000000000u) };
 
@@ -1346,7 +1338,7 @@ notrace struct fdr_buffer *fdr_flush_wait_buffer(void)
 {
 	uint64_t written = atomic_load_explicit(&fdr_written, memory_order_acquire);
 	uint32_t count = fdr_pool_count();
-	uint64_t since = fl_now_ns(CLOCK_MONOTONIC);
+	uint64_t since = fdr_clock_ns(CLOCK_MONOTONIC);
 
 	for (;;) {
 		struct fdr_buffer *b;
@@ -1370,8 +1362,8 @@ notrace struct fdr_buffer *fdr_flush_wait_buffer(void)
 		if (now != written || fdr_pool_count() != count) {
 			written = now;
 			count = fdr_pool_count();
-			since = fl_now_ns(CLOCK_MONOTONIC);
-		} else if (fl_now_ns(CLOCK_MONOTONIC) - since >= FL_WAIT_STALL_MS * 1000000ull) {
+			since = fdr_clock_ns(CLOCK_MONOTONIC);
+		} else if (fdr_clock_ns(CLOCK_MONOTONIC) - since >= FL_WAIT_STALL_MS * 1000000ull) {
 			return NULL;
 		}
 	}

@@ -83,14 +83,6 @@ static uint32_t lc_crash_mods[FDR_NATIVE_MAX];
 static uint8_t lc_crash_payload[64 + FDR_NATIVE_MAX * FDRTRACE_NATIVE_FRAME_SIZE];
 static bool lc_handlers_registered;
 
-static notrace uint64_t lc_realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static notrace void lc_program_name(void)
 {
 	char exe[PATH_MAX];
@@ -839,7 +831,7 @@ static notrace void lc_postfork_child(void)
 	}
 	fdr_fork_parent = fdr_pid;
 	fdr_pid = getpid();
-	fdr_start_ns = lc_realtime_ns();
+	fdr_start_ns = fdr_clock_ns(CLOCK_REALTIME);
 	fdr_file_forget();	/* the parent's file stays the parent's */
 	fdr_pool_reset();
 	fdr_ring_reset();
@@ -882,7 +874,7 @@ static notrace void lc_start(void)
 	if (fdr_filtering && fdr_filter_init() < 0)
 		fdr_filtering = false;
 	fdr_pid = getpid();
-	fdr_start_ns = lc_realtime_ns();
+	fdr_start_ns = fdr_clock_ns(CLOCK_REALTIME);
 	lc_program_name();
 	err = fdr_pool_init(fdr_cfg.buffer_size, fdr_cfg.buffer_max, lc_pool_limit());
 	if (!err)
