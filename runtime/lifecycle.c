@@ -833,8 +833,8 @@ static notrace void lc_postfork_child(void)
 	fdr_pid = getpid();
 	fdr_start_ns = fdr_clock_ns(CLOCK_REALTIME);
 	fdr_file_forget();	/* the parent's file stays the parent's */
+	fdr_ring_fork_child(&fdr_self);
 	fdr_pool_reset();
-	fdr_ring_reset();
 	fdr_writer_after_fork_child();
 	/* the child's own trace is created only if it records something */
 	atomic_store_explicit(&fdr_recorded, false, memory_order_relaxed);

@@ -49,9 +49,27 @@ static fdr_tls uint32_t ring_depth;
 static fdr_tls uint64_t ring_bufno;	/* buffers this thread began */
 static fdr_tls uint64_t ring_recs;	/* function records in the buffers it handed over */
 
-/* After fork, in the child's only thread: its buffers are numbered anew. */
-notrace void fdr_ring_reset(void)
+/*
+ * After fork, in the child's only thread (the one that forked), before
+ * fdr_pool_reset(). Its stack is brought to the fork through the records
+ * of the buffer it was filling (the parent's, abandoned in the child) or
+ * the calls of the gap it was in, so that the child's first buffer's
+ * stack record holds the calls open at fork: without this, it held those
+ * open when that buffer began, and a reader matched the child's first
+ * exits against calls that had already returned. Its buffers are
+ * numbered anew (the child's trace holds none of the parent's records).
+ */
+notrace void fdr_ring_fork_child(struct fdr_thread *t)
 {
+	if (fdr_cfg.policy == FDR_POLICY_RING) {
+		const struct fdr_gap *g = &t->gap;
+
+		if (t->buf)
+			fdr_ring_stack_advance(t->buf, atomic_load_explicit(&t->pos,
+									    memory_order_relaxed));
+		else if (g->first_tsc && !g->unknown && g->depth <= FDR_GAP_IDS)
+			fdr_ring_stack_gap(g->exited, g->depth, g->ids);
+	}
 	atomic_store_explicit(&ring_next_seq, 0, memory_order_relaxed);
 	ring_bufno = 0;
 	ring_recs = 0;

@@ -416,13 +416,13 @@ void fdr_ring_put(struct fdr_buffer *b) fdr_hidden;
 struct fdr_buffer *fdr_ring_take_oldest(void) fdr_hidden;
 uint64_t fdr_ring_newest(void) fdr_hidden;
 void fdr_ring_write(bool keep, uint64_t upto) fdr_hidden;
-/* the calling thread's open calls at the start of its next buffer */
-/* Return: the function records in [p, end) */
+/* the calling thread's open calls at the start of its next buffer: @b's records up to @end walked */
 void fdr_ring_stack_advance(struct fdr_buffer *b, const uint8_t *end) fdr_hidden;
 size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint64_t tsc) fdr_hidden;
 /* a pool-empty gap closed @exited of the open calls and opened @depth (@ids) */
 void fdr_ring_stack_gap(uint32_t exited, uint32_t depth, const uint32_t *ids) fdr_hidden;
-void fdr_ring_reset(void) fdr_hidden;
+/* fork child, before fdr_pool_reset(): the stack brought to the fork, buffers numbered anew */
+void fdr_ring_fork_child(struct fdr_thread *t) fdr_hidden;
 
 /* ---- trigger.c: latency triggers (ring policy) ---- */
 

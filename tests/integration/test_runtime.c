@@ -614,6 +614,32 @@ Test(process, a_fork_child_reports_none_of_the_ring_losses_of_its_parent)
 }
 
 /*
+ * Ring policy: the child's first buffer opens with the calls open at the
+ * fork (main, fork_in). It held those open when the parent's last buffer
+ * began, inside work(), and the child's exit from fork_in was matched
+ * against a call of work()'s that had returned long before (replay
+ * printed that call's name at fork_in's exit).
+ */
+Test(process, a_fork_childs_ring_trace_starts_with_the_calls_open_at_the_fork)
+{
+	struct tc_run r;
+	struct tc_trace parent, child;
+	char child_path[512];
+
+	if (IT_SANITIZED)
+		cr_skip_test("GCC 12's ASan allocator may stay locked in a fork child that starts a thread");
+	run_fork("fork_nested", "policy=ring:buffer_size=4096", &r, &parent, &child, child_path);
+	cr_assert_gt(parent.buffers, 2, "work() filled no buffer: tests nothing");
+	cr_expect_eq(tc_calls(&child, "leaf"), 10);
+	cr_expect_eq(child.stack_depth_max, 2, "the child's first stack: main, fork_in");
+	cr_expect_eq(child.unmatched, 0, "the child's exits close the calls open at the fork, innermost first");
+	cr_expect_eq(tc_exits(&child, "fork_in"), 1);
+	tc_free(&parent);
+	tc_free(&child);
+	tc_done(&r);
+}
+
+/*
  * A fork child that ends with _exit (a server's: Redis's BGSAVE) wrote the
  * names of its functions in a buffer of its own thread id, stamped at the
  * dump, before that thread's earlier buffers: its buffers ran back in

@@ -9,6 +9,8 @@
  *   target churn N          N threads one after another, each leaf x100
  *   target fork             work; fork; child: leaf x10, exit(0)
  *   target fork_exit        the same, the child ending with _exit(0)
+ *   target fork_nested      work; fork in fork_in(), whose child calls leaf
+ *                           x10 there, then returns from it and exit(0)s
  *   target signal           work with a 20 kHz profiling timer whose
  *                           handler calls sig_fn(); prints the handler count
  *   target segv [N]         work (N times), then a write through NULL
@@ -153,6 +155,17 @@ static void on_term_reraise(int sig)
 }
 
 /* Called in a vfork child only: nothing of it may reach the parent's trace. */
+/* "fork_nested": the fork in a call of its own, once work() filled buffers */
+__attribute__((noinline)) static pid_t fork_in(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		for (int i = 0; i < 10; i++)
+			leaf(i);
+	return pid;
+}
+
 __attribute__((noinline)) static void in_vfork_child(void)
 {
 	for (int i = 0; i < 10; i++)
@@ -367,20 +380,22 @@ int main(int argc, char **argv)
 		free(th);
 	} else if (!strcmp(mode, "deep")) {
 		rec(n);
-	} else if (!strcmp(mode, "fork") || !strcmp(mode, "fork_exit")) {
+	} else if (!strcmp(mode, "fork") || !strcmp(mode, "fork_exit") ||
+		   !strcmp(mode, "fork_nested")) {
+		bool nested = !strcmp(mode, "fork_nested");
 		pid_t pid;
 		int st;
 
 		work();
 		fflush(stdout);
-		pid = fork();
+		pid = nested ? fork_in() : fork();
 		if (pid < 0)
 			return 2;
 		if (pid == 0) {
-			for (int i = 0; i < 10; i++)
+			for (int i = 0; i < 10 && !nested; i++)
 				leaf(i);
-			if (mode[4])
-				_exit(0);	/* "fork_exit": as a server's child (Redis's BGSAVE) ends */
+			if (!strcmp(mode, "fork_exit"))
+				_exit(0);	/* as a server's child (Redis's BGSAVE) ends */
 			exit(0);
 		}
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
