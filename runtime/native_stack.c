@@ -30,6 +30,21 @@
  *     first moments of the run) waits for it a little (100 ms in the
  *     handler, 200 ms in fdrtrace_start(); nanosleep), so that its frames
  *     get module ids.
+ *   - libunwind's validation pipe: libunwind 1.6 opens a pipe at its first
+ *     unwind (here, at initialisation: the two lowest free descriptors)
+ *     and, when it must check an address (a frame without unwind
+ *     information, the outermost frames), reads a byte from the pipe's
+ *     read end and writes one byte at the address to its write end. A
+ *     program may have put its own files at those numbers since (a
+ *     shell's `exec 3>file 4>file`): libunwind then read from one and
+ *     wrote a byte of memory into the other (seen: bytes appended to a
+ *     user's file at a crash). So the pipe is noted after set-up
+ *     (ns_pipe_note()) and checked before each unwind (ns_pipe_guard()):
+ *     in the fatal-signal handler, where the process is about to die, a
+ *     descriptor that is no longer the pipe is closed, and libunwind,
+ *     whose read then fails, opens a new pipe (noted again after); in
+ *     fdrtrace_start() (the program goes on) no stack is taken then. A
+ *     pipe that was not where expected is not guarded.
  *   - Module ids: the flush thread tells us each module it reports in a
  *     module_map record (fdr_native_module_mapped()); we keep their spans in
  *     a fixed table (no allocation) that the handler reads lock-free. A
@@ -41,11 +56,15 @@
  * just unmapped, which is what the address was in anyway).
  */
 #define UNW_LOCAL_ONLY
+#include <errno.h>
+#include <fcntl.h>
 #include <libunwind.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "modules.h"
 #include "native_stack.h"
@@ -107,6 +126,73 @@ notrace uint32_t fdr_native_module_of(uint64_t addr)
 	return ns_module_of(addr);
 }
 
+/* ---- libunwind's validation pipe (see the contract above) ---- */
+
+#define NS_FD_SCAN 4096
+
+static int ns_pipe[2] = { -1, -1 };
+static dev_t ns_pipe_dev;
+static ino_t ns_pipe_ino;
+
+/* The two lowest descriptors not open, where pipe2() puts a new pipe ({-1, -1}: none). */
+static notrace void ns_lowest_free(int fds[2])
+{
+	int n = 0;
+
+	fds[0] = fds[1] = -1;
+	for (int fd = 0; n < 2 && fd < NS_FD_SCAN; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+			fds[n++] = fd;
+	if (n < 2)
+		fds[0] = -1;
+}
+
+/* Note @fds as libunwind's pipe when they are both ends of one, else leave the note. */
+static notrace void ns_pipe_note(const int fds[2])
+{
+	struct stat r, w;
+
+	if (fds[0] < 0 || fstat(fds[0], &r) || fstat(fds[1], &w) || !S_ISFIFO(r.st_mode) ||
+	    r.st_dev != w.st_dev || r.st_ino != w.st_ino)
+		return;
+	ns_pipe_dev = r.st_dev;
+	ns_pipe_ino = r.st_ino;
+	ns_pipe[0] = fds[0];
+	ns_pipe[1] = fds[1];
+}
+
+static notrace bool ns_is_pipe(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISFIFO(st.st_mode) && st.st_dev == ns_pipe_dev &&
+	       st.st_ino == ns_pipe_ino;
+}
+
+/*
+ * Before an unwind: may libunwind use the descriptors it keeps? @dying:
+ * the process dies after this (the fatal-signal handler), so descriptors
+ * of the program's at the pipe's numbers may be closed. @next gets where
+ * a new pipe would go, for ns_pipe_note() after the unwind ({-1, -1}
+ * when the pipe is as noted). Async-signal-safe (fstat, fcntl, close).
+ * Return: whether to unwind.
+ */
+static notrace bool ns_pipe_guard(bool dying, int next[2])
+{
+	next[0] = next[1] = -1;
+	if (ns_pipe[0] < 0 || (ns_is_pipe(ns_pipe[0]) && ns_is_pipe(ns_pipe[1])))
+		return true;
+	for (int i = 0; i < 2; i++) {
+		if (fcntl(ns_pipe[i], F_GETFD) < 0)
+			continue;	/* closed: libunwind's read fails, and it opens a new pipe */
+		if (!dying && !ns_is_pipe(ns_pipe[i]))
+			return false;	/* the program's file: never read or written by us */
+		close(ns_pipe[i]);
+	}
+	ns_lowest_free(next);
+	return true;
+}
+
 /* Walk @cur outwards; frames before the one at @from are skipped (0: none). */
 static notrace uint32_t ns_walk(unw_cursor_t *cur, uintptr_t from, uint64_t *addrs, uint32_t *mods,
 				uint32_t max)
@@ -152,39 +238,51 @@ static notrace void ns_wait_modules(unsigned ms)
 notrace uint32_t fdr_native_from_signal(void *uc, uint64_t *addrs, uint32_t *mods, uint32_t max)
 {
 	unw_cursor_t cur;
+	uint32_t n = 0;
+	int next[2];
 
 	if (!ns_ready || !uc || !max)
 		return 0;
 	ns_wait_modules(100);
+	ns_pipe_guard(true, next);
 	/* on x86-64 libunwind's unw_context_t is the kernel's ucontext_t */
-	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
-		return 0;
-	return ns_walk(&cur, 0, addrs, mods, max);
+	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) >= 0)
+		n = ns_walk(&cur, 0, addrs, mods, max);
+	ns_pipe_note(next);
+	return n;
 }
 
 notrace uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods, uint32_t max)
 {
 	unw_context_t ctx;
 	unw_cursor_t cur;
+	uint32_t n = 0;
+	int next[2];
 
 	if (!ns_ready || !max)
 		return 0;
 	if (from)
 		ns_wait_modules(200);	/* not at initialisation: we are before the flush thread */
-	if (unw_getcontext(&ctx) < 0 || unw_init_local(&cur, &ctx) < 0)
+	if (!ns_pipe_guard(false, next))
 		return 0;
-	return ns_walk(&cur, from, addrs, mods, max);
+	if (unw_getcontext(&ctx) >= 0 && unw_init_local(&cur, &ctx) >= 0)
+		n = ns_walk(&cur, from, addrs, mods, max);
+	ns_pipe_note(next);
+	return n;
 }
 
 notrace void fdr_native_init(void)
 {
 	uint64_t addrs[FDR_NATIVE_MAX];
 	uint32_t mods[FDR_NATIVE_MAX];
+	int fds[2];
 
 	if (ns_ready)
 		return;
 	ns_ready = true;
-	/* the whole stack once: libunwind's lazy set-up happens here */
+	ns_lowest_free(fds);
+	/* the whole stack once: libunwind's lazy set-up happens here, its pipe at @fds */
 	if (!fdr_native_here(0, addrs, mods, FDR_NATIVE_MAX))
 		ns_ready = false;
+	ns_pipe_note(fds);
 }

@@ -152,6 +152,70 @@ Test(native, crash_in_a_thread_other_than_main_is_that_threads_stack)
 	tc_done(&r);
 }
 
+/* The file the target put on libunwind's descriptors holds what it wrote, and only that. */
+static void expect_user_file(const struct tc_run *r)
+{
+	char path[600], buf[64] = "";
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/user.txt", r->dir);
+	f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	cr_expect_str_eq(buf, "user data\n", "the program's file was read or written by the tracer");
+}
+
+/*
+ * A program put its own file where libunwind keeps its validation pipe
+ * (a shell's `exec 3>F 4>F`), then crashed: the crash stack is taken,
+ * and the file is untouched. libunwind used to read a byte from it and
+ * write a byte of memory into it.
+ */
+Test(native, a_crash_never_reads_or_writes_the_programs_files_at_libunwinds_descriptors)
+{
+	static const char *const order[] = { "measure", "outer", "crash_thread", NULL };
+	const char *argv[] = { NATIVE_TARGET, "thread_fds", "user.txt", NULL };
+	struct tc_run r;
+	char paths[4][512], cmd[600];
+	char *info;
+	const char *sec;
+
+	if (IT_SANITIZED)
+		cr_skip_test("ASan owns SIGSEGV");
+	tc_run(&r, argv, MODE_ON);
+	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV,
+		  "status 0x%x, stderr: %s", r.status, r.err);
+	expect_user_file(&r);
+	cr_assert_eq(tc_find_traces(&r, paths, 4), 1);
+	snprintf(cmd, sizeof(cmd), "info %s", paths[0]);
+	info = tool(cmd);
+	sec = section(info, "crash stack:");
+	cr_assert(sec, "no crash stack in:\n%s", info);
+	in_order(sec, order);
+	free(info);
+	tc_done(&r);
+}
+
+/* The same before fdrtrace_start(), in a program that goes on: no start stack, file untouched. */
+Test(native, fdrtrace_start_leaves_the_programs_files_at_libunwinds_descriptors_alone)
+{
+	const char *argv[] = { NATIVE_TARGET, "start_fds", "user.txt", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, MODE_ON);
+	tc_assert_exited_ok(&r);
+	expect_user_file(&r);
+	memset(&t, 0, sizeof(t));
+	tc_assert_one_trace(&r, &t);
+	cr_expect_gt(tc_calls(&t, "fast"), 0, "recording went on after fdrtrace_start()");
+	tc_free(&t);
+	tc_done(&r);
+}
+
 /*
  * dump then assemble gives the identical file; and the crash stack written
  * by hand as an "ext native_stack" line (the fields of dump's comment)

@@ -11,12 +11,20 @@
  *                 work, normal exit
  *   fast_slow     2,000 calls of fast() then one slow() (30 ms), exit
  *   slow N        N calls of slow(), exit
+ *   thread_fds F  first put the file F (created, "user data\n" in it, read
+ *                 from its start) on every pipe descriptor above 2, as a
+ *                 shell's `exec 3>F` does: libunwind's validation pipe is
+ *                 one; then as thread
+ *   start_fds F   the same, then as start
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <fdrtrace/fdrtrace.h>
 
@@ -73,9 +81,29 @@ __attribute__((noinline)) void resume_here(void)
 	fdrtrace_start();
 }
 
+static void take_pipe_fds(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	struct stat st;
+
+	if (fd < 0)
+		exit(3);
+	for (int i = 3; i < 64; i++)
+		if (i != fd && !fstat(i, &st) && S_ISFIFO(st.st_mode))
+			dup2(fd, i);
+	if (write(fd, "user data\n", 10) != 10 || lseek(fd, 0, SEEK_SET))
+		exit(3);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
+
+	if ((!strcmp(mode, "thread_fds") || !strcmp(mode, "start_fds")) && argc > 2) {
+		fdrtrace_flush();
+		take_pipe_fds(argv[2]);
+		mode = mode[0] == 't' ? "thread" : "start";
+	}
 
 	/*
 	 * Crashes: let the runtime write its start records (modules, names)
