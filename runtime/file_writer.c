@@ -933,10 +933,44 @@ notrace int fdr_file_create(void)
 	return 0;
 }
 
+/*
+ * The blocks reserved past the end freed through the trace's path, when
+ * the program has taken the trace's descriptor and nothing else is left
+ * to write (fdr_file_trim()). Quiet: the trace is whole either way; a
+ * failure (no descriptor free, another file at the path) leaves at most
+ * FW_PREALLOC bytes reserved. Async-signal-safe.
+ */
+static notrace void fw_trim_by_path(void)
+{
+	struct stat st;
+	int fd = open(fdr_path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && st.st_dev == fw_own.dev && st.st_ino == fw_own.ino &&
+	    st.st_size < fw_pre_end)
+		(void)!ftruncate(fd, st.st_size);
+	close(fd);
+}
+
 notrace void fdr_file_trim(void)
 {
 	struct stat st;
 
+	if (fdr_fd >= 0 && fw_own.on && fdr_fd == fw_own.fd && !fw_same(fdr_fd) &&
+	    !(fdr_fd == fw_dio.fd && fdr_file_unsettled())) {
+		/*
+		 * The program has the trace's number now, and every byte is
+		 * written: reopening it to trim, and saying "recording stopped"
+		 * when that failed (bash under `ulimit -n 8` with `exec 5>f`),
+		 * told of a loss there was not.
+		 */
+		if (fdr_fd == fw_pre_fd && fw_pre_end)
+			fw_trim_by_path();
+		fw_pre_fd = -1;
+		fw_pre_end = 0;
+		return;
+	}
 	if (!fw_ours())
 		return;
 	fdr_file_settle();	/* the end is final: every byte in the file */

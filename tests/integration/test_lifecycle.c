@@ -313,6 +313,39 @@ Test(messages, a_close_all_while_the_trace_is_written_leaves_the_programs_files_
 	close_fds_run("300");
 }
 
+/*
+ * The program puts its own file on every descriptor it finds open, the
+ * trace's among them, and leaves no descriptor free (bash: `( ulimit -n
+ * 8; exec 3>f ... 7>f )`). Every record was written by the flush thread
+ * (its own descriptor table): the trace is whole, and nothing may say
+ * otherwise. The exit path used to reopen the trace just to trim it,
+ * fail with EMFILE and print "reopening it failed: Too many open files;
+ * recording stopped", even with verbosity=0.
+ */
+Test(messages, a_program_that_takes_the_traces_descriptor_at_the_end_gets_no_false_alarm)
+{
+	char path[512], data[64];
+	const char *argv[] = { TARGET, "fds_taken", path, NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=verbosity=0", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/tmp/fdrtrace-fds-taken-%d", (int)getpid());
+	unlink(path);
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	n = take_program_file(path, data, sizeof(data));
+	cr_expect_str_eq(data, "data\n", "the program's file holds more than its 5 bytes (%zu)", n);
+	cr_expect_str_eq(r.err, "", "verbosity=0, nothing lost: nothing on stderr");
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed && t.close_how == FDRTRACE_CLOSE_EXIT);
+	cr_expect_eq(tc_calls(&t, "work"), 2, "every call, before and after");
+	cr_expect_eq(t.dropped, 0);
+	tc_free(&t);
+	tc_done(&r);
+}
+
 /* A new directory r->dir for a run, the rest of @r cleared. */
 static void new_run_dir(struct tc_run *r)
 {

@@ -37,6 +37,11 @@
  *                           (a daemon's close-all), open F 32 times (taking
  *                           their numbers back), write "d" through each,
  *                           work three times 30 ms apart, exit
+ *   target fds_taken F      work; put the file F on every descriptor above 2
+ *                           that is open (a shell's `exec 3>F ... 7>F`: the
+ *                           tracer's among them), write "data\n" to F, lower
+ *                           the descriptor limit so no descriptor is free
+ *                           (a subshell's `ulimit -n`), work, exit
  *   target close_stdio MS   work, close descriptors 1 and 2, work, sleep
  *                           MS ms, create the file "slept", work, exit
  *   target stdio_holes F    started with descriptors 1 and 2 closed: work,
@@ -70,6 +75,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -503,6 +509,25 @@ int main(int argc, char **argv)
 			work();
 			usleep(30000);
 		}
+	} else if (!strcmp(mode, "fds_taken") && argc > 2) {
+		int f, free_fd = 3;
+		struct rlimit rl;
+
+		work();
+		f = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (f < 0)
+			return 3;
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != f && fcntl(fd, F_GETFD) >= 0 && dup2(f, fd) != fd)
+				return 3;
+		if (write(f, "data\n", 5) != 5 || getrlimit(RLIMIT_NOFILE, &rl))
+			return 3;
+		while (fcntl(free_fd, F_GETFD) >= 0)
+			free_fd++;
+		rl.rlim_cur = (rlim_t)free_fd;	/* every descriptor below the limit in use */
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return 3;
+		work();
 	} else if (!strcmp(mode, "stdout_freed") && argc > 2) {
 		FILE *f = fopen(argv[2], "w");
 
