@@ -1024,6 +1024,10 @@ static notrace void fw_prealloc(off_t pos, size_t len)
 static notrace void fw_report(const char *what, int err)
 {
 	char msg[4600];
+
+	/* verbosity=0: the trace's close record says it (how=stopped, the errno) */
+	if (fdr_cfg.verbosity < 1)
+		return;
 	const char *es = strerrordesc_np(err);
 	size_t n = 0;
 	const char *parts[] = { "fdrtrace: ", fdr_path, ": ", what, ": ", es,

@@ -529,6 +529,27 @@ Test(edge, file_size_limit_stops_recording_but_not_the_program)
 	tc_done(&r);
 }
 
+/* verbosity=0 prints nothing (a script's stderr stays its own); the trace says it stopped. */
+Test(edge, file_size_limit_with_verbosity_0_is_said_by_the_trace_alone)
+{
+	const char *argv[] = { TARGET, "threads", "8", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=4096 verbosity=0", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_fsize_limit = 40000;
+	tc_run(&r, argv, env);
+	tc_fsize_limit = 0;
+	tc_assert_exited_ok(&r);
+	cr_expect_str_eq(r.out, "ok threads\n");
+	cr_expect_str_eq(r.err, "");
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed && t.close_how == FDRTRACE_CLOSE_STOPPED);
+	cr_expect_eq(t.close_error, EFBIG);
+	tc_free(&t);
+	tc_done(&r);
+}
+
 /*
  * Run "target @mode" (fork, fork_exit) with @options; read the parent's and
  * the child's traces (@child_path: the child's). Return: the child's pid.
