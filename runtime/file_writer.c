@@ -120,7 +120,7 @@ static _Atomic bool fw_pending;
  * returns): opened later, by the flush thread, it would take the lowest
  * free descriptor, the one a program that has just closed standard
  * error (xz, gnulib's close_stdout, a daemon reopening /dev/null) gets
- * from its next open. Never 0, 1 or 2 (fdr_fd_above_stdio()).
+ * from its next open. Never 0, 1 or 2 (fdr_fd_high()).
  */
 static int fw_unnamed = -1;
 /*
@@ -233,24 +233,49 @@ notrace bool fdr_file_failed(void)
 	return atomic_load_explicit(&fw_failed, memory_order_relaxed);
 }
 
+/* The lowest number the runtime's own descriptors take (fdr_fd_floor_init()). */
+static int fw_fd_floor = 3;
+
 /**
- * fdr_fd_above_stdio - move a descriptor of ours off 0, 1 and 2
+ * fdr_fd_floor_init - where the runtime's descriptors go: near the top
+ * of the descriptor limit (at most 1024), a sixteenth of it below
+ *
+ * Call once at start, before the runtime opens what it keeps open.
+ * Limits under 32 keep the floor at 3.
+ */
+notrace void fdr_fd_floor_init(void)
+{
+	struct rlimit rl;
+	rlim_t top = 1024;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < top)
+		top = rl.rlim_cur;
+	fw_fd_floor = top >= 32 ? (int)(top - top / 16) : 3;
+}
+
+/**
+ * fdr_fd_high - move a descriptor of ours out of the program's way
  * @fd: a descriptor the runtime opened, or a negative errno (returned as is)
  *
- * A program started with standard error closed, or that closed it, gets
- * 2 from its next open and writes there what it means for standard
- * error: a file of ours must not hold that number. Async-signal-safe
- * (fcntl, close).
- * Return: the descriptor to use; @fd itself when it is above 2 or cannot
- * be moved (no descriptor free above 2).
+ * To the lowest free number from the floor up (960 under the usual limit
+ * of 1024), so that the program's own opens get the numbers they get
+ * untraced: bash's tests print them, and a script that lowers `ulimit -n`
+ * then opens files ran out of descriptors that ours held. Never 0, 1 or
+ * 2 either: a program started with standard error closed gets 2 from
+ * its next open and writes there what it means for standard error.
+ * Async-signal-safe (fcntl, close).
+ * Return: the descriptor to use; @fd itself when it cannot be moved (no
+ * descriptor free from the floor, and @fd above 2).
  */
-notrace int fdr_fd_above_stdio(int fd)
+notrace int fdr_fd_high(int fd)
 {
 	int moved;
 
-	if (fd < 0 || fd > 2)
+	if (fd < 0 || fd >= fw_fd_floor)
 		return fd;
-	moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, fw_fd_floor);
+	if (moved < 0 && fd <= 2)
+		moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	if (moved < 0)
 		return fd;
 	close(fd);
@@ -285,7 +310,7 @@ static notrace int fw_open_unnamed(int flags)
 
 	if (fd < 0)
 		return -errno;
-	fd = fdr_fd_above_stdio(fd);
+	fd = fdr_fd_high(fd);
 	/* the link fw_link() goes through: known now, not after the writes */
 	if (access(fw_proc_fd(proc, fd), F_OK) == 0)
 		return fd;
@@ -343,7 +368,7 @@ static notrace int fw_reopen(void)
 	} else if (fstat(fd, &st) || st.st_dev != fw_own.dev || st.st_ino != fw_own.ino) {
 		err = ESTALE;	/* something else at the path now */
 	} else {
-		fd = fdr_fd_above_stdio(fd);
+		fd = fdr_fd_high(fd);
 		if (fw_dio.cand == old)
 			fw_dio.cand = fd;
 		if (fw_dio.fd == old) {
@@ -914,7 +939,7 @@ notrace int fdr_file_create(void)
 		do
 			fd = open(fdr_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		while (fd < 0 && errno == EEXIST && n <= FW_NAME_TRIES && fw_path_numbered(n++));
-		fd = fd < 0 ? -errno : fdr_fd_above_stdio(fd);
+		fd = fd < 0 ? -errno : fdr_fd_high(fd);
 	}
 	if (fd < 0) {
 		if (!atomic_exchange_explicit(&fw_failed, true, memory_order_relaxed)) {

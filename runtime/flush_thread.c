@@ -694,7 +694,7 @@ static notrace void fl_snapshot(const char *why)
 	fd = fdr_file_open_unnamed();
 	unnamed = fd >= 0;
 	if (!unnamed)
-		fd = fdr_fd_above_stdio(open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		fd = fdr_fd_high(open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 						     O_CLOEXEC, 0600));
 	if (fd < 0) {
 		if (fdr_cfg.verbosity >= 1)

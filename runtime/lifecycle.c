@@ -890,6 +890,7 @@ static notrace void lc_start(void)
 		lc_off();
 		return;
 	}
+	fdr_fd_floor_init();	/* before anything we keep open: the trace, libunwind's pipe */
 	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
 	fdr_clock_finish();	/* the frequency: before the header and the durations below */
 	if (fdr_cfg.func_duration_threshold_us) {

@@ -39,12 +39,17 @@
  *     shell's `exec 3>file 4>file`): libunwind then read from one and
  *     wrote a byte of memory into the other (seen: bytes appended to a
  *     user's file at a crash). So the pipe is noted after set-up
- *     (ns_pipe_note()) and checked before each unwind (ns_pipe_guard()):
- *     in the fatal-signal handler, where the process is about to die, a
- *     descriptor that is no longer the pipe is closed, and libunwind,
- *     whose read then fails, opens a new pipe (noted again after); in
- *     fdrtrace_start() (the program goes on) no stack is taken then. A
- *     pipe that was not where expected is not guarded.
+ *     (ns_pipe_note()) and its ends moved high (ns_pipe_move(),
+ *     fdr_fd_high()), which gives the program its usual numbers back.
+ *     Before each unwind (ns_pipe_guard()) the ends are lent back at
+ *     libunwind's numbers, where these are free; in the fatal-signal
+ *     handler, where the process is about to die, over the program's
+ *     descriptors there too. In fdrtrace_start() (the program goes on),
+ *     no stack is taken when the program has a descriptor there. When our
+ *     ends are gone (a close-all), the dying handler closes the program's
+ *     descriptors at libunwind's numbers, and libunwind, whose read then
+ *     fails, opens a new pipe (noted and moved again). A pipe that was
+ *     not where expected is not guarded.
  *   - Module ids: the flush thread tells us each module it reports in a
  *     module_map record (fdr_native_module_mapped()); we keep their spans in
  *     a fixed table (no allocation) that the handler reads lock-free. A
@@ -68,6 +73,7 @@
 
 #include "modules.h"
 #include "native_stack.h"
+#include "runtime.h"
 
 #define NS_MODS 1024u
 
@@ -130,7 +136,8 @@ notrace uint32_t fdr_native_module_of(uint64_t addr)
 
 #define NS_FD_SCAN 4096
 
-static int ns_pipe[2] = { -1, -1 };
+static int ns_pipe[2] = { -1, -1 };	/* libunwind's numbers for its pipe */
+static int ns_keep[2] = { -1, -1 };	/* where its ends are kept (high) */
 static dev_t ns_pipe_dev;
 static ino_t ns_pipe_ino;
 
@@ -148,49 +155,83 @@ static notrace void ns_lowest_free(int fds[2])
 }
 
 /* Note @fds as libunwind's pipe when they are both ends of one, else leave the note. */
-static notrace void ns_pipe_note(const int fds[2])
+static notrace bool ns_pipe_note(const int fds[2])
 {
 	struct stat r, w;
 
 	if (fds[0] < 0 || fstat(fds[0], &r) || fstat(fds[1], &w) || !S_ISFIFO(r.st_mode) ||
 	    r.st_dev != w.st_dev || r.st_ino != w.st_ino)
-		return;
+		return false;
 	ns_pipe_dev = r.st_dev;
 	ns_pipe_ino = r.st_ino;
-	ns_pipe[0] = fds[0];
-	ns_pipe[1] = fds[1];
+	ns_pipe[0] = ns_keep[0] = fds[0];
+	ns_pipe[1] = ns_keep[1] = fds[1];
+	return true;
+}
+
+/* The noted pipe's ends moved high: libunwind's numbers are the program's again. */
+static notrace void ns_pipe_move(void)
+{
+	for (int i = 0; i < 2; i++)
+		ns_keep[i] = fdr_fd_high(ns_pipe[i]);
 }
 
 static notrace bool ns_is_pipe(int fd)
 {
 	struct stat st;
 
-	return !fstat(fd, &st) && S_ISFIFO(st.st_mode) && st.st_dev == ns_pipe_dev &&
+	return fd >= 0 && !fstat(fd, &st) && S_ISFIFO(st.st_mode) && st.st_dev == ns_pipe_dev &&
 	       st.st_ino == ns_pipe_ino;
 }
 
 /*
- * Before an unwind: may libunwind use the descriptors it keeps? @dying:
- * the process dies after this (the fatal-signal handler), so descriptors
- * of the program's at the pipe's numbers may be closed. @next gets where
- * a new pipe would go, for ns_pipe_note() after the unwind ({-1, -1}
- * when the pipe is as noted). Async-signal-safe (fstat, fcntl, close).
- * Return: whether to unwind.
+ * Before an unwind: make libunwind's numbers its pipe, or closed, never a
+ * file of the program's. @dying: the process dies after this (the
+ * fatal-signal handler), so the program's descriptors there may be
+ * replaced or closed. @lent gets the numbers our ends were lent at (to
+ * close after the unwind, ns_pipe_after()); @next where a new pipe would
+ * go when libunwind must open one. Async-signal-safe (fstat, fcntl, dup2,
+ * close). Return: whether to unwind.
  */
-static notrace bool ns_pipe_guard(bool dying, int next[2])
+static notrace bool ns_pipe_guard(bool dying, bool lent[2], int next[2])
 {
+	bool kept = ns_is_pipe(ns_keep[0]) && ns_is_pipe(ns_keep[1]);
+
+	lent[0] = lent[1] = false;
 	next[0] = next[1] = -1;
-	if (ns_pipe[0] < 0 || (ns_is_pipe(ns_pipe[0]) && ns_is_pipe(ns_pipe[1])))
+	if (ns_pipe[0] < 0)
 		return true;
 	for (int i = 0; i < 2; i++) {
-		if (fcntl(ns_pipe[i], F_GETFD) < 0)
-			continue;	/* closed: libunwind's read fails, and it opens a new pipe */
-		if (!dying && !ns_is_pipe(ns_pipe[i]))
+		if (ns_is_pipe(ns_pipe[i]))
+			continue;
+		if (!dying && fcntl(ns_pipe[i], F_GETFD) >= 0)
 			return false;	/* the program's file: never read or written by us */
-		close(ns_pipe[i]);
 	}
-	ns_lowest_free(next);
+	for (int i = 0; i < 2; i++) {
+		if (ns_is_pipe(ns_pipe[i]))
+			continue;
+		if (kept && dup2(ns_keep[i], ns_pipe[i]) == ns_pipe[i]) {
+			/* no exec may inherit it (another thread's, meanwhile) */
+			fcntl(ns_pipe[i], F_SETFD, FD_CLOEXEC);
+			lent[i] = !dying;
+			continue;
+		}
+		close(ns_pipe[i]);	/* dying: libunwind's read fails, and it opens a new pipe */
+		kept = false;
+	}
+	if (!kept)
+		ns_lowest_free(next);
 	return true;
+}
+
+/* After an unwind: the lent numbers given back, a new pipe noted and moved high. */
+static notrace void ns_pipe_after(const bool lent[2], const int next[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (lent[i])
+			close(ns_pipe[i]);
+	if (next[0] >= 0 && !ns_is_pipe(ns_pipe[0]) && ns_pipe_note(next))
+		ns_pipe_move();
 }
 
 /* Walk @cur outwards; frames before the one at @from are skipped (0: none). */
@@ -239,16 +280,17 @@ notrace uint32_t fdr_native_from_signal(void *uc, uint64_t *addrs, uint32_t *mod
 {
 	unw_cursor_t cur;
 	uint32_t n = 0;
+	bool lent[2];
 	int next[2];
 
 	if (!ns_ready || !uc || !max)
 		return 0;
 	ns_wait_modules(100);
-	ns_pipe_guard(true, next);
+	ns_pipe_guard(true, lent, next);
 	/* on x86-64 libunwind's unw_context_t is the kernel's ucontext_t */
 	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) >= 0)
 		n = ns_walk(&cur, 0, addrs, mods, max);
-	ns_pipe_note(next);
+	ns_pipe_after(lent, next);
 	return n;
 }
 
@@ -257,17 +299,18 @@ notrace uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods
 	unw_context_t ctx;
 	unw_cursor_t cur;
 	uint32_t n = 0;
+	bool lent[2];
 	int next[2];
 
 	if (!ns_ready || !max)
 		return 0;
 	if (from)
 		ns_wait_modules(200);	/* not at initialisation: we are before the flush thread */
-	if (!ns_pipe_guard(false, next))
+	if (!ns_pipe_guard(false, lent, next))
 		return 0;
 	if (unw_getcontext(&ctx) >= 0 && unw_init_local(&cur, &ctx) >= 0)
 		n = ns_walk(&cur, from, addrs, mods, max);
-	ns_pipe_note(next);
+	ns_pipe_after(lent, next);
 	return n;
 }
 
@@ -284,5 +327,6 @@ notrace void fdr_native_init(void)
 	/* the whole stack once: libunwind's lazy set-up happens here, its pipe at @fds */
 	if (!fdr_native_here(0, addrs, mods, FDR_NATIVE_MAX))
 		ns_ready = false;
-	ns_pipe_note(fds);
+	if (ns_pipe_note(fds))
+		ns_pipe_move();
 }

@@ -298,8 +298,10 @@ extern _Atomic uint64_t fdr_wait_ticks fdr_hidden;
  * program runs); writes are kept until fdr_file_create() names it
  */
 int fdr_file_prepare(void) fdr_hidden;
-/* a descriptor of ours, moved off 0, 1 and 2 (async-signal-safe) */
-int fdr_fd_above_stdio(int fd) fdr_hidden;
+/* a descriptor of ours, moved high, out of the program's way (async-signal-safe) */
+int fdr_fd_high(int fd) fdr_hidden;
+/* where fdr_fd_high() moves descriptors, from the descriptor limit (once, at start) */
+void fdr_fd_floor_init(void) fdr_hidden;
 /* create the file and write what was kept (caller holds the file lock); reports a failure */
 int fdr_file_create(void) fdr_hidden;
 bool fdr_file_created(void) fdr_hidden;

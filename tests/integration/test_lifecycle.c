@@ -314,6 +314,35 @@ Test(messages, a_close_all_while_the_trace_is_written_leaves_the_programs_files_
 }
 
 /*
+ * The program's opens get the numbers they get untraced: the runtime's
+ * descriptors (the trace, libunwind's pipe) sit high (fdr_fd_high()).
+ * They took 3, 4 and 5, and bash's tests, which print descriptor
+ * numbers or lower `ulimit -n` and open files, failed traced.
+ */
+Test(messages, the_programs_opens_get_the_numbers_they_get_untraced)
+{
+	const char *argv[] = { TARGET, "first_fd", NULL };
+	const char *off[] = { NULL };
+	const char *on[] = { MODE_ON, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	char untraced[64];
+
+	tc_run(&r, argv, off);
+	tc_assert_exited_ok(&r);
+	snprintf(untraced, sizeof(untraced), "%.60s", r.out);
+	cr_assert(!strncmp(untraced, "fd ", 3), "%s", untraced);
+	tc_done(&r);
+	tc_run(&r, argv, on);
+	tc_assert_exited_ok(&r);
+	cr_expect_str_eq(r.out, untraced);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_eq(tc_calls(&t, "work"), 1);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+/*
  * The program puts its own file on every descriptor it finds open, the
  * trace's among them, and leaves no descriptor free (bash: `( ulimit -n
  * 8; exec 3>f ... 7>f )`). Every record was written by the flush thread

@@ -24,7 +24,7 @@ import sys
 ALLOWED = {
     # signal-safety(7)
     "write", "writev", "pwrite", "pwrite64", "pwritev", "lseek", "lseek64", "fsync",
-    "fdatasync", "close", "open", "open64", "fstat", "fstat64", "ftruncate", "linkat",
+    "fdatasync", "close", "dup2", "open", "open64", "fstat", "fstat64", "ftruncate", "linkat",
     "sigaction", "sigprocmask", "pthread_sigmask", "raise", "kill", "getpid",
     "gettid", "clock_gettime", "_exit", "abort", "sched_yield", "syscall",
     "nanosleep", "poll", "ftruncate64", "fcntl", "fcntl64", "access", "stat", "stat64",

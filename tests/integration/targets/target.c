@@ -37,6 +37,7 @@
  *                           (a daemon's close-all), open F 32 times (taking
  *                           their numbers back), write "d" through each,
  *                           work three times 30 ms apart, exit
+ *   target first_fd         work, then print the number its next open gets
  *   target fds_taken F      work; put the file F on every descriptor above 2
  *                           that is open (a shell's `exec 3>F ... 7>F`: the
  *                           tracer's among them), write "data\n" to F, lower
@@ -509,6 +510,9 @@ int main(int argc, char **argv)
 			work();
 			usleep(30000);
 		}
+	} else if (!strcmp(mode, "first_fd")) {
+		work();
+		printf("fd %d\n", open("/dev/null", O_RDONLY));
 	} else if (!strcmp(mode, "fds_taken") && argc > 2) {
 		int f, free_fd = 3;
 		struct rlimit rl;
