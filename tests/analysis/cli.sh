@@ -175,7 +175,8 @@ else
 		echo "FAIL record-sigterm: exit $rc: $(cat err)"; fails=$((fails + 1))
 	fi
 fi
-check record-not-a-dir 1 "$fdr" record -d garbage.fdr -- "$calc" && has err "not a directory"
+check record-not-a-dir 1 "$fdr" record -d garbage.fdr -- "$calc" && has err "garbage.fdr: Not a directory"
+check record-no-dir 1 "$fdr" record -d no/such/dir -- "$calc" && has err "no/such/dir: No such file or directory"
 # an install moved or staged (DESTDIR): the library beside bin/ is found;
 # none anywhere: record names where it looked and exits 127 (not run)
 reader_dir=$(dirname "$fdr")/../reader

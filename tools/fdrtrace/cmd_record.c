@@ -745,8 +745,11 @@ int cmd_record(int argc, char **argv)
 	if (dir) {
 		struct stat sb;
 
-		if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) {
-			tool_err("%s: not a directory", dir);
+		int bad = stat(dir, &sb) ? errno : S_ISDIR(sb.st_mode) ? 0 : ENOTDIR;
+
+		if (bad) {
+			/* "No such file or directory", "Permission denied"...: what stat said */
+			tool_err("%s: %s", dir, strerror(bad));
 			free(o.buf);
 			return EXIT_FAIL;
 		}
