@@ -931,7 +931,8 @@ notrace int fdr_file_create(void)
 		return 0;
 	}
 	if (write_failed)
-		return fw_fail("write failed", -fd);
+		/* the unnamed file is gone: the message must not suggest a trace at the path */
+		return fw_fail("not created, its first write failed", -fd);
 	if (fd != -EEXIST) {
 		/* no O_TMPFILE or no /proc here: by name, then written at once */
 		unsigned n = 2;

@@ -529,6 +529,27 @@ Test(edge, file_size_limit_stops_recording_but_not_the_program)
 	tc_done(&r);
 }
 
+/*
+ * A limit below the trace's first records: no trace, and the message
+ * says so. It named the path as if a trace were there ("write failed").
+ */
+Test(edge, a_file_size_limit_below_the_first_records_leaves_no_trace_and_says_so)
+{
+	const char *argv[] = { TARGET, "basic", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	struct tc_run r;
+	char paths[2][512];
+
+	tc_fsize_limit = 300;	/* stderr, a file in the run's directory, is held to it too */
+	tc_run(&r, argv, env);
+	tc_fsize_limit = 0;
+	tc_assert_exited_ok(&r);
+	cr_expect_eq(tc_find_traces(&r, paths, 2), 0);
+	cr_expect(strstr(r.err, ": not created, its first write failed: File too large"),
+		  "stderr: %s", r.err);
+	tc_done(&r);
+}
+
 /* verbosity=0 prints nothing (a script's stderr stays its own); the trace says it stopped. */
 Test(edge, file_size_limit_with_verbosity_0_is_said_by_the_trace_alone)
 {
