@@ -22,8 +22,9 @@ mkdir -p "$cache/src"
 dest=$cache/src/$pkg
 skip() { echo "SKIP: cannot fetch the source of $pkg: $*"; exit 77; }
 
+# the marker's own directory: a cache moved or copied elsewhere still works
 if [ -f "$dest/.fetched" ]; then
-	cat "$dest/.fetched"
+	echo "$dest"
 	exit 0
 fi
 
@@ -34,7 +35,7 @@ command -v dpkg-source >/dev/null || skip "dpkg-source is not installed (apt-get
 exec 9>"$cache/.fetch.lock"
 flock 9
 if [ -f "$dest/.fetched" ]; then
-	cat "$dest/.fetched"
+	echo "$dest"
 	exit 0
 fi
 
