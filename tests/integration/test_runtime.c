@@ -502,27 +502,33 @@ Test(edge, cannot_create_message_names_the_whole_path_of_a_relative_base)
  * record for the buffers that did not fit, within the limit (room for
  * that last buffer was kept), with the counts of what it holds.
  */
-Test(edge, file_size_limit_stops_recording_but_not_the_program)
+/* "target threads 8" under ulimit -f 40000 with @options: it goes on, its trace closed "stopped". */
+static void run_past_fsize(const char *options, struct tc_run *r, struct tc_trace *t)
 {
 	const char *argv[] = { TARGET, "threads", "8", NULL };
-	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=4096", NULL };
+	const char *env[] = { MODE_ON, options, NULL };
+
+	tc_fsize_limit = 40000;
+	tc_run(r, argv, env);
+	tc_fsize_limit = 0;
+	tc_assert_exited_ok(r);
+	cr_expect_str_eq(r->out, "ok threads\n");
+	tc_assert_one_trace(r, t);
+	cr_expect(t->closed, "no close marker");
+	cr_expect_eq(t->close_how, FDRTRACE_CLOSE_STOPPED);
+	cr_expect_eq(t->close_error, EFBIG);
+}
+
+Test(edge, file_size_limit_stops_recording_but_not_the_program)
+{
 	struct tc_run r;
 	struct tc_trace t;
 
-	tc_fsize_limit = 40000;
-	tc_run(&r, argv, env);
-	tc_fsize_limit = 0;
-	tc_assert_exited_ok(&r);
-	cr_expect_str_eq(r.out, "ok threads\n");
+	run_past_fsize("FDRTRACE_OPTIONS=buffer_size=4096", &r, &t);
 	cr_expect_eq(tc_lines(r.err), 1, "stderr: %s", r.err);
 	cr_expect(strstr(r.err, "write failed: File too large; recording stopped"), "stderr: %s",
 		  r.err);
-	tc_assert_one_trace(&r, &t);
-	cr_expect(t.ok, "%s", t.error);
 	cr_expect_leq(t.file_size, 40000);
-	cr_expect(t.closed, "no close marker");
-	cr_expect_eq(t.close_how, FDRTRACE_CLOSE_STOPPED);
-	cr_expect_eq(t.close_error, EFBIG);
 	cr_expect_eq(t.close_records, t.func_records, "the close counts what the file holds");
 	cr_expect_gt(t.dropped_by[FDRTRACE_DROP_IO_ERROR], 0);
 	tc_free(&t);
@@ -553,20 +559,11 @@ Test(edge, a_file_size_limit_below_the_first_records_leaves_no_trace_and_says_so
 /* verbosity=0 prints nothing (a script's stderr stays its own); the trace says it stopped. */
 Test(edge, file_size_limit_with_verbosity_0_is_said_by_the_trace_alone)
 {
-	const char *argv[] = { TARGET, "threads", "8", NULL };
-	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=4096 verbosity=0", NULL };
 	struct tc_run r;
 	struct tc_trace t;
 
-	tc_fsize_limit = 40000;
-	tc_run(&r, argv, env);
-	tc_fsize_limit = 0;
-	tc_assert_exited_ok(&r);
-	cr_expect_str_eq(r.out, "ok threads\n");
+	run_past_fsize("FDRTRACE_OPTIONS=buffer_size=4096 verbosity=0", &r, &t);
 	cr_expect_str_eq(r.err, "");
-	tc_assert_one_trace(&r, &t);
-	cr_expect(t.closed && t.close_how == FDRTRACE_CLOSE_STOPPED);
-	cr_expect_eq(t.close_error, EFBIG);
 	tc_free(&t);
 	tc_done(&r);
 }
