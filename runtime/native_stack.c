@@ -281,16 +281,18 @@ notrace uint32_t fdr_native_from_signal(void *uc, uint64_t *addrs, uint32_t *mod
 	unw_cursor_t cur;
 	uint32_t n = 0;
 	bool lent[2];
-	int next[2];
+	int next[2], saved;
 
 	if (!ns_ready || !uc || !max)
 		return 0;
+	saved = errno;	/* the probes' EBADF, libunwind's EAGAIN: not the program's errno */
 	ns_wait_modules(100);
 	ns_pipe_guard(true, lent, next);
 	/* on x86-64 libunwind's unw_context_t is the kernel's ucontext_t */
 	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) >= 0)
 		n = ns_walk(&cur, 0, addrs, mods, max);
 	ns_pipe_after(lent, next);
+	errno = saved;
 	return n;
 }
 
@@ -300,17 +302,19 @@ notrace uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods
 	unw_cursor_t cur;
 	uint32_t n = 0;
 	bool lent[2];
-	int next[2];
+	int next[2], saved;
 
 	if (!ns_ready || !max)
 		return 0;
 	if (from)
 		ns_wait_modules(200);	/* not at initialisation: we are before the flush thread */
-	if (!ns_pipe_guard(false, lent, next))
-		return 0;
-	if (unw_getcontext(&ctx) >= 0 && unw_init_local(&cur, &ctx) >= 0)
-		n = ns_walk(&cur, from, addrs, mods, max);
-	ns_pipe_after(lent, next);
+	saved = errno;
+	if (ns_pipe_guard(false, lent, next)) {
+		if (unw_getcontext(&ctx) >= 0 && unw_init_local(&cur, &ctx) >= 0)
+			n = ns_walk(&cur, from, addrs, mods, max);
+		ns_pipe_after(lent, next);
+	}
+	errno = saved;
 	return n;
 }
 
