@@ -354,19 +354,35 @@ static notrace int fw_dio_stop(void);
 static notrace int fw_fail(const char *what, int err);
 static notrace void fw_report(const char *what, int err);
 
+/*
+ * The trace opened again by its path with @flags, never following a link
+ * nor blocking on a FIFO. Return: the descriptor, or a negative errno:
+ * -ESTALE when something else is at the path now. Async-signal-safe.
+ */
+static notrace int fw_open_own(int flags)
+{
+	struct stat st;
+	int fd = open(fdr_path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_dev != fw_own.dev || st.st_ino != fw_own.ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
 static notrace int fw_reopen(void)
 {
 	int old = fdr_fd, fd, err = 0;
-	struct stat st;
 
 	fdr_fd = -1;
 	if (fw_pre_fd == old)
 		fw_pre_fd = -1;
-	fd = open(fdr_path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = fw_open_own(O_RDWR);
 	if (fd < 0) {
-		err = errno;
-	} else if (fstat(fd, &st) || st.st_dev != fw_own.dev || st.st_ino != fw_own.ino) {
-		err = ESTALE;	/* something else at the path now */
+		err = -fd;
 	} else {
 		fd = fdr_fd_high(fd);
 		if (fw_dio.cand == old)
@@ -397,13 +413,17 @@ static notrace int fw_reopen(void)
  * descriptor and no longer its file, open the trace again (fw_reopen()).
  * Return: whether fdr_fd (perhaps a new one) may be used.
  */
+/* Has the program taken the trace's descriptor: is fdr_fd its number, no longer its file? */
+static notrace bool fw_taken(void)
+{
+	return fdr_fd >= 0 && fw_own.on && fdr_fd == fw_own.fd && !fw_same(fdr_fd);
+}
+
 static notrace bool fw_ours(void)
 {
 	if (fdr_fd < 0)
 		return false;
-	if (!fw_own.on || fdr_fd != fw_own.fd || fw_same(fdr_fd))
-		return true;
-	return fw_reopen() == 0;
+	return !fw_taken() || fw_reopen() == 0;
 }
 
 notrace int fdr_file_fds(int fds[2])
@@ -969,12 +989,11 @@ notrace int fdr_file_create(void)
 static notrace void fw_trim_by_path(void)
 {
 	struct stat st;
-	int fd = open(fdr_path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = fw_open_own(O_WRONLY);
 
 	if (fd < 0)
 		return;
-	if (!fstat(fd, &st) && st.st_dev == fw_own.dev && st.st_ino == fw_own.ino &&
-	    st.st_size < fw_pre_end)
+	if (!fstat(fd, &st) && st.st_size < fw_pre_end)
 		(void)!ftruncate(fd, st.st_size);
 	close(fd);
 }
@@ -983,8 +1002,7 @@ notrace void fdr_file_trim(void)
 {
 	struct stat st;
 
-	if (fdr_fd >= 0 && fw_own.on && fdr_fd == fw_own.fd && !fw_same(fdr_fd) &&
-	    !(fdr_fd == fw_dio.fd && fdr_file_unsettled())) {
+	if (fw_taken() && !(fdr_fd == fw_dio.fd && fdr_file_unsettled())) {
 		/*
 		 * The program has the trace's number now, and every byte is
 		 * written: reopening it to trim, and saying "recording stopped"

@@ -695,7 +695,7 @@ static notrace void fl_snapshot(const char *why)
 	unnamed = fd >= 0;
 	if (!unnamed)
 		fd = fdr_fd_high(open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-						     O_CLOEXEC, 0600));
+					       O_CLOEXEC, 0600));
 	if (fd < 0) {
 		if (fdr_cfg.verbosity >= 1)
 			fdr_say("fdrtrace: cannot create snapshot %s: %s\n", path,

@@ -67,8 +67,8 @@ notrace void fdr_ring_fork_child(struct fdr_thread *t)
 		if (t->buf)
 			fdr_ring_stack_advance(t->buf, atomic_load_explicit(&t->pos,
 									    memory_order_relaxed));
-		else if (g->first_tsc && !g->unknown && g->depth <= FDR_GAP_IDS)
-			fdr_ring_stack_gap(g->exited, g->depth, g->ids);
+		else if (g->first_tsc)
+			fdr_ring_stack_gap(g);
 	}
 	atomic_store_explicit(&ring_next_seq, 0, memory_order_relaxed);
 	ring_bufno = 0;
@@ -308,10 +308,14 @@ notrace size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint6
 	return fdr_custom_event_md(p, (uint32_t)n, tsc) + n;
 }
 
-notrace void fdr_ring_stack_gap(uint32_t exited, uint32_t depth, const uint32_t *ids)
+notrace void fdr_ring_stack_gap(const struct fdr_gap *g)
 {
+	uint32_t exited = g->exited, depth = g->depth;
+	const uint32_t *ids = g->ids;
 	uint32_t d = ring_depth;
 
+	if (g->unknown || depth > FDR_GAP_IDS)
+		return;	/* the gap's calls are not known: the stack stays as it was */
 	d = exited < d ? d - exited : 0;
 	for (uint32_t i = 0; i < depth; i++) {
 		if (d == FDR_STACK_MAX) {

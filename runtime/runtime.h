@@ -421,8 +421,8 @@ void fdr_ring_write(bool keep, uint64_t upto) fdr_hidden;
 /* the calling thread's open calls at the start of its next buffer: @b's records up to @end walked */
 void fdr_ring_stack_advance(struct fdr_buffer *b, const uint8_t *end) fdr_hidden;
 size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint64_t tsc) fdr_hidden;
-/* a pool-empty gap closed @exited of the open calls and opened @depth (@ids) */
-void fdr_ring_stack_gap(uint32_t exited, uint32_t depth, const uint32_t *ids) fdr_hidden;
+/* a pool-empty gap @g closed g->exited of the open calls and opened g->depth (g->ids), when known */
+void fdr_ring_stack_gap(const struct fdr_gap *g) fdr_hidden;
 /* fork child, before fdr_pool_reset(): the stack brought to the fork, buffers numbered anew */
 void fdr_ring_fork_child(struct fdr_thread *t) fdr_hidden;
 

@@ -343,9 +343,8 @@ static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *
 		atomic_fetch_sub_explicit(&t->drop_rec[r], n, memory_order_relaxed);
 		atomic_fetch_sub_explicit(&t->drop_buf[r], nb, memory_order_relaxed);
 		if (r == FDRTRACE_DROP_POOL_EMPTY) {
-			if (fdr_cfg.policy == FDR_POLICY_RING && !t->gap.unknown &&
-			    t->gap.depth <= FDR_GAP_IDS)
-				fdr_ring_stack_gap(t->gap.exited, t->gap.depth, t->gap.ids);
+			if (fdr_cfg.policy == FDR_POLICY_RING)
+				fdr_ring_stack_gap(&t->gap);
 			memset(&t->gap, 0, sizeof(t->gap));
 		}
 	}
