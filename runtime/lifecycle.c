@@ -1014,7 +1014,7 @@ fdr_export notrace int fdrtrace_flush(void)
 		return err;
 	if (fdr_cfg.policy == FDR_POLICY_RING)
 		return fdr_flush_snapshot_wait(5000);
-	t->guard = 1;
+	t->guard = FDR_GUARD_BUSY;
 	atomic_signal_fence(memory_order_seq_cst);
 	if (t->state == FDR_T_ACTIVE && t->buf)
 		fdr_thread_handover(t);
@@ -1043,7 +1043,7 @@ fdr_export notrace int fdrtrace_thread_name(const char *name)
 	if (err)
 		return err;
 	snprintf(cut, sizeof(cut), "%s", name);
-	t->guard = 1;
+	t->guard = FDR_GUARD_BUSY;
 	atomic_signal_fence(memory_order_seq_cst);
 	err = fdr_thread_ensure(t);
 	if (!err) {
@@ -1058,7 +1058,7 @@ fdr_export notrace int fdrtrace_thread_name(const char *name)
 /* The calling thread's guard around an API call's work (no hook records meanwhile). */
 static notrace void lc_guard(struct fdr_thread *t)
 {
-	t->guard = 1;
+	t->guard = FDR_GUARD_BUSY;
 	atomic_signal_fence(memory_order_seq_cst);
 }
 

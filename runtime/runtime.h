@@ -149,6 +149,19 @@ enum fdr_thread_state {
 	FDR_T_ACTIVE = 1,
 };
 
+/*
+ * One call of a signal handler's that interrupted a hook, kept for the
+ * hook's thread to write (wr_hold()): its clock, and the function's address
+ * with the action in the top byte (user addresses are below 2^57).
+ */
+struct fdr_held_call {
+	uint64_t tsc;
+	uint64_t fn_action;
+};
+
+#define FDR_HELD_CALLS 64u
+#define FDR_HELD_ACTION_SHIFT 60
+
 /**
  * struct fdr_thread - one thread's recording state (initial-exec TLS)
  *
@@ -162,7 +175,9 @@ enum fdr_thread_state {
  *	threads store NULL here to make the owner look at @flush_req.
  * @last_tsc: the TSC reference the next delta is taken from
  * @cpu: the CPU of the last NewCPUId
- * @guard: nonzero while a hook (or the control API) runs on this thread;
+ * @guard: nonzero while a hook (FDR_GUARD_HOOK) or the control API or
+ *	the thread's exit (FDR_GUARD_BUSY) runs on this thread; a signal
+ *	handler's calls meanwhile are kept (a hook's) or counted (re-entry).
  *	FDR_GUARD_VFORK in a vfork child, which runs on this thread's memory
  *	(vfork.c): its hooks record and count nothing
  */
@@ -203,15 +218,26 @@ struct fdr_thread {
 	_Atomic uint64_t re_first_tsc, re_last_tsc;
 	_Atomic int32_t re_net, re_low;
 	_Atomic bool re_pending;
+	/*
+	 * A handler's calls while a hook of this thread held the guard, kept
+	 * (writer.c, wr_hold()) for the owner to write once the hook is done:
+	 * handlers claim slots at @held_tail, the owner writes them from
+	 * @held_head on. Slot i is held[i % FDR_HELD_CALLS]. Handlers on one
+	 * thread nest, so a slot is whole when the owner runs again.
+	 */
+	_Atomic uint32_t held_tail, held_head;
 	bool no_wait;		/* on_full=wait never waits on this thread (the flush thread) */
 	uint64_t sigmask;	/* signals blocked when the thread registered (on_full=wait) */
 	/* on_full=wait: the last wait, reported in the next buffer */
 	uint64_t wait_first_tsc, wait_last_tsc;
 	uint32_t vfork_guard;	/* @guard when vfork() was called, given back to the parent */
+	struct fdr_held_call held[FDR_HELD_CALLS];
 	struct fdr_fcache_ent cache[FDR_FCACHE_SIZE] __attribute__((aligned(FDR_CACHELINE)));
 } __attribute__((aligned(FDR_CACHELINE)));
 
-/* struct fdr_thread's @guard in a vfork child (vfork.c) */
+/* struct fdr_thread's @guard: a hook; the control API or the thread's exit; a vfork child (vfork.c) */
+#define FDR_GUARD_HOOK 1u
+#define FDR_GUARD_BUSY 2u
 #define FDR_GUARD_VFORK 0x76666b31u
 
 extern fdr_tls struct fdr_thread fdr_self fdr_hidden;
@@ -264,7 +290,9 @@ void fdr_say_private(bool kept) fdr_hidden;
 void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
 		     unsigned cpu) fdr_hidden fdr_noinline fdr_cold;
 void fdr_record_inactive(void) fdr_hidden fdr_noinline fdr_cold;
-void fdr_count_reentry(struct fdr_thread *t, unsigned action, uint64_t tsc) fdr_hidden fdr_noinline fdr_cold;
+/* A hook while the thread's guard is held (a handler, or the runtime's own call): keep or count */
+void fdr_record_reentry(struct fdr_thread *t, uintptr_t addr, unsigned action) fdr_hidden
+	fdr_noinline fdr_cold;
 int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, size_t len) fdr_hidden;
 int fdr_thread_emit_event(struct fdr_thread *t, int typed, uint16_t type, const void *data,
 			  size_t len) fdr_hidden;

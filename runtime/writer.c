@@ -103,13 +103,59 @@ notrace void fdr_record_inactive(void)
 		atomic_fetch_add_explicit(&fdr_after_fini_drops, 1, memory_order_relaxed);
 }
 
-notrace void fdr_count_reentry(struct fdr_thread *t, unsigned action, uint64_t tsc)
+/* Calls kept by handlers (wr_hold()) and not yet written or counted? */
+static notrace bool wr_held(const struct fdr_thread *t)
 {
-	uint64_t none = 0;
+	return atomic_load_explicit(&t->held_tail, memory_order_relaxed) !=
+	       atomic_load_explicit(&t->held_head, memory_order_relaxed);
+}
+
+/*
+ * A signal handler's call while this thread's hook holds the guard: keep
+ * it for the owner, whose slow path writes it (wr_put_held(), from the
+ * interrupted hook's slow path or the next hook's): ahead of the hook's
+ * record when it came before the hook's clock (the guard is taken before
+ * the clock is read), after it otherwise. Not while a counted gap is open
+ * (the gap follows what was kept), not on an ignored thread, nor where
+ * the slow path does more per call than write it (max_depth, short calls
+ * erased, triggers: those count as before), nor when all slots are taken.
+ * Async-signal-safe; handlers on one thread nest, so a handler that
+ * interrupts this one between the claim and the store has finished
+ * before this one goes on. Return: true when kept.
+ */
+static notrace bool wr_hold(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc)
+{
+	uint32_t i;
+
+	if (t->guard != FDR_GUARD_HOOK || t->ignored || fdr_all_slow || fdr_min_ticks ||
+	    fdr_triggering || atomic_load_explicit(&t->re_first_tsc, memory_order_relaxed))
+		return false;
+	i = atomic_fetch_add_explicit(&t->held_tail, 1, memory_order_relaxed);
+	if (i - atomic_load_explicit(&t->held_head, memory_order_relaxed) >= FDR_HELD_CALLS) {
+		atomic_fetch_sub_explicit(&t->held_tail, 1, memory_order_relaxed);
+		return false;
+	}
+	t->held[i % FDR_HELD_CALLS] = (struct fdr_held_call){
+		.tsc = tsc, .fn_action = addr | (uint64_t)action << FDR_HELD_ACTION_SHIFT
+	};
+	atomic_signal_fence(memory_order_seq_cst);
+	/* the thread's next hook takes the slow path, which writes it (wr_resume()) */
+	atomic_store_explicit(&t->re_pending, true, memory_order_relaxed);
+	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
+	return true;
+}
+
+notrace void fdr_record_reentry(struct fdr_thread *t, uintptr_t addr, unsigned action)
+{
+	uint64_t none = 0, tsc;
 	int32_t net, low;
+	unsigned cpu;
 
 	if (t->guard == FDR_GUARD_VFORK)
 		return;	/* a vfork child: not this thread's calls, and not lost (vfork.c) */
+	tsc = fdr_clock_read(&cpu);
+	if (!t->leaving && wr_hold(t, addr, action, tsc))
+		return;
 	if (t->leaving) {
 		/* the thread's counts are reported already (wr_thread_exit()) */
 		atomic_fetch_add_explicit(&fdr_orphan_rec[FDRTRACE_DROP_REENTRY], 1,
@@ -297,6 +343,8 @@ static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *
 
 		if (!n && !nb)
 			continue;
+		if (r == FDRTRACE_DROP_REENTRY && wr_held(t))
+			continue;	/* a gap opens after the calls kept: those first (wr_resume()) */
 		if (r == FDRTRACE_DROP_POOL_EMPTY && t->gap.first_tsc) {
 			struct fdr_gap *g = &t->gap;
 			bool known = !g->unknown && g->depth <= FDR_GAP_IDS;
@@ -361,6 +409,112 @@ static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *
 		}
 	}
 	return p;
+}
+
+/*
+ * The oldest call a handler kept (wr_hold()), copied to @h, when it came
+ * at or before @upto: later ones interrupted the hook that is writing them,
+ * and follow its record. Owner only, guard held.
+ */
+static notrace bool wr_held_next(struct fdr_thread *t, uint64_t upto, struct fdr_held_call *h,
+				 uintptr_t *addr, unsigned *action)
+{
+	uint32_t head = atomic_load_explicit(&t->held_head, memory_order_relaxed);
+
+	if (head == atomic_load_explicit(&t->held_tail, memory_order_relaxed))
+		return false;
+	/* the slot is read after the claim that covers it (the handler has returned) */
+	atomic_signal_fence(memory_order_seq_cst);
+	*h = t->held[head % FDR_HELD_CALLS];
+	if (h->tsc > upto)
+		return false;
+	*addr = (uintptr_t)(h->fn_action & ((UINT64_C(1) << FDR_HELD_ACTION_SHIFT) - 1));
+	*action = (unsigned)(h->fn_action >> FDR_HELD_ACTION_SHIFT);
+	return true;
+}
+
+/* That call's function id, or 0 when filter/exclude leaves it out (counted so). */
+static notrace uint32_t wr_held_id(struct fdr_thread *t, uintptr_t addr)
+{
+	const struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
+	uint32_t id = 0;
+
+	if (ce->addr == addr)
+		return ce->id;
+	if (ce->addr != ~addr) {
+		id = fdr_funcid_get(addr);
+		if (id && fdr_filtering && fdr_filter_skip(id))
+			id = 0;
+	}
+	if (!id)
+		wr_count(t, FDRTRACE_DROP_FILTERED, 0);
+	return id;
+}
+
+/*
+ * Write the calls handlers kept that came at or before @upto, oldest first,
+ * as the hook would have (a TSCWrap where the delta does not fit). Owner
+ * only, guard held; a handler may keep more meanwhile (they wait for the
+ * next hook). @short_of_room is set when the rest does not fit below
+ * @lim. Return: the new end of the buffer's records (the caller publishes
+ * it).
+ */
+static notrace uint8_t *wr_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *lim,
+				    uint64_t upto, bool *short_of_room)
+{
+	struct fdr_held_call h;
+	uintptr_t addr;
+	unsigned action;
+	uint32_t id;
+	uint64_t rec;
+
+	while (wr_held_next(t, upto, &h, &addr, &action)) {
+		if (p + sizeof(struct fdrtrace_md_tsc_wrap) + FDRTRACE_FUNC_RECORD_SIZE > lim) {
+			*short_of_room = true;
+			break;
+		}
+		id = wr_held_id(t, addr);
+		if (id) {
+			if (h.tsc - t->last_tsc > UINT32_MAX) {
+				struct fdrtrace_md_tsc_wrap m = {
+					.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_TSC_WRAP), .tsc = h.tsc
+				};
+
+				memcpy(p, &m, sizeof(m));
+				p += sizeof(m);
+				t->buf->meta += sizeof(m);
+				t->last_tsc = h.tsc;
+			}
+			rec = fdrtrace_func_word(action, id) | ((h.tsc - t->last_tsc) << 32);
+			memcpy(p, &rec, sizeof(rec));
+			p += sizeof(rec);
+			t->last_tsc = h.tsc;
+		}
+		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
+	}
+	return p;
+}
+
+/*
+ * No buffer for them: the calls handlers kept that came at or before
+ * @upto go into the pool-empty gap, as the hook's own record does after
+ * them (wr_gap_note()). Owner only, guard held.
+ */
+static notrace void wr_held_to_gap(struct fdr_thread *t, uint64_t upto)
+{
+	struct fdr_held_call h;
+	uintptr_t addr;
+	unsigned action;
+	uint32_t id;
+
+	while (wr_held_next(t, upto, &h, &addr, &action)) {
+		id = wr_held_id(t, addr);
+		if (id) {
+			wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
+			wr_gap_note(&t->gap, action, id, h.tsc);
+		}
+		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
+	}
 }
 
 /* on_full=wait: is this thread running a signal handler (so it must not wait)? */
@@ -546,35 +700,49 @@ static notrace bool wr_erase_short(struct fdr_thread *t, uint8_t *pos, uint32_t 
 }
 
 /*
- * Re-entry drops are pending: write the gap where the thread's records
- * resume, in this buffer when it has room, else at the start of a fresh
- * one. Return: 0, or -ENOBUFS when no buffer could be had.
+ * A handler interrupted a hook of this thread: write the calls it kept
+ * (those before @tsc, this hook's clock) and then the gap of those it
+ * could only count, where the thread's records resume, in this buffer
+ * when they fit, else at the start of a fresh one. Return: 0, or -ENOBUFS
+ * when no buffer could be had.
  */
 static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 {
-	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-	uint8_t *lim = wr_cap_end(t->buf) - FDR_SLOW_RESERVE;
-	bool short_of_room = false;
-	uint8_t *np = wr_put_drops(t, pos, lim, &short_of_room);
-
 	/*
-	 * What was written is kept, whatever follows: a handler that ran
-	 * after its report left @re_pending set again, and that is no sign
-	 * of a full buffer (handing the buffer over at the old position lost
-	 * the report just written: a whole handler's calls, uncounted).
-	 * Such a handler's gap is reported by the next hook (fdr_record_slow()
-	 * clears @end on its way out).
+	 * Taken down first: a handler from here on raises it again, and so
+	 * does what stays kept below (the calls after @tsc, or no room).
 	 */
-	if (np != pos)
-		t->buf->counted = false;	/* a report: the flush thread reads it */
-	t->rewind_floor = np;
-	atomic_store_explicit(&t->pos, np, memory_order_release);
-	if (short_of_room) {
+	atomic_store_explicit(&t->re_pending, false, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	for (int fresh = 0;; fresh++) {
+		uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
+		uint8_t *lim = wr_cap_end(t->buf) - FDR_SLOW_RESERVE;
+		bool short_of_room = false;
+		uint8_t *np = wr_put_held(t, pos, lim, tsc, &short_of_room);
+
+		if (!short_of_room)
+			np = wr_put_drops(t, np, lim, &short_of_room);
+		/*
+		 * What was written is kept, whatever follows: a handler that ran
+		 * after its report left @re_pending set again, and that is no
+		 * sign of a full buffer (handing the buffer over at the old
+		 * position lost the report just written: a whole handler's
+		 * calls, uncounted). Such a handler's calls are written by the
+		 * next hook (fdr_record_slow() clears @end on its way out).
+		 */
+		if (np != pos)
+			t->buf->counted = false;	/* a report: the flush thread reads it */
+		t->rewind_floor = np;
+		atomic_store_explicit(&t->pos, np, memory_order_release);
+		if (wr_held(t))
+			atomic_store_explicit(&t->re_pending, true, memory_order_relaxed);
+		if (!short_of_room || fresh)
+			return 0;	/* a fresh buffer holds all that is kept: never short twice */
 		/* no room here: the fresh buffer's preamble carries the rest (wr_claim()) */
 		fdr_thread_handover(t);
-		return wr_claim(t, tsc, cpu);
+		if (wr_claim(t, tsc, cpu) < 0)
+			return -ENOBUFS;
 	}
-	return 0;
 }
 
 notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
@@ -649,14 +817,7 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		}
 	}
 	if (!t->buf && wr_claim(t, tsc, cpu) < 0) {
-		wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
-		wr_gap_note(&t->gap, action, id, tsc);
-		if (missed)
-			fdr_trigger_call(id, action, tsc, false, candidate);
-		goto out;
-	}
-	if (unlikely(atomic_load_explicit(&t->re_pending, memory_order_relaxed)) &&
-	    wr_resume(t, tsc, cpu) < 0) {
+		wr_held_to_gap(t, tsc);
 		wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
 		wr_gap_note(&t->gap, action, id, tsc);
 		if (missed)
@@ -674,9 +835,20 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	 * caller's self time instead, and more so in a trace that lost records
 	 * (the real suite's loss invariant on zstd saw it). The clock only
 	 * moves forward on one CPU; on another the CPU record below says so.
+	 * Before the calls a handler kept are written: those before this
+	 * clock go ahead of the record (wr_resume()).
 	 */
 	if (fresh && (action == FDRTRACE_FN_ENTRY || action == FDRTRACE_FN_ENTRY_ARGS))
 		tsc = fdr_clock_read(&cpu);
+	if (unlikely(atomic_load_explicit(&t->re_pending, memory_order_relaxed)) &&
+	    wr_resume(t, tsc, cpu) < 0) {
+		wr_held_to_gap(t, tsc);
+		wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
+		wr_gap_note(&t->gap, action, id, tsc);
+		if (missed)
+			fdr_trigger_call(id, action, tsc, false, candidate);
+		goto out;
+	}
 	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
 	if (action == FDRTRACE_FN_EXIT && fdr_min_ticks && wr_erase_short(t, pos, id, tsc, cpu)) {
 		if (missed)
@@ -713,7 +885,7 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 filtered:
 	wr_count(t, FDRTRACE_DROP_FILTERED, 0);
 out:
-	/* a handler ran meanwhile and dropped calls: the next hook says so */
+	/* a handler ran meanwhile and kept or dropped calls: the next hook writes or says them */
 	if (unlikely(atomic_load_explicit(&t->re_pending, memory_order_relaxed)))
 		atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
@@ -883,23 +1055,30 @@ static notrace void wr_thread_exit(void *arg)
 	(void)arg;
 	if (t->state != FDR_T_ACTIVE)
 		return;
-	t->guard = 1;
+	t->guard = FDR_GUARD_BUSY;
 	atomic_signal_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) == FDR_GATE_ON &&
-	    wr_has_drops(t)) {
-		/* report drops not yet in the trace before the thread is gone */
+	    (wr_has_drops(t) || wr_held(t))) {
+		/* calls kept and drops not yet in the trace, before the thread is gone */
+		unsigned cpu;
+		uint64_t tsc = fdr_clock_read(&cpu);
+
+		if (!t->buf)
+			wr_claim(t, tsc, cpu);
 		if (t->buf) {
 			uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
+			bool short_of_room = false;
 
+			pos = wr_put_held(t, pos, wr_cap_end(t->buf), UINT64_MAX, &short_of_room);
 			pos = wr_put_drops(t, pos, wr_cap_end(t->buf), NULL);
 			t->buf->counted = false;
 			atomic_store_explicit(&t->pos, pos, memory_order_release);
-		} else {
-			unsigned cpu;
-			uint64_t tsc = fdr_clock_read(&cpu);
-
-			wr_claim(t, tsc, cpu);
 		}
+	}
+	/* kept calls no buffer took: counted, and reported with the thread's drops below */
+	while (wr_held(t)) {
+		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
+		wr_count(t, FDRTRACE_DROP_REENTRY, 0);
 	}
 	fdr_thread_handover(t);
 	/* leave the registry: wait until no finisher/flusher holds our slot */
@@ -915,7 +1094,7 @@ static notrace void wr_thread_exit(void *arg)
 	}
 	/*
 	 * From here a handler's re-entries count process-wide
-	 * (fdr_count_reentry()); those counted on the thread before, and
+	 * (fdr_record_reentry()); those counted on the thread before, and
 	 * drops no buffer took, go there now. The order matters: a handler
 	 * between the exchange below and a later @leaving would count into
 	 * the thread's counters, which nothing reports once it is gone.
@@ -960,6 +1139,7 @@ notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
 	 */
 	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_acquire);
 	struct fdr_buffer *b = pos ? t->buf : NULL;
+	int32_t held;
 
 	t->snapped = true;
 	node->tid = t->tid;
@@ -977,6 +1157,16 @@ notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
 		node->drop_bufs[r] = atomic_exchange_explicit(&t->drop_buf[r], 0,
 							      memory_order_relaxed);
 	}
+	/*
+	 * Calls a handler kept that the owner has not written: not in the
+	 * snapshot. Read from here while the owner may move: a claim being
+	 * taken back can show one more than the slots hold, never more.
+	 */
+	held = (int32_t)(atomic_load_explicit(&t->held_tail, memory_order_relaxed) -
+			 atomic_load_explicit(&t->held_head, memory_order_relaxed));
+	if (held > 0)
+		node->drops[FDRTRACE_DROP_REENTRY] +=
+			(uint64_t)(held < (int32_t)FDR_HELD_CALLS ? held : (int32_t)FDR_HELD_CALLS);
 }
 
 /* Fork child: this thread is alone; forget every other thread and buffer. */
@@ -1004,6 +1194,8 @@ notrace void fdr_writer_after_fork_child(void)
 	atomic_store_explicit(&t->re_first_tsc, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->re_net, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->re_low, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->held_tail, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->held_head, 0, memory_order_relaxed);
 	t->wait_first_tsc = t->wait_last_tsc = 0;
 	atomic_store_explicit(&fdr_wait_ticks, 0, memory_order_relaxed);
 	if (t->state == FDR_T_ACTIVE) {
@@ -1037,11 +1229,11 @@ notrace void fdr_orphan_drops(uint64_t *rec, uint64_t *bufs, bool take)
 #undef ORPHAN_READ
 }
 
-/* The fast path for clocks that are not read inline (writer_api.h). */
+/* The fast path for clocks that are not read inline (writer_api.h); the guard is held. */
 notrace void fdr_record_generic(void *fn, unsigned action)
 {
 	unsigned cpu;
 	uint64_t tsc = fdr_clock_read(&cpu);
 
-	fdr_record_at(fn, action, tsc, cpu);
+	fdr_record_at(&fdr_self, fn, action, tsc, cpu);
 }

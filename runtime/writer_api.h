@@ -3,8 +3,8 @@
  * runtime/writer_api.h - the hooks' fast path, inline.
  *
  * Included by compiler-hooks/cyg_profile.c only. In order: test the gate
- * (one load, one predictable branch when recording is off), read the
- * clock (and CPU), take the per-thread guard, look the function up in the
+ * (one load, one predictable branch when recording is off), take the
+ * per-thread guard, read the clock (and CPU), look the function up in the
  * thread's direct-mapped id cache, check CPU, delta and room, store one
  * 8-byte record and publish the new position with a release store (a
  * plain mov on x86-64). Anything unusual goes to fdr_record_slow()
@@ -26,21 +26,14 @@
 
 void fdr_record_generic(void *fn, unsigned action) fdr_hidden fdr_noinline;
 
-/* Everything after the clock read; the caller checked the gate. */
-static fdr_always_inline notrace void fdr_record_at(void *fn, unsigned action, uint64_t tsc,
-						    unsigned cpu)
+/* Everything after the clock read; the caller checked the gate and holds the guard. */
+static fdr_always_inline notrace void fdr_record_at(struct fdr_thread *t, void *fn,
+						    unsigned action, uint64_t tsc, unsigned cpu)
 {
 	uintptr_t addr = (uintptr_t)fn;
-	struct fdr_thread *t = &fdr_self;
 	struct fdr_fcache_ent *ce;
 	uint64_t delta, rec;
 	uint8_t *pos;
-
-	if (unlikely(t->guard))
-		goto reentry;
-	t->guard = 1;
-	/* the guard is set before anything below, as seen by a signal handler on this thread */
-	atomic_signal_fence(memory_order_seq_cst);
 
 	ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
 	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
@@ -63,19 +56,32 @@ static fdr_always_inline notrace void fdr_record_at(void *fn, unsigned action, u
 
 slow_path:
 	fdr_record_slow(t, addr, action, tsc, cpu);
-	return;
-reentry:
-	fdr_count_reentry(t, action, tsc);
 }
 
 static fdr_always_inline notrace void fdr_record(void *fn, unsigned action)
 {
+	struct fdr_thread *t = &fdr_self;
 	uint32_t lo, hi, aux;
 	unsigned cpu;
 
 	/* relaxed: the slow path re-reads the gate with acquire before it touches shared state */
 	if (unlikely(atomic_load_explicit(&fdr_gate, memory_order_relaxed) != FDR_GATE_ON))
 		goto inactive;
+	if (unlikely(t->guard))
+		goto reentry;
+	t->guard = FDR_GUARD_HOOK;
+	/*
+	 * The guard is set before the clock is read, as a signal handler on
+	 * this thread sees it. A handler's calls then either all come before
+	 * this record's clock (no guard yet: recorded as they come, before
+	 * this record) or are kept while the guard is held, and the slow
+	 * path, to which the handler sends this hook or the next, writes
+	 * those before this record's clock ahead of it and the rest after
+	 * (writer.c, wr_put_held()). Reading the clock first put the calls of
+	 * a handler that came in between ahead of an earlier record: time went
+	 * back in the trace.
+	 */
+	atomic_signal_fence(memory_order_seq_cst);
 	if (likely(fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
 		__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
 		cpu = aux & 0xfffu;	/* TSC_AUX: (node << 12) | cpu */
@@ -97,11 +103,14 @@ static fdr_always_inline notrace void fdr_record(void *fn, unsigned action)
 		goto generic;
 #endif
 	}
-	fdr_record_at(fn, action, ((uint64_t)hi << 32) | lo, cpu);
+	fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, cpu);
 	return;
 
 generic:
 	fdr_record_generic(fn, action);
+	return;
+reentry:
+	fdr_record_reentry(t, (uintptr_t)fn, action);
 	return;
 inactive:
 	if (atomic_load_explicit(&fdr_gate, memory_order_relaxed) != FDR_GATE_OFF)
