@@ -107,20 +107,39 @@ static notrace void lc_program_name(void)
 }
 
 /*
+ * The working directory the process started in, with a trailing '/', or
+ * "" when getcwd() failed there. Taken once, at the first initialisation:
+ * a fork child inherits it, so a program that changes directory and then
+ * forks (rsync's receiver, in the destination) has its child's trace where
+ * the program started, not in the directory the child was forked in (a
+ * file in the program's output, which its next --delete run removed). An
+ * exec starts a new image, which takes its own.
+ */
+static char lc_start_dir[PATH_MAX + 1];
+static bool lc_start_dir_taken;
+
+/*
  * The trace's path, absolute: a relative logfile_base is taken from the
- * working directory now, so that messages name the whole path and a
- * program that changes directory later still writes where it started.
+ * working directory at start (lc_start_dir), so that messages name the
+ * whole path and a program that changes directory later, or forks after
+ * it did, still writes where it started.
  */
 static notrace int lc_path(void)
 {
-	char cwd[PATH_MAX];
-	const char *dir = "", *sep = "";
+	if (!lc_start_dir_taken) {
+		size_t n;
 
-	if (fdr_cfg.logfile_base[0] != '/' && getcwd(cwd, sizeof(cwd))) {
-		dir = cwd;
-		sep = cwd[0] && cwd[strlen(cwd) - 1] == '/' ? "" : "/";
+		lc_start_dir_taken = true;
+		if (getcwd(lc_start_dir, sizeof(lc_start_dir) - 1)) {
+			n = strlen(lc_start_dir);
+			if (n && lc_start_dir[n - 1] != '/')
+				memcpy(lc_start_dir + n, "/", 2);
+		} else {
+			lc_start_dir[0] = '\0';
+		}
 	}
-	if ((size_t)snprintf(fdr_path, sizeof(fdr_path), "%s%s%s%s.%d.fdr", dir, sep,
+	if ((size_t)snprintf(fdr_path, sizeof(fdr_path), "%s%s%s.%d.fdr",
+			     fdr_cfg.logfile_base[0] == '/' ? "" : lc_start_dir,
 			     fdr_cfg.logfile_base, fdr_program, (int)fdr_pid) >= sizeof(fdr_path))
 		return -ENAMETOOLONG;
 	return 0;

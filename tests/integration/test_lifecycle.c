@@ -932,6 +932,37 @@ static void exec_by(const char *how)
 	tc_done(&r);
 }
 
+/*
+ * A program that changes directory and then forks (rsync's receiver, forked
+ * in the destination): the child's trace goes where the program started,
+ * next to its parent's, and nothing is left in the program's directory.
+ * It went to the child's directory, a file in rsync's output tree.
+ */
+Test(children, a_child_forked_after_a_chdir_writes_where_the_program_started)
+{
+	const char *argv[] = { TARGET, "fork_in_subdir", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	char paths[4][512], sub[300], cmd[400], out[256];
+	struct tc_run r;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_assert_eq(tc_find_traces(&r, paths, 4), 2, "stderr: %s", r.err);
+	for (int i = 0; i < 2; i++) {
+		struct tc_trace t;
+
+		tc_read(paths[i], &t);
+		cr_expect(t.ok, "%s: %s", paths[i], t.error);
+		cr_expect(t.closed, "%s", paths[i]);
+		tc_free(&t);
+	}
+	snprintf(sub, sizeof(sub), "%s/sub", r.dir);
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", sub);
+	tc_output(cmd, out, sizeof(out));
+	cr_expect_str_eq(out, "0\n", "files in the program's directory: %s", out);
+	tc_done(&r);
+}
+
 Test(children, exec_closes_the_trace_and_the_new_image_gets_its_own)
 {
 	if (IT_SANITIZED)

@@ -11,6 +11,9 @@
  *   target fork_exit        the same, the child ending with _exit(0)
  *   target fork_nested      work; fork in fork_in(), whose child calls leaf
  *                           x10 there, then returns from it and exit(0)s
+ *   target fork_in_subdir   work; mkdir "sub", chdir into it, fork; child:
+ *                           leaf x10, exit(0) (its trace goes where the
+ *                           program started)
  *   target signal           work with a 20 kHz profiling timer whose
  *                           handler calls sig_fn(); prints the handler count
  *   target segv [N]         work (N times), then a write through NULL
@@ -388,12 +391,15 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "deep")) {
 		rec(n);
 	} else if (!strcmp(mode, "fork") || !strcmp(mode, "fork_exit") ||
-		   !strcmp(mode, "fork_nested")) {
+		   !strcmp(mode, "fork_nested") || !strcmp(mode, "fork_in_subdir")) {
 		bool nested = !strcmp(mode, "fork_nested");
 		pid_t pid;
 		int st;
 
 		work();
+		if (!strcmp(mode, "fork_in_subdir") &&
+		    ((mkdir("sub", 0700) && errno != EEXIST) || chdir("sub")))
+			return 9;
 		fflush(stdout);
 		pid = nested ? fork_in() : fork();
 		if (pid < 0)
