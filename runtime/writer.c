@@ -816,14 +816,8 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 			ce->id = id;
 		}
 	}
-	if (!t->buf && wr_claim(t, tsc, cpu) < 0) {
-		wr_held_to_gap(t, tsc);
-		wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
-		wr_gap_note(&t->gap, action, id, tsc);
-		if (missed)
-			fdr_trigger_call(id, action, tsc, false, candidate);
-		goto out;
-	}
+	if (!t->buf && wr_claim(t, tsc, cpu) < 0)
+		goto no_buffer;
 	/*
 	 * A thread's first entry is stamped after its registration here (its
 	 * state, its first buffer, the signal mask, a name): read as the hook
@@ -841,14 +835,8 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	if (fresh && (action == FDRTRACE_FN_ENTRY || action == FDRTRACE_FN_ENTRY_ARGS))
 		tsc = fdr_clock_read(&cpu);
 	if (unlikely(atomic_load_explicit(&t->re_pending, memory_order_relaxed)) &&
-	    wr_resume(t, tsc, cpu) < 0) {
-		wr_held_to_gap(t, tsc);
-		wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
-		wr_gap_note(&t->gap, action, id, tsc);
-		if (missed)
-			fdr_trigger_call(id, action, tsc, false, candidate);
-		goto out;
-	}
+	    wr_resume(t, tsc, cpu) < 0)
+		goto no_buffer;
 	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
 	if (action == FDRTRACE_FN_EXIT && fdr_min_ticks && wr_erase_short(t, pos, id, tsc, cpu)) {
 		if (missed)
@@ -881,6 +869,14 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	atomic_store_explicit(&t->pos, pos + sizeof(rec), memory_order_release);
 	if (missed)
 		fdr_trigger_call(id, action, tsc, true, candidate);	/* after the record */
+	goto out;
+no_buffer:
+	/* the pool is empty: the calls kept before this one, then this one, go into the gap */
+	wr_held_to_gap(t, tsc);
+	wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
+	wr_gap_note(&t->gap, action, id, tsc);
+	if (missed)
+		fdr_trigger_call(id, action, tsc, false, candidate);
 	goto out;
 filtered:
 	wr_count(t, FDRTRACE_DROP_FILTERED, 0);

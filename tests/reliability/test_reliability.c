@@ -225,6 +225,20 @@ static void check_times(const char *path, struct time_check *tcx)
 
 /* ---- re-entry ---- */
 
+/* @r's trace, read straight from the reader: each thread's records in clock order. */
+static void expect_clock_order(struct tc_run *r, struct time_check *tcx)
+{
+	char paths[2][512];
+
+	cr_assert_eq(tc_find_traces(r, paths, 2), 1);
+	check_times(paths[0], tcx);
+	cr_expect(tcx->ok);
+	cr_expect_eq(tcx->backwards, 0, "%llu records earlier than their thread's previous one",
+		     (unsigned long long)tcx->backwards);
+	cr_expect_eq(tcx->negative, 0, "%llu negative durations",
+		     (unsigned long long)tcx->negative);
+}
+
 /*
  * "rel_target sig 2 300" with a malloc built with -finstrument-functions
  * preloaded, and @options (NULL: none): the checks both tests make, on
@@ -300,7 +314,6 @@ Test(reentry, a_handlers_calls_while_a_hook_runs_are_kept_in_their_place, .timeo
 	struct tc_run r;
 	struct tc_trace t;
 	struct time_check tcx;
-	char paths[2][512];
 	long calls;
 
 	tc_run(&r, argv, env);
@@ -314,12 +327,7 @@ Test(reentry, a_handlers_calls_while_a_hook_runs_are_kept_in_their_place, .timeo
 		     (unsigned long long)t.func_records, calls);
 	cr_expect_eq(t.unmatched, 0);
 	cr_expect_geq(tc_calls(&t, "on_prof"), 2000, "the timer fired in traced code");
-	tc_find_traces(&r, paths, 2);
-	check_times(paths[0], &tcx);
-	cr_expect(tcx.ok);
-	cr_expect_eq(tcx.backwards, 0, "%llu records earlier than their thread's previous one",
-		     (unsigned long long)tcx.backwards);
-	cr_expect_eq(tcx.negative, 0, "%llu negative durations", (unsigned long long)tcx.negative);
+	expect_clock_order(&r, &tcx);
 	score("Re-entry: 10 kHz timer, its handler's calls kept", 1,
 	      t.dropped || tcx.backwards || tcx.negative,
 	      "%llu handler calls recorded, %llu dropped, %llu times going backwards",
@@ -336,7 +344,6 @@ Test(reentry, ten_khz_profiling_timer_on_five_threads_accounts_for_every_call, .
 	struct tc_run r;
 	struct tc_trace t;
 	struct time_check tcx;
-	char paths[2][512];
 	long calls;
 
 	tc_run(&r, argv, env);
@@ -357,12 +364,7 @@ Test(reentry, ten_khz_profiling_timer_on_five_threads_accounts_for_every_call, .
 		cr_expect_eq(t.open_at_end, 0);
 	cr_expect_gt(tc_calls(&t, "on_prof"), 1000, "the timers fired in traced code");
 	/* the calls handlers kept are written in their place: time never goes back */
-	tc_find_traces(&r, paths, 2);
-	check_times(paths[0], &tcx);
-	cr_expect(tcx.ok);
-	cr_expect_eq(tcx.backwards, 0, "%llu records earlier than their thread's previous one",
-		     (unsigned long long)tcx.backwards);
-	cr_expect_eq(tcx.negative, 0, "%llu negative durations", (unsigned long long)tcx.negative);
+	expect_clock_order(&r, &tcx);
 	score("Re-entry: 10 kHz timer per thread, 5 threads, 0.5 s", 1, 0,
 	      "%ld calls; %llu handler calls recorded; %llu records + %llu counted drops (re-entry %llu) = 2 x calls",
 	      calls, (unsigned long long)tc_calls(&t, "on_prof"),
