@@ -181,11 +181,6 @@ class Bash(Program):
     # the least number of traces a traced run leaves: the processes of
     # workload.bash that run shell code and exit (it counts them)
     min_traces = 109
-    # bash's signal handlers (SIGCHLD's, a trap's) are instrumented: one
-    # that interrupts a hook has its calls dropped and counted as reentry
-    # (the runtime never waits in a handler); seen in most runs: 18
-    # records (9 calls) in each of 0 to 4 short-lived subshells
-    lossless_allows = ("reentry",)
 
     def make_vars(self, v, fdr_link):
         """make's variables for build v: ADDON_CFLAGS, the compiler flags
