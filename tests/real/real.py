@@ -365,7 +365,7 @@ def fetch(env, prog):
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sys.stderr.write(p.stderr)
     if p.returncode == SKIP:
-        raise Skip(p.stdout.strip())
+        raise Skip(re.sub(r"^SKIP: ", "", p.stdout.strip()))	# main() says SKIP
     if p.returncode != 0:
         raise Fail("fetch.sh %s failed (%d): %s" % (prog.package, p.returncode, p.stdout))
     return p.stdout.strip().splitlines()[-1]
@@ -431,6 +431,11 @@ EXIT_LINE = re.compile(r"^fdrtrace: (.*?): (\d+) records, (\d+) (?:dropped|lost)
 
 
 RECORD_LINE = re.compile(r"^fdrtrace record: ")
+# bash 5.2's own race: a child reaped by the SIGCHLD handler before the
+# wait that looks for it. Seen in 2 of 25 runs of the plain build beside two
+# busy loops (no fdrtrace in the process), so it is left out of every run's
+# stderr, traced or not, before the comparison.
+BASH_WAIT_RACE = re.compile(r"^.*: wait_for: No record of process \d+$")
 
 
 def run_workload(wl, binary, wd, tracing=None, options="", record=False, env_extra=None,
@@ -468,9 +473,9 @@ def run_workload(wl, binary, wd, tracing=None, options="", record=False, env_ext
         p = subprocess.run(cmd, cwd=wd, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, preexec_fn=limit)
         if wl.prog.full_output:
-            own = p.stderr
-            if record:
-                own = "".join(l for l in p.stderr.splitlines(True) if not RECORD_LINE.match(l))
+            own = "".join(l for l in p.stderr.splitlines(True)
+                          if not (record and RECORD_LINE.match(l)) and
+                          not BASH_WAIT_RACE.match(l.rstrip("\n")))
             stdouts.append("%sstderr:\n%sexit status %d\n" % (p.stdout, own, p.returncode))
         elif p.returncode != 0:
             raise Fail("%s exited %d:\n%s" % (" ".join(cmd), p.returncode, p.stderr[-3000:]))
