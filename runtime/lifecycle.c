@@ -479,8 +479,16 @@ notrace bool fdr_before_exec(const char *path)
 notrace void fdr_before_identity_change(void)
 {
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING ||
-	    (pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_created() ||
-	    fdr_file_locked_here() || !fdr_file_lock(20000))
+	    (pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_locked_here())
+		return;
+	/*
+	 * The lock even when the file looks created: the flush thread takes
+	 * "created" (fw_pending cleared) before it links the file, under the
+	 * lock. Looked at without it, a chroot could go ahead between the two,
+	 * and the link, made inside the new root, failed: no trace at all
+	 * (children::a_process_that_chroots... once, at load 5).
+	 */
+	if (!fdr_file_lock(20000))
 		return;
 	if (!fdr_file_created())
 		fdr_file_create();
