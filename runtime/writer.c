@@ -412,6 +412,33 @@ static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *
 }
 
 /*
+ * One function record at @p, after a TSCWrap when its delta from the last
+ * record does not fit 32 bits (or the clock went back). Owner only, guard
+ * held, room checked by the caller, which publishes @pos. Return: the new
+ * end of the buffer's records.
+ */
+static notrace uint8_t *wr_put_func(struct fdr_thread *t, uint8_t *p, unsigned action, uint32_t id,
+				    uint64_t tsc)
+{
+	uint64_t rec;
+
+	if (tsc - t->last_tsc > UINT32_MAX) {
+		struct fdrtrace_md_tsc_wrap m = { .type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_TSC_WRAP),
+						  .tsc = tsc };
+
+		memcpy(p, &m, sizeof(m));
+		p += sizeof(m);
+		t->buf->meta += sizeof(m);
+		t->rewind_floor = p;	/* short calls are never erased into it */
+		t->last_tsc = tsc;
+	}
+	rec = fdrtrace_func_word(action, id) | ((tsc - t->last_tsc) << 32);
+	memcpy(p, &rec, sizeof(rec));
+	t->last_tsc = tsc;
+	return p + sizeof(rec);
+}
+
+/*
  * The oldest call a handler kept (wr_hold()), copied to @h, when it came
  * at or before @upto: later ones interrupted the hook that is writing them,
  * and follow its record. Owner only, guard held.
@@ -466,7 +493,6 @@ static notrace uint8_t *wr_put_held(struct fdr_thread *t, uint8_t *p, const uint
 	uintptr_t addr;
 	unsigned action;
 	uint32_t id;
-	uint64_t rec;
 
 	while (wr_held_next(t, upto, &h, &addr, &action)) {
 		if (p + sizeof(struct fdrtrace_md_tsc_wrap) + FDRTRACE_FUNC_RECORD_SIZE > lim) {
@@ -474,22 +500,8 @@ static notrace uint8_t *wr_put_held(struct fdr_thread *t, uint8_t *p, const uint
 			break;
 		}
 		id = wr_held_id(t, addr);
-		if (id) {
-			if (h.tsc - t->last_tsc > UINT32_MAX) {
-				struct fdrtrace_md_tsc_wrap m = {
-					.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_TSC_WRAP), .tsc = h.tsc
-				};
-
-				memcpy(p, &m, sizeof(m));
-				p += sizeof(m);
-				t->buf->meta += sizeof(m);
-				t->last_tsc = h.tsc;
-			}
-			rec = fdrtrace_func_word(action, id) | ((h.tsc - t->last_tsc) << 32);
-			memcpy(p, &rec, sizeof(rec));
-			p += sizeof(rec);
-			t->last_tsc = h.tsc;
-		}
+		if (id)
+			p = wr_put_func(t, p, action, id, h.tsc);
 		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
 	}
 	return p;
@@ -755,7 +767,6 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	bool fresh;		/* this hook registers the thread */
 	uint32_t id;
 	uint8_t *pos;
-	uint64_t rec;
 
 	/* acquire: pairs with the release store of FDR_GATE_ON after initialisation */
 	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON || t->ignored)
@@ -853,20 +864,8 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		t->rewind_floor = pos;
 		t->cpu = cpu;
 		t->last_tsc = tsc;
-	} else if (tsc - t->last_tsc > UINT32_MAX) {
-		struct fdrtrace_md_tsc_wrap m = { .type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_TSC_WRAP),
-						  .tsc = tsc };
-
-		memcpy(pos, &m, sizeof(m));
-		pos += sizeof(m);
-		t->buf->meta += sizeof(m);
-		t->rewind_floor = pos;
-		t->last_tsc = tsc;
 	}
-	rec = fdrtrace_func_word(action, id) | ((tsc - t->last_tsc) << 32);
-	memcpy(pos, &rec, sizeof(rec));
-	t->last_tsc = tsc;
-	atomic_store_explicit(&t->pos, pos + sizeof(rec), memory_order_release);
+	atomic_store_explicit(&t->pos, wr_put_func(t, pos, action, id, tsc), memory_order_release);
 	if (missed)
 		fdr_trigger_call(id, action, tsc, true, candidate);	/* after the record */
 	goto out;
