@@ -30,4 +30,12 @@ static inline void tc_assert_one_trace(const struct tc_run *r, struct tc_trace *
 	cr_assert(t->ok, "reader: %s", t->error);
 }
 
+/* Read the trace at @path into @t: the reader accepts it, and its process closed it. */
+static inline void tc_expect_whole(const char *path, struct tc_trace *t)
+{
+	tc_read(path, t);
+	cr_expect(t->ok, "%s: %s", path, t->error);
+	cr_expect(t->closed, "%s", path);
+}
+
 #endif /* TC_ASSERT_H */

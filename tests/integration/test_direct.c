@@ -157,9 +157,7 @@ Test(direct_io, a_fork_child_writes_its_own_file_direct)
 	for (int i = 0; i < 2; i++) {
 		struct tc_trace t;
 
-		tc_read(paths[i], &t);
-		cr_expect(t.ok, "%s: %s", paths[i], t.error);
-		cr_expect(t.closed, "%s", paths[i]);
+		tc_expect_whole(paths[i], &t);
 		cr_expect_eq(t.dropped, 0);
 		tc_free(&t);
 	}

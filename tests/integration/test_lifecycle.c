@@ -951,9 +951,7 @@ Test(children, a_child_forked_after_a_chdir_writes_where_the_program_started)
 	for (int i = 0; i < 2; i++) {
 		struct tc_trace t;
 
-		tc_read(paths[i], &t);
-		cr_expect(t.ok, "%s: %s", paths[i], t.error);
-		cr_expect(t.closed, "%s", paths[i]);
+		tc_expect_whole(paths[i], &t);
 		tc_free(&t);
 	}
 	snprintf(sub, sizeof(sub), "%s/sub", r.dir);
@@ -1186,9 +1184,7 @@ Test(children, an_image_that_execs_its_own_program_gets_a_numbered_trace)
 	cr_assert(strstr(paths[0], ".2.fdr") && !strstr(paths[1], ".2.fdr"), "%s %s", paths[0],
 		  paths[1]);
 	for (int i = 0; i < 2; i++) {
-		tc_read(paths[i], &t);
-		cr_expect(t.ok, "%s: %s", paths[i], t.error);
-		cr_expect(t.closed, "%s", paths[i]);
+		tc_expect_whole(paths[i], &t);
 		cr_expect_eq(tc_calls(&t, "work"), 1, "%s", paths[i]);
 		cr_expect_eq(t.execs, i == 1 ? 1 : 0, "%s", paths[i]);
 		tc_free(&t);

@@ -73,6 +73,20 @@ static long calls_of(const struct tc_run *r)
 	return n;
 }
 
+/*
+ * Run @argv with @env: it exits 0, says how many instrumented calls it
+ * made, and leaves one trace the reader accepts, read into @t. Return:
+ * those calls.
+ */
+static long run_counted(struct tc_run *r, struct tc_trace *t, const char *const *argv,
+			const char *const *env)
+{
+	tc_run(r, argv, env);
+	tc_assert_exited_ok(r);
+	tc_assert_one_trace(r, t);
+	return calls_of(r);
+}
+
 /* `fdrtrace CMD FILE` exits 0 (and, in a sanitized build, leaks nothing). */
 static int tool(const char *cmd, const char *path)
 {
@@ -254,10 +268,7 @@ static void run_malloc_preloaded(struct tc_run *r, struct tc_trace *t, const cha
 	if (REL_SANITIZED)
 		cr_skip_test("a malloc preloaded in front of the sanitizer's allocator");
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", MALLOC_PRELOAD);
-	tc_run(r, argv, env);
-	tc_assert_exited_ok(r);
-	calls = calls_of(r);
-	tc_assert_one_trace(r, t);
+	calls = run_counted(r, t, argv, env);
 	cr_expect(t->closed);
 	/* the program's own calls, all accounted for (malloc's are extra) */
 	cr_expect_geq(t->func_records + t->dropped, 2 * (uint64_t)calls);
@@ -316,10 +327,7 @@ Test(reentry, a_handlers_calls_while_a_hook_runs_are_kept_in_their_place, .timeo
 	struct time_check tcx;
 	long calls;
 
-	tc_run(&r, argv, env);
-	tc_assert_exited_ok(&r);
-	calls = calls_of(&r);
-	tc_assert_one_trace(&r, &t);
+	calls = run_counted(&r, &t, argv, env);
 	cr_expect(t.closed);
 	cr_expect_eq(t.dropped, 0, "dropped %llu (re-entry %llu)", (unsigned long long)t.dropped,
 		     (unsigned long long)t.dropped_by[FDRTRACE_DROP_REENTRY]);
@@ -346,10 +354,7 @@ Test(reentry, ten_khz_profiling_timer_on_five_threads_accounts_for_every_call, .
 	struct time_check tcx;
 	long calls;
 
-	tc_run(&r, argv, env);
-	tc_assert_exited_ok(&r);
-	calls = calls_of(&r);
-	tc_assert_one_trace(&r, &t);
+	calls = run_counted(&r, &t, argv, env);
 	cr_expect(t.closed);
 	cr_expect_eq(t.func_records + t.dropped, 2 * (uint64_t)calls,
 		     "recorded %llu + dropped %llu (re-entry %llu, pool %llu), %ld calls",
@@ -384,10 +389,7 @@ Test(lifecycle, key_destructors_and_pthread_exit_are_recorded_or_counted)
 	struct tc_trace t;
 	long calls;
 
-	tc_run(&r, argv, env);
-	tc_assert_exited_ok(&r);
-	calls = calls_of(&r);
-	tc_assert_one_trace(&r, &t);
+	calls = run_counted(&r, &t, argv, env);
 	/* per thread, tls_thread and 4 exit_from_here never return */
 	cr_expect_eq(t.func_records + t.dropped, 2 * (uint64_t)calls - 4 * 5,
 		     "recorded %llu + dropped %llu, %ld calls", (unsigned long long)t.func_records,
