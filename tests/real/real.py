@@ -116,9 +116,6 @@ class Program:
     # its stderr and exit status are output too (a status other than 0 is
     # not a failure); else only stdout is, and it must exit 0
     full_output = False
-    # drop reasons (fdrtrace info's drops: line) on_full=wait cannot
-    # prevent, and which the lossless runs accept; any other fails them
-    lossless_allows = ()
 
     def prepare(self, src, objdir):
         pass
@@ -504,12 +501,12 @@ def runtime_knows(env, option):
         return False
 
 
-def check_traces(env, tracedir, exits, want_lossless=False, what="", min_traces=1, allows=()):
+def check_traces(env, tracedir, exits, want_lossless=False, what="", min_traces=1):
     """Every trace in tracedir verifies and is closed, and there are at
     least min_traces; each process printed an exit line naming it (exits
     None: the run was quiet, verbosity=0, and the totals are the close
-    markers'). want_lossless: nothing dropped, but for drops of the reasons
-    in allows (which are logged). Returns (records, dropped, traces)."""
+    markers'). want_lossless: nothing dropped, of any reason. Returns
+    (records, dropped, traces)."""
     traces = sorted(glob.glob(os.path.join(tracedir, "*.fdr")))
     if not traces:
         raise Fail("%s: no trace written in %s" % (what, tracedir))
@@ -518,7 +515,7 @@ def check_traces(env, tracedir, exits, want_lossless=False, what="", min_traces=
                    % (what, len(traces), min_traces))
     if exits is not None and len(exits) != len(traces):
         raise Fail("%s: %d traces but %d exit lines" % (what, len(traces), len(exits)))
-    records = dropped = allowed = 0
+    records = dropped = 0
     for t in traces:
         run([env.fdrtrace, "verify", t])
         info = run([env.fdrtrace, "info", t], text=True).stdout
@@ -527,12 +524,7 @@ def check_traces(env, tracedir, exits, want_lossless=False, what="", min_traces=
             raise Fail("%s: %s is not closed cleanly:\n%s" % (what, t, info))
         drops = re.search(r"^drops:\s+(.*)$", info, re.M)
         if want_lossless and (not drops or not drops.group(1).startswith("none")):
-            reasons = re.findall(r"(\w+): (\d+) records", drops.group(1) if drops else "")
-            if not reasons or any(r not in allows for r, _ in reasons):
-                raise Fail("%s: %s lost records with on_full=wait:\n%s" % (what, t, info))
-            allowed += sum(int(n) for _, n in reasons)
-            log("%s: %s: %s (accepted: on_full=wait cannot prevent it)"
-                % (what, os.path.basename(t), drops.group(1)))
+            raise Fail("%s: %s lost records with on_full=wait:\n%s" % (what, t, info))
         if exits is None:
             m = re.match(r"yes, \w+: (\d+) records \((\d+) dropped\)", closed.group(1))
             if not m:
@@ -544,8 +536,8 @@ def check_traces(env, tracedir, exits, want_lossless=False, what="", min_traces=
             raise Fail("%s: exit line names %s, not a trace of this run: %s" % (what, path, line))
         records += recs
         dropped += drop
-    if want_lossless and dropped > allowed:
-        raise Fail("%s: %d records lost with on_full=wait" % (what, dropped - allowed))
+    if want_lossless and dropped:
+        raise Fail("%s: %d records lost with on_full=wait" % (what, dropped))
     return records, dropped, traces
 
 
@@ -585,8 +577,7 @@ def check_build(env, prog, src, variant, scale):
         if out != ref:
             raise Fail("%s: output differs from the untraced build's:\n%s"
                        % (label, output_diff(ref, out)))
-        recs, drops, traces = check_traces(env, td, exits, lossless, label, prog.min_traces,
-                                           prog.lossless_allows)
+        recs, drops, traces = check_traces(env, td, exits, lossless, label, prog.min_traces)
         log("%-28s output identical; %d trace(s), verified and closed: %d records, %d lost, %.1f MB"
             % (label, len(traces), recs, drops, trace_bytes(traces) / 1e6))
         shutil.rmtree(td, ignore_errors=True)
@@ -601,13 +592,8 @@ def check_build(env, prog, src, variant, scale):
                        % output_diff(ref, out))
         traced("gcc fdrtrace record (preload)", pre, record=True)
     if runtime_knows(env, "on_full"):
-        _, drops, _ = traced(variant + " linked, on_full=wait", binary, options="on_full=wait",
-                             lossless=True)
-        if drops:
-            log("on_full=wait: checked, nothing lost but the %d records of: %s"
-                % (drops, ", ".join(prog.lossless_allows)))
-        else:
-            log("on_full=wait: checked, nothing lost")
+        traced(variant + " linked, on_full=wait", binary, options="on_full=wait", lossless=True)
+        log("on_full=wait: checked, nothing lost")
     else:
         log("on_full=wait: NOT CHECKED, the runtime has no on_full option yet")
     if variant == "gcc":
