@@ -288,6 +288,33 @@ notrace uint32_t fdr_funcid_get(uintptr_t addr)
 	return 0;
 }
 
+notrace uint32_t fdr_funcid_find(uintptr_t addr)
+{
+	uint64_t h = fid_hash(addr);
+
+	if (!fid_addr || addr <= FID_MOVED)
+		return 0;
+	for (unsigned k = 0; k < FID_LEVELS; k++) {
+		struct fid_slot *tab = atomic_load_explicit(&fid_level[k], memory_order_acquire);
+		uint32_t mask = FID_SLOTS(k) - 1;
+		uint32_t i = (uint32_t)(h >> (64 - FID_L0_BITS - k));
+
+		if (!tab)
+			return 0;
+		for (uint32_t n = 0; n <= mask; n++, i = (i + 1) & mask) {
+			uintptr_t cur = atomic_load_explicit(&tab[i].addr, memory_order_acquire);
+
+			if (cur == addr)
+				return atomic_load_explicit(&tab[i].id, memory_order_acquire);
+			if (!cur)
+				return 0;	/* the end of its probe: never inserted */
+			if (cur == FID_MOVED)
+				break;		/* the key lives further on */
+		}
+	}
+	return 0;
+}
+
 notrace uint32_t fdr_funcid_limit(void)
 {
 	uint32_t n = atomic_load_explicit(&fid_next, memory_order_acquire);

@@ -25,6 +25,11 @@ uint32_t fdr_funcid_get(uintptr_t addr) fdr_hidden;
 void fdr_funcid_prepare(void) fdr_hidden;
 /* Slow path, after a new id: should the flush thread be woken to prepare? */
 bool fdr_funcid_needs_prepare(void) fdr_hidden;
+/*
+ * The id @addr already has, without giving it one: 0 when it has none
+ * (or its insert is still in progress). Lock-free, async-signal-safe.
+ */
+uint32_t fdr_funcid_find(uintptr_t addr) fdr_hidden;
 /* One past the highest id handed out so far (acquire). */
 uint32_t fdr_funcid_limit(void) fdr_hidden;
 /* The address of @id, 0 while its insert is still in progress. */

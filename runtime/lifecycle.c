@@ -57,6 +57,7 @@
 #include "buffer_queue.h"
 #include "clock.h"
 #include "ext_writer.h"
+#include "fork_stack.h"
 #include "funcid_map.h"
 #include "modules.h"
 #include "native_stack.h"
@@ -834,18 +835,22 @@ static notrace void lc_install_signals(void)
 
 static notrace void lc_prefork(void)
 {
-	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING) {
+		fdr_fork_stack_take();	/* before the flush thread is held: libunwind may wait */
 		fdr_flush_fork_prepare();
+	}
 }
 
 static notrace void lc_postfork_parent(void)
 {
+	fdr_fork_stack_parent();
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
 		fdr_flush_fork_parent();
 }
 
 static notrace void lc_postfork_child(void)
 {
+	fdr_fork_stack_child();
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING) {
 		if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT &&
 		    atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_OFF) {
@@ -919,6 +924,7 @@ static notrace void lc_start(void)
 	}
 	fdr_fd_floor_init();	/* before anything we keep open: the trace, libunwind's pipe */
 	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
+	fdr_fork_stack_init();
 	fdr_clock_finish();	/* the frequency: before the header and the durations below */
 	if (fdr_cfg.func_duration_threshold_us) {
 		__extension__ unsigned __int128 ticks = fdr_cfg.func_duration_threshold_us;

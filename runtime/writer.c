@@ -39,6 +39,7 @@
 #include "buffer_queue.h"
 #include "clock.h"
 #include "ext_writer.h"
+#include "fork_stack.h"
 #include "funcid_map.h"
 #include "runtime.h"
 #include "writer_api.h"
@@ -583,6 +584,7 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	else if (!b && fdr_cfg.on_full == FDR_ON_FULL_WAIT)
 		b = wr_wait(t);	/* asks for a larger pool while it waits */
 	if (!b) {
+		fdr_fork_stack_record(t, NULL, 0, 0);	/* a gap comes first: its calls no longer known */
 		if (fdr_cfg.policy == FDR_POLICY_STREAM)
 			fdr_flush_starved();	/* a larger pool, while it may grow */
 		if (!t->starved) {
@@ -604,6 +606,8 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	p = wr_put_drops(t, p, cap_end - FDR_SLOW_RESERVE, NULL);
 	if (fdr_cfg.policy == FDR_POLICY_RING)
 		p += fdr_ring_stack_record(p, (size_t)(cap_end - FDR_SLOW_RESERVE - p), t->tid, tsc);
+	else	/* a fork child's first buffer: the calls open at the fork */
+		p += fdr_fork_stack_record(t, p, (size_t)(cap_end - FDR_SLOW_RESERVE - p), tsc);
 	/* a buffer that opens with no report is counted without being read */
 	b->meta = (uint32_t)(p - b->data);
 	b->counted = p == pre && fdr_cfg.policy == FDR_POLICY_STREAM;

@@ -679,6 +679,31 @@ Test(process, a_fork_childs_ring_trace_starts_with_the_calls_open_at_the_fork)
 }
 
 /*
+ * Stream policy, the same: the hooks keep no stack there, so the fork's
+ * prepare handler takes the calls open from the machine stack. Before,
+ * the child's exit from fork_in was an exit without entry, and its calls
+ * of leaf had no caller.
+ */
+Test(process, a_fork_childs_stream_trace_starts_with_the_calls_open_at_the_fork)
+{
+	struct tc_run r;
+	struct tc_trace parent, child;
+	char child_path[512];
+
+	if (IT_SANITIZED)
+		cr_skip_test("GCC 12's ASan allocator may stay locked in a fork child that starts a thread");
+	run_fork("fork_nested", "", &r, &parent, &child, child_path);
+	cr_expect_eq(tc_calls(&child, "leaf"), 10);
+	cr_expect_eq(child.stack_depth_max, 2, "the child's first stack: main, fork_in");
+	cr_expect_eq(child.unmatched, 0, "the child's exits close the calls open at the fork, innermost first");
+	cr_expect_eq(tc_exits(&child, "fork_in"), 1);
+	cr_expect_eq(parent.stack_depth_max, 0, "the parent's trace holds no stack record");
+	tc_free(&parent);
+	tc_free(&child);
+	tc_done(&r);
+}
+
+/*
  * A fork child that ends with _exit (a server's: Redis's BGSAVE) wrote the
  * names of its functions in a buffer of its own thread id, stamped at the
  * dump, before that thread's earlier buffers: its buffers ran back in

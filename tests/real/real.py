@@ -30,7 +30,9 @@ CHECK:
          also written direct (direct_io=always, where the file system can)
          (bash: stdout, stderr and exit status identical, every run
          traced with verbosity=0 so that no line of the tracer's is in
-         them; at least one trace per process that ran shell code)
+         them; at least one trace per process that ran shell code; no
+         exit without its entry in any trace: each fork child names the
+         calls open at its fork)
   clang  the same for the clang build
   xray   one run of a build with both clang instrumentations, recorded by
          fdrtrace and by LLVM XRay FDR at once: per-function call counts of
@@ -79,8 +81,9 @@ def run(cmd, **kw):
     p = subprocess.run(cmd, **kw)
     if p.returncode != 0:
         out = (p.stdout or b"")[-3000:] + (p.stderr or b"")[-3000:]
-        raise Fail("%s: exit %d\n%s" % (" ".join(map(str, cmd)), p.returncode,
-                                        out.decode(errors="replace")))
+        if isinstance(out, bytes):
+            out = out.decode(errors="replace")
+        raise Fail("%s: exit %d\n%s" % (" ".join(map(str, cmd)), p.returncode, out))
     return p
 
 
@@ -541,6 +544,25 @@ def check_traces(env, tracedir, exits, want_lossless=False, what="", min_traces=
     return records, dropped, traces
 
 
+def check_fork_stacks(env, traces, what):
+    """Each of bash's fork children names the calls open at its fork (a
+    stack record at its trace's start), so that no exit in any trace lacks
+    its entry: before, each subshell's trace began with the exits of
+    make_child and its callers, 132 in a run of workload.bash."""
+    unmatched = 0
+    for t in traces:
+        err = run([env.fdrtrace, "account", t], text=True).stderr
+        m = re.search(r"unmatched: (\d+) exits without entry", err)
+        if not m:
+            raise Fail("%s: %s: account printed no unmatched counts:\n%s" % (what, t, err))
+        unmatched += int(m.group(1))
+    if unmatched:
+        raise Fail("%s: %d exits without entry in %d traces: a fork child's calls open at "
+                   "the fork are not all named" % (what, unmatched, len(traces)))
+    log("%-28s every exit has its entry: the fork children name the calls open at the fork"
+        % what)
+
+
 def trace_bytes(traces):
     return sum(os.path.getsize(t) for t in traces)
 
@@ -580,6 +602,8 @@ def check_build(env, prog, src, variant, scale):
         recs, drops, traces = check_traces(env, td, exits, lossless, label, prog.min_traces)
         log("%-28s output identical; %d trace(s), verified and closed: %d records, %d lost, %.1f MB"
             % (label, len(traces), recs, drops, trace_bytes(traces) / 1e6))
+        if prog.name == "bash" and label.endswith("linked, defaults"):
+            check_fork_stacks(env, traces, label)
         shutil.rmtree(td, ignore_errors=True)
         return recs, drops, errs
 
