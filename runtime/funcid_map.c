@@ -63,6 +63,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -242,7 +243,12 @@ static notrace uint32_t fid_assign(struct fid_slot *s, unsigned k, uintptr_t add
 	return id;
 }
 
-notrace uint32_t fdr_funcid_get(uintptr_t addr)
+/*
+ * The id of @addr: with @insert, given one if it has none (the slow path);
+ * without, only looked up (0 when it has none). Inlined into both with
+ * @insert constant.
+ */
+static fdr_always_inline notrace uint32_t fid_walk(uintptr_t addr, bool insert)
 {
 	uint64_t h = fid_hash(addr);
 
@@ -253,7 +259,7 @@ notrace uint32_t fdr_funcid_get(uintptr_t addr)
 		uint32_t mask = FID_SLOTS(k) - 1;
 		uint32_t i = (uint32_t)(h >> (64 - FID_L0_BITS - k)), n = 0;
 
-		if (!tab)
+		if (!tab && insert)
 			tab = fid_level_make(k);	/* the flush thread fell behind */
 		if (!tab)
 			return 0;
@@ -263,7 +269,8 @@ notrace uint32_t fdr_funcid_get(uintptr_t addr)
 			uintptr_t want;
 
 			if (cur == addr)
-				return fid_wait(s);
+				return insert ? fid_wait(s) :
+						atomic_load_explicit(&s->id, memory_order_acquire);
 			if (cur == FID_MOVED)
 				break;	/* the key lives further on */
 			if (cur) {
@@ -271,6 +278,8 @@ notrace uint32_t fdr_funcid_get(uintptr_t addr)
 				n++;
 				continue;
 			}
+			if (!insert)
+				return 0;	/* the end of its probe: it has no id */
 			want = atomic_load_explicit(&fid_used[k], memory_order_relaxed) >=
 					       FID_FULL(k) ?
 				       FID_MOVED :
@@ -288,31 +297,14 @@ notrace uint32_t fdr_funcid_get(uintptr_t addr)
 	return 0;
 }
 
+notrace uint32_t fdr_funcid_get(uintptr_t addr)
+{
+	return fid_walk(addr, true);
+}
+
 notrace uint32_t fdr_funcid_find(uintptr_t addr)
 {
-	uint64_t h = fid_hash(addr);
-
-	if (!fid_addr || addr <= FID_MOVED)
-		return 0;
-	for (unsigned k = 0; k < FID_LEVELS; k++) {
-		struct fid_slot *tab = atomic_load_explicit(&fid_level[k], memory_order_acquire);
-		uint32_t mask = FID_SLOTS(k) - 1;
-		uint32_t i = (uint32_t)(h >> (64 - FID_L0_BITS - k));
-
-		if (!tab)
-			return 0;
-		for (uint32_t n = 0; n <= mask; n++, i = (i + 1) & mask) {
-			uintptr_t cur = atomic_load_explicit(&tab[i].addr, memory_order_acquire);
-
-			if (cur == addr)
-				return atomic_load_explicit(&tab[i].id, memory_order_acquire);
-			if (!cur)
-				return 0;	/* the end of its probe: never inserted */
-			if (cur == FID_MOVED)
-				break;		/* the key lives further on */
-		}
-	}
-	return 0;
+	return fid_walk(addr, false);
 }
 
 notrace uint32_t fdr_funcid_limit(void)

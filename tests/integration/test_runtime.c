@@ -652,6 +652,22 @@ Test(process, a_fork_child_reports_none_of_the_ring_losses_of_its_parent)
 	tc_done(&r);
 }
 
+/* fork_nested under @options: the child's first stack is main, fork_in, and its exits close them. */
+static void expect_fork_stack(const char *options, struct tc_trace *parent)
+{
+	struct tc_run r;
+	struct tc_trace child;
+	char child_path[512];
+
+	run_fork("fork_nested", options, &r, parent, &child, child_path);
+	cr_expect_eq(tc_calls(&child, "leaf"), 10);
+	cr_expect_eq(child.stack_depth_max, 2, "the child's first stack: main, fork_in");
+	cr_expect_eq(child.unmatched, 0, "the child's exits close the calls open at the fork, innermost first");
+	cr_expect_eq(tc_exits(&child, "fork_in"), 1);
+	tc_free(&child);
+	tc_done(&r);
+}
+
 /*
  * Ring policy: the child's first buffer opens with the calls open at the
  * fork (main, fork_in). It held those open when the parent's last buffer
@@ -661,21 +677,13 @@ Test(process, a_fork_child_reports_none_of_the_ring_losses_of_its_parent)
  */
 Test(process, a_fork_childs_ring_trace_starts_with_the_calls_open_at_the_fork)
 {
-	struct tc_run r;
-	struct tc_trace parent, child;
-	char child_path[512];
+	struct tc_trace parent;
 
 	if (IT_SANITIZED)
 		cr_skip_test("GCC 12's ASan allocator may stay locked in a fork child that starts a thread");
-	run_fork("fork_nested", "policy=ring:buffer_size=4096", &r, &parent, &child, child_path);
-	cr_assert_gt(parent.buffers, 2, "work() filled no buffer: tests nothing");
-	cr_expect_eq(tc_calls(&child, "leaf"), 10);
-	cr_expect_eq(child.stack_depth_max, 2, "the child's first stack: main, fork_in");
-	cr_expect_eq(child.unmatched, 0, "the child's exits close the calls open at the fork, innermost first");
-	cr_expect_eq(tc_exits(&child, "fork_in"), 1);
+	expect_fork_stack("policy=ring:buffer_size=4096", &parent);
+	cr_expect_gt(parent.buffers, 2, "work() filled no buffer: tests nothing");
 	tc_free(&parent);
-	tc_free(&child);
-	tc_done(&r);
 }
 
 /*
@@ -686,21 +694,13 @@ Test(process, a_fork_childs_ring_trace_starts_with_the_calls_open_at_the_fork)
  */
 Test(process, a_fork_childs_stream_trace_starts_with_the_calls_open_at_the_fork)
 {
-	struct tc_run r;
-	struct tc_trace parent, child;
-	char child_path[512];
+	struct tc_trace parent;
 
 	if (IT_SANITIZED)
 		cr_skip_test("GCC 12's ASan allocator may stay locked in a fork child that starts a thread");
-	run_fork("fork_nested", "", &r, &parent, &child, child_path);
-	cr_expect_eq(tc_calls(&child, "leaf"), 10);
-	cr_expect_eq(child.stack_depth_max, 2, "the child's first stack: main, fork_in");
-	cr_expect_eq(child.unmatched, 0, "the child's exits close the calls open at the fork, innermost first");
-	cr_expect_eq(tc_exits(&child, "fork_in"), 1);
+	expect_fork_stack("", &parent);
 	cr_expect_eq(parent.stack_depth_max, 0, "the parent's trace holds no stack record");
 	tc_free(&parent);
-	tc_free(&child);
-	tc_done(&r);
 }
 
 /*
