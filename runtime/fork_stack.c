@@ -32,21 +32,7 @@
  * that interrupted a hook or an API call on this thread, or when another
  * thread's fork is between its handlers.
  *
- * Why libgcc's unwinder and not libunwind, which takes the crash stacks
- * (native_stack.c): libunwind 1.6 blocks and unblocks every signal around
- * each look-up in its global cache, about 8 system calls a frame: 110 us
- * for a fork 13 frames deep, 240 us at 71 frames, 770 us at 256, in the
- * parent, at every fork (measured here). libgcc's finds unwind information
- * through glibc's _dl_find_object(), lock-free and without a system call,
- * and it needs no validation pipe: no descriptor of the program's to
- * guard. Its functions are taken from libgcc_s's own handle: libunwind
- * defines _Unwind_Backtrace() too, and whichever library comes first in
- * the search order would otherwise get the call. The shared libfdrtrace
- * needs libgcc_s.so.1, so it is loaded; with libfdrtrace.a, only when the
- * program loads it (C++, or gcc linked it in): else, and in a fully static
- * program, there is no fork stack. Never in a fatal-signal handler, where
- * libunwind's signal-safety is what counts; a fork's prepare handler is an
- * ordinary context unless a signal handler forks.
+ * The walk is libgcc's unwinder's (sysunwind.c says why not libunwind's).
  *
  * Contract: fdr_fork_stack_take() runs in the prepare handler, in the
  * forking thread; the parent or child handler of the same fork ends its
@@ -59,11 +45,8 @@
  * Cost: one unwind per fork, in the parent, before the fork
  * (docs/performance.md, "A fork's open calls").
  */
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <string.h>
-#include <unwind.h>
 
 #include <fdrtrace/format.h>
 
@@ -71,6 +54,7 @@
 #include "fork_stack.h"
 #include "funcid_map.h"
 #include "runtime.h"
+#include "sysunwind.h"
 
 /* Frames walked per fork (the innermost); a deeper stack loses its outermost calls. */
 #define FDR_FORK_FRAMES 256u
@@ -83,54 +67,19 @@ static struct {
 } fs_stk;
 static struct fdr_thread *fs_for;	/* child: the thread whose first buffer names them */
 
-struct fs_walk {
-	uintptr_t starts[FDR_FORK_FRAMES];	/* innermost first; 0: no unwind information */
-	uint32_t n;
-};
-
-/* libgcc_s's, looked up at initialisation (fdr_fork_stack_init()); NULL: no fork stacks */
-static _Unwind_Reason_Code (*fs_backtrace)(_Unwind_Trace_Fn, void *);
-static _Unwind_Ptr (*fs_region_start)(struct _Unwind_Context *);
-
-notrace void fdr_fork_stack_init(void)
-{
-	void *h = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
-	void *bt = h ? dlsym(h, "_Unwind_Backtrace") : NULL;
-	void *rs = h ? dlsym(h, "_Unwind_GetRegionStart") : NULL;
-
-	/* kept open: a libgcc_s that a plugin loaded stays while we may call it */
-	if (bt && rs) {
-		/* POSIX lets dlsym's data pointer become a function pointer */
-		memcpy(&fs_backtrace, &bt, sizeof(fs_backtrace));
-		memcpy(&fs_region_start, &rs, sizeof(fs_region_start));
-	}
-}
-
-static notrace _Unwind_Reason_Code fs_frame(struct _Unwind_Context *ctx, void *arg)
-{
-	struct fs_walk *w = arg;
-
-	if (w->n == FDR_FORK_FRAMES)
-		return _URC_END_OF_STACK;
-	w->starts[w->n++] = (uintptr_t)fs_region_start(ctx);
-	return _URC_NO_REASON;
-}
-
 notrace void fdr_fork_stack_take(void)
 {
 	struct fdr_thread *t = &fdr_self;
-	struct fs_walk w;
-	uint32_t depth = 0;
+	uintptr_t starts[FDR_FORK_FRAMES];
+	uint32_t n, depth = 0;
 
 	if (fdr_cfg.policy != FDR_POLICY_STREAM || fdr_cfg.max_depth || fdr_triggering ||
 	    atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON || t->guard ||
-	    t->ignored || !fs_backtrace ||
-	    atomic_exchange_explicit(&fs_busy, true, memory_order_acquire))
+	    t->ignored || atomic_exchange_explicit(&fs_busy, true, memory_order_acquire))
 		return;
-	w.n = 0;
-	fs_backtrace(fs_frame, &w);
-	while (w.n--) {
-		uint32_t id = w.starts[w.n] ? fdr_funcid_find(w.starts[w.n]) : 0;
+	n = fdr_sysunwind_starts(starts, FDR_FORK_FRAMES);
+	while (n--) {
+		uint32_t id = starts[n] ? fdr_funcid_find(starts[n]) : 0;
 
 		if (id && !(fdr_filtering && fdr_filter_skip(id)))
 			fs_stk.ids[depth++] = id;

@@ -13,8 +13,6 @@
 
 struct fdr_thread;
 
-/* Initialisation: find libgcc_s's unwinder (none: no fork stacks). */
-void fdr_fork_stack_init(void) fdr_hidden;
 /* The fork's prepare handler, in the forking thread: take the calls open. */
 void fdr_fork_stack_take(void) fdr_hidden;
 /* The fork's parent handler: forget them. */

@@ -62,6 +62,7 @@
 #include "modules.h"
 #include "native_stack.h"
 #include "runtime.h"
+#include "sysunwind.h"
 
 struct fdr_config fdr_cfg;
 pid_t fdr_pid;
@@ -924,7 +925,7 @@ static notrace void lc_start(void)
 	}
 	fdr_fd_floor_init();	/* before anything we keep open: the trace, libunwind's pipe */
 	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
-	fdr_fork_stack_init();
+	fdr_sysunwind_init();	/* the cheap walks: fork stacks, on_full=wait's handler check */
 	fdr_clock_finish();	/* the frequency: before the header and the durations below */
 	if (fdr_cfg.func_duration_threshold_us) {
 		__extension__ unsigned __int128 ticks = fdr_cfg.func_duration_threshold_us;

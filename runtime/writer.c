@@ -42,6 +42,7 @@
 #include "fork_stack.h"
 #include "funcid_map.h"
 #include "runtime.h"
+#include "sysunwind.h"
 #include "writer_api.h"
 
 _Atomic int fdr_gate = FDR_GATE_BEFORE_INIT;
@@ -530,17 +531,25 @@ static notrace void wr_held_to_gap(struct fdr_thread *t, uint64_t upto)
 	}
 }
 
-/* on_full=wait: is this thread running a signal handler (so it must not wait)? */
+/*
+ * on_full=wait: is this thread running a signal handler (so it must not
+ * wait)? Its stack says so: a frame a signal interrupted is on it, or the
+ * whole stack was walked without one (sysunwind.c). Only where the walk
+ * cannot tell (no libgcc_s, a frame without unwind information), the
+ * signal mask guesses: a handler runs with its signal blocked (unless
+ * SA_NODEFER), so a signal blocked now that was not when the thread
+ * registered says "handler". That guess alone took every thread of a
+ * program that blocks a signal for good after its start (GNU make blocks
+ * SIGCHLD) for a handler, and on_full=wait dropped there. It errs only
+ * towards dropping, never towards waiting in a handler.
+ */
 static notrace bool wr_in_handler(struct fdr_thread *t)
 {
 	uint64_t cur = 0;
+	int known = fdr_sysunwind_in_handler();
 
-	/*
-	 * A handler runs with its signal blocked (unless SA_NODEFER): a
-	 * signal blocked now that was not when the thread registered says
-	 * "handler". A program that blocks more signals later loses the
-	 * wait on that thread (it drops, as on_full=drop); never the reverse.
-	 */
+	if (known >= 0)
+		return known;
 	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &cur, sizeof(cur)) < 0)
 		return true;
 	return (cur & ~t->sigmask) != 0;

@@ -201,6 +201,34 @@ Test(threads, eight_threads_each_record_every_call)
 }
 
 /*
+ * on_full=wait in a program that blocks signals for good after its start
+ * (GNU make blocks SIGCHLD for its whole run). The runtime took such a
+ * thread to be in a signal handler, where it must not wait, and dropped:
+ * make lost 40-190 thousand records with on_full=wait, the exit line
+ * recommending on_full=wait. The thread's stack now tells.
+ */
+Test(process, on_full_wait_keeps_everything_in_a_program_that_blocks_signals)
+{
+	const char *argv[] = { TARGET, "blocked", "200", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=buffer_size=4096:buffer_max=2:on_full=wait",
+			      NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	char paths[2][512];
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_assert_eq(tc_find_traces(&r, paths, 2), 1, "stderr: %s", r.err);
+	tc_read(paths[0], &t);
+	cr_assert(t.ok, "%s", t.error);
+	cr_expect_eq(t.dropped, 0, "dropped %llu; stderr: %s", (unsigned long long)t.dropped, r.err);
+	cr_expect_eq(tc_calls(&t, "leaf"), 200 * 1300);
+	cr_expect(strstr(r.err, "waited"), "two 4 KiB buffers never ran dry: tests nothing; %s", r.err);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+/*
  * Two threads that keep two CPUs busy, the process kept to those two: the
  * flush thread, which finds no CPU of its own, moves between them
  * (flush_thread.c, fl_spread()) instead of taking its time from the same

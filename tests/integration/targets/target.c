@@ -18,6 +18,8 @@
  *                           handler calls sig_fn(); prints the handler count
  *   target segv [N]         work (N times), then a write through NULL
  *   target repeat N         work N times, then return from main
+ *   target blocked N        block SIGCHLD and SIGTERM for good (GNU make
+ *                           blocks SIGCHLD), then work N times
  *   target abort            work, then abort()
  *   target longjmp          longjmp out of 5 nested calls, 10 times
  *   target children         work; system("true"); a popen'd shell; work
@@ -429,6 +431,15 @@ int main(int argc, char **argv)
 			work();
 		*(volatile int *)(uintptr_t)(sink & 0) = 1;
 	} else if (!strcmp(mode, "repeat")) {
+		for (long i = 0; i < n; i++)
+			work();
+	} else if (!strcmp(mode, "blocked")) {
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGCHLD);
+		sigaddset(&set, SIGTERM);
+		sigprocmask(SIG_BLOCK, &set, NULL);
 		for (long i = 0; i < n; i++)
 			work();
 	} else if (!strcmp(mode, "abort")) {
