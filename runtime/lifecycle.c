@@ -300,7 +300,12 @@ static notrace void lc_exit_line(void)
 			ll_u64(&l, by[r]);
 			ll_str(&l, " ");
 		}
-		ll_str(&l, lc_lost_why[r]);
+		if (r == FDRTRACE_DROP_POOL_EMPTY && fdr_cfg.on_full == FDR_ON_FULL_WAIT)
+			/* where on_full=wait may not wait: not a remedy to give again */
+			ll_str(&l, "pool full in a signal handler, or the flush thread stalled 1 s; "
+				   "a larger buffer_max keeps them");
+		else
+			ll_str(&l, lc_lost_why[r]);
 		if (++i == reasons)
 			ll_str(&l, ")");
 	}
