@@ -135,6 +135,18 @@ else
 	else
 		echo "ok   record-uninstrumented-no-file"
 	fi
+	# the program's ignored signals are those it gets untraced: fdrtrace
+	# ignores SIGPIPE for itself, and an ignored signal survives exec (pigz
+	# -c | head exited 32, EPIPE, under record instead of dying of SIGPIPE)
+	sigign='grep ^SigIgn: /proc/$$/status'
+	/bin/sh -c "$sigign" >plain-sigign
+	check record-signals-as-untraced 1 "$fdr" record -d uninstr -- /bin/sh -c "$sigign" &&
+		if cmp -s out plain-sigign; then
+			echo "ok   record-signals-as-untraced-same"
+		else
+			echo "FAIL record-signals-as-untraced-same: $(cat out) under record, $(cat plain-sigign) untraced"
+			fails=$((fails + 1))
+		fi
 fi
 # a program that is not instrumented but starts ones that are (a shell, make):
 # their traces are printed, marked, and the run is not a failure

@@ -807,6 +807,8 @@ int cmd_record(int argc, char **argv)
 		sigaction(SIGQUIT, &old_quit, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		sigaction(SIGHUP, &old_hup, NULL);
+		/* the program gets SIGPIPE as we got it (untraced: `prog | head` dies of it) */
+		sigaction(SIGPIPE, &tool_sigpipe_at_start, NULL);
 		old = getenv("FDRTRACE_OPTIONS");
 		if (old && *old && asprintf(&env, "%s:%s", old, o.buf) >= 0)
 			setenv("FDRTRACE_OPTIONS", env, 1);

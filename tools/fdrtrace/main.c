@@ -61,8 +61,12 @@ int main(int argc, char **argv)
 	const char *name;
 	size_t i;
 
-	/* A closed pipe must become a checked write error, not a silent death. */
-	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * A closed pipe must become a checked write error, not a silent
+	 * death. What it was is kept for the programs `record` starts (an
+	 * ignored signal stays ignored across exec).
+	 */
+	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN }, &tool_sigpipe_at_start);
 
 	if (argc < 2) {
 		main_help(stderr);

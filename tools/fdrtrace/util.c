@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+struct sigaction tool_sigpipe_at_start = { .sa_handler = SIG_DFL };
+
 void tool_err(const char *fmt, ...)
 {
 	va_list ap;

@@ -10,6 +10,7 @@
 #ifndef FDRTRACE_TOOL_UTIL_H
 #define FDRTRACE_TOOL_UTIL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,9 @@ int cmd_dump(int argc, char **argv);
 int cmd_assemble(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+
+/* SIGPIPE's disposition when fdrtrace started (main() ignores it), for `record`'s program */
+extern struct sigaction tool_sigpipe_at_start;
 
 /**
  * tool_err - print "fdrtrace: MESSAGE" and a newline on stderr
