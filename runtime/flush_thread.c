@@ -311,15 +311,25 @@ notrace int fdr_write_start_records(struct fdr_rtbuf *rb, bool forked, uint32_t 
 
 /* ---- function names ---- */
 
+/*
+ * A byte per id the map can hand out (3 MiB, touched as ids come): sized
+ * by the format's 28-bit ids instead, these took 256 MiB of address space
+ * each, and a program under `ulimit -v 300000` could not be traced.
+ */
+static notrace size_t fl_id_bytes(void)
+{
+	return (size_t)fdr_funcid_capacity() + 1;
+}
+
 static notrace int fl_emitted_init(void)
 {
-	void *m = mmap(NULL, FDRTRACE_FUNC_ID_MAX + 1u, PROT_READ | PROT_WRITE,
+	void *m = mmap(NULL, fl_id_bytes(), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (m == MAP_FAILED)
 		return -errno;
 	if (fl_emitted)
-		munmap(fl_emitted, FDRTRACE_FUNC_ID_MAX + 1u);
+		munmap(fl_emitted, fl_id_bytes());
 	fl_emitted = m;
 	fl_scan_from = 1;
 	return 0;
@@ -400,7 +410,7 @@ static _Atomic uint32_t fl_filter_upto = 1;
 
 notrace int fdr_filter_init(void)
 {
-	void *m = mmap(NULL, FDRTRACE_FUNC_ID_MAX + 1u, PROT_READ | PROT_WRITE,
+	void *m = mmap(NULL, fl_id_bytes(), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (m == MAP_FAILED)
@@ -785,7 +795,7 @@ static notrace void fl_snapshot(const char *why)
 	fdr_totals = saved_totals;
 	fdr_file_unlock();
 	if (fl_emitted)
-		munmap(fl_emitted, FDRTRACE_FUNC_ID_MAX + 1u);
+		munmap(fl_emitted, fl_id_bytes());
 	if (err) {
 		/* EEXIST: something is at the path (nothing is followed or replaced) */
 		if (fdr_cfg.verbosity >= 1)

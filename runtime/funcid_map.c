@@ -307,6 +307,11 @@ notrace uint32_t fdr_funcid_find(uintptr_t addr)
 	return fid_walk(addr, false);
 }
 
+notrace uint32_t fdr_funcid_capacity(void)
+{
+	return FID_MAX_IDS;
+}
+
 notrace uint32_t fdr_funcid_limit(void)
 {
 	uint32_t n = atomic_load_explicit(&fid_next, memory_order_acquire);

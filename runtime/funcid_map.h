@@ -30,6 +30,8 @@ bool fdr_funcid_needs_prepare(void) fdr_hidden;
  * (or its insert is still in progress). Lock-free, async-signal-safe.
  */
 uint32_t fdr_funcid_find(uintptr_t addr) fdr_hidden;
+/* The ids the map can hand out: every id is below this (arrays indexed by id need no more). */
+uint32_t fdr_funcid_capacity(void) fdr_hidden;
 /* One past the highest id handed out so far (acquire). */
 uint32_t fdr_funcid_limit(void) fdr_hidden;
 /* The address of @id, 0 while its insert is still in progress. */

@@ -584,6 +584,34 @@ Test(edge, a_file_size_limit_below_the_first_records_leaves_no_trace_and_says_so
 	tc_done(&r);
 }
 
+/*
+ * An address-space limit (ulimit -v) a plain program runs well under. The
+ * runtime mapped 256 MiB for each of two per-id arrays (sized by the
+ * format's 28-bit ids, not by the ids the map can give): it needed over
+ * 300 MB of address space to start, and under `ulimit -v 300000` said
+ * "cannot start the flush thread; recording off" (pigz trial). 160 MB:
+ * the process with its 8 MiB pool, id map and flush thread (whose stack
+ * and, where glibc can, malloc arena take 8 and 64 MiB) fits.
+ */
+Test(edge, an_address_space_limit_a_plain_program_runs_under_is_traced)
+{
+	const char *argv[] = { TARGET, "basic", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	const char *pre[] = { "/usr/bin/prlimit", "--as=160000000", NULL };
+	struct tc_run r;
+	char paths[2][512];
+
+	if (IT_SANITIZED)
+		cr_skip_test("a sanitizer's shadow memory does not fit an address-space limit");
+	if (access(pre[0], X_OK))
+		cr_skip_test("needs prlimit (util-linux)");
+	tc_run_wrapped(&r, pre, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_expect_eq(tc_find_traces(&r, paths, 2), 1, "stderr: %s", r.err);
+	cr_expect_null(strstr(r.err, "recording off"), "stderr: %s", r.err);
+	tc_done(&r);
+}
+
 /* verbosity=0 prints nothing (a script's stderr stays its own); the trace says it stopped. */
 Test(edge, file_size_limit_with_verbosity_0_is_said_by_the_trace_alone)
 {
