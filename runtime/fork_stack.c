@@ -12,8 +12,8 @@
  * prepare handler takes them from the machine stack: the system's unwinder
  * (libgcc's, the one C++ exceptions use) walks the forking thread's
  * frames; each frame's function start (the initial location of its
- * unwind information, _Unwind_GetRegionStart()) is looked up among the function
- * ids already given (fdr_funcid_find(): never a new id); the frames of
+ * unwind information, _Unwind_GetRegionStart()) is looked up among the
+ * function ids already given (fdr_funcid_find(): never a new id); the frames of
  * instrumented functions, outermost first, are the calls open. The child
  * writes them as a stack record (FDRTRACE_EXT_STACK without a buffer
  * position) after the preamble of its thread's first buffer, where the
@@ -27,10 +27,9 @@
  * start is the part's), frames beyond FDR_FORK_FRAMES (the outermost), a
  * function the filters exclude. No stack is taken with max_depth or
  * triggers (their slow path decides call by call what is recorded), while
- * recording is off, when the program holds a descriptor at libunwind's
- * pipe numbers (native_stack.c), when the fork comes from a signal handler
- * that interrupted a hook or an API call on this thread, or when another
- * thread's fork is between its handlers.
+ * recording is off, without libgcc_s (sysunwind.c), when the fork comes
+ * from a signal handler that interrupted a hook or an API call on this
+ * thread, or when another thread's fork is between its handlers.
  *
  * The walk is libgcc's unwinder's (sysunwind.c says why not libunwind's).
  *

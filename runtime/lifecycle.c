@@ -842,7 +842,7 @@ static notrace void lc_install_signals(void)
 static notrace void lc_prefork(void)
 {
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING) {
-		fdr_fork_stack_take();	/* before the flush thread is held: libunwind may wait */
+		fdr_fork_stack_take();	/* the calls open, while the flush thread still runs */
 		fdr_flush_fork_prepare();
 	}
 }
