@@ -121,6 +121,20 @@ notrace int fdr_pool_init(uint64_t buffer_size, uint64_t buffer_max, uint64_t li
 	return 0;
 }
 
+notrace void fdr_pool_release(void)
+{
+	if (!bq_mem)
+		return;
+	atomic_store_explicit(&bq_count, 0, memory_order_release);
+	munmap(bq_bufs, (sizeof(*bq_bufs) + sizeof(*bq_next)) * bq_limit);
+	munmap(bq_mem, bq_mem_len);
+	bq_bufs = NULL;
+	bq_next = NULL;
+	bq_mem = NULL;
+	bq_mem_len = 0;
+	bq_faulted = 0;
+}
+
 notrace bool fdr_pool_prefault_step(bool all, bool whole)
 {
 	uint64_t want = (uint64_t)atomic_load_explicit(&bq_reached, memory_order_relaxed) * bq_size +

@@ -59,6 +59,12 @@ uint32_t fdr_pool_count(void) fdr_hidden;
 struct fdr_buffer *fdr_pool_buffer(uint32_t index) fdr_hidden;
 /* Every buffer free again, the queue empty (a fork child). */
 void fdr_pool_reset(void) fdr_hidden;
+/*
+ * Initialisation failed after fdr_pool_init() (the flush thread could not
+ * start): unmap the pool, which nothing has used, so that a program that
+ * runs untraced gets its address space back.
+ */
+void fdr_pool_release(void) fdr_hidden;
 
 /* Hand a buffer (or snapshot node) to the flush thread: wait-free. */
 void fdr_queue_push(struct fdr_buffer *b) fdr_hidden;

@@ -155,6 +155,18 @@ notrace int fdr_funcid_init(void)
 	return 0;
 }
 
+notrace void fdr_funcid_release(void)
+{
+	struct fid_slot *l0 = atomic_exchange_explicit(&fid_level[0], NULL, memory_order_acq_rel);
+
+	if (l0)
+		munmap(l0, fid_level_bytes(0));
+	if (fid_addr)
+		munmap((void *)fid_addr, sizeof(*fid_addr) * (FID_MAX_IDS + 2));
+	fid_addr = NULL;
+	atomic_store_explicit(&fid_addr_ready, 0, memory_order_relaxed);
+}
+
 notrace bool fdr_funcid_needs_prepare(void)
 {
 	uint32_t next = atomic_load_explicit(&fid_next, memory_order_relaxed);

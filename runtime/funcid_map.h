@@ -16,6 +16,8 @@
 #include "compiler.h"
 
 int fdr_funcid_init(void) fdr_hidden;
+/* Initialisation failed after fdr_funcid_init(), no id given: unmap the map. */
+void fdr_funcid_release(void) fdr_hidden;
 /* Return: the id, or 0 when the table is full or the insert could not finish. */
 uint32_t fdr_funcid_get(uintptr_t addr) fdr_hidden;
 /*

@@ -896,6 +896,19 @@ static notrace void lc_off(void)
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
 }
 
+/*
+ * Recording off after a failure at start: the gate never opened, so no
+ * hook used the pool or the id map; unmapped, the program running untraced
+ * gets that address space back (`ulimit -v`: pigz under 60 MB could map 7
+ * MiB traced-but-off, 54 untraced; now 45).
+ */
+static notrace void lc_start_failed(void)
+{
+	lc_off();
+	fdr_pool_release();
+	fdr_funcid_release();
+}
+
 static notrace void lc_start(void)
 {
 	int err;
@@ -925,7 +938,7 @@ static notrace void lc_start(void)
 		fdr_say("fdrtrace: cannot set up the trace buffers (%llu x %llu bytes): %s; recording off\n",
 			(unsigned long long)fdr_cfg.buffer_max,
 			(unsigned long long)fdr_cfg.buffer_size, strerror(-err));
-		lc_off();
+		lc_start_failed();
 		return;
 	}
 	fdr_fd_floor_init();	/* before anything we keep open: the trace, libunwind's pipe */
@@ -939,7 +952,7 @@ static notrace void lc_start(void)
 	}
 	fdr_trigger_init();	/* durations become ticks */
 	if (lc_open() < 0) {
-		lc_off();
+		lc_start_failed();
 		return;
 	}
 	if (!lc_handlers_registered) {
@@ -960,8 +973,8 @@ static notrace void lc_start(void)
 	if (err) {
 		fdr_say("fdrtrace: cannot start the flush thread: %s; recording off\n",
 			strerror(-err));
-		lc_off();
 		fdr_file_close();
+		lc_start_failed();
 		return;
 	}
 	/* release: everything above before any hook sees the gate open */

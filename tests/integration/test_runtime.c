@@ -612,6 +612,60 @@ Test(edge, an_address_space_limit_a_plain_program_runs_under_is_traced)
 	tc_done(&r);
 }
 
+/* "alloc_max N" of the target run under an address-space limit of @mb MB; -1 when not printed */
+static long alloc_max_under(long mb, bool traced, char *err, size_t err_len)
+{
+	const char *argv[] = { TARGET, "alloc_max", NULL };
+	const char *on[] = { MODE_ON, NULL }, *off[] = { NULL };
+	char as[64];
+	const char *pre[] = { "/usr/bin/prlimit", as, NULL };
+	const char *at;
+	struct tc_run r;
+	long n = -1;
+
+	snprintf(as, sizeof(as), "--as=%ld", mb * 1000000);
+	tc_run_wrapped(&r, pre, argv, traced ? on : off);
+	at = strstr(r.out, "alloc_max ");
+	if (at)
+		n = atol(at + 10);
+	snprintf(err, err_len, "%.3000s", r.err);
+	tc_done(&r);
+	return n;
+}
+
+/*
+ * Where the runtime cannot start under a tight address-space limit, the
+ * program runs untraced, and it gets back what the runtime had mapped:
+ * before, the pool and the id map (33 MB of address space) stayed, and a
+ * program under `ulimit -v` ran short where untraced it did not (pigz
+ * trial: its threads could not be created). At each limit where
+ * recording is off, the largest mapping the program can make is within
+ * 16 MiB of what it makes untraced (the libraries and the file writer's
+ * few MiB stay).
+ */
+Test(edge, a_runtime_that_cannot_start_gives_the_address_space_back)
+{
+	char err[4096];
+	int off = 0;
+
+	if (IT_SANITIZED)
+		cr_skip_test("a sanitizer's shadow memory does not fit an address-space limit");
+	if (access("/usr/bin/prlimit", X_OK))
+		cr_skip_test("needs prlimit (util-linux)");
+	for (long mb = 40; mb <= 100; mb += 10) {
+		long untraced = alloc_max_under(mb, false, err, sizeof(err));
+		long traced = alloc_max_under(mb, true, err, sizeof(err));
+
+		if (!strstr(err, "recording off"))
+			continue;
+		off++;
+		cr_expect_geq(traced, untraced - 16,
+			      "under %ld MB: %ld MiB mappable with recording off, %ld untraced; %s", mb,
+			      traced, untraced, err);
+	}
+	cr_expect_gt(off, 0, "recording started at 40 MB already: tests nothing");
+}
+
 /* verbosity=0 prints nothing (a script's stderr stays its own); the trace says it stopped. */
 Test(edge, file_size_limit_with_verbosity_0_is_said_by_the_trace_alone)
 {

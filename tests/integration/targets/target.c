@@ -18,6 +18,8 @@
  *                           handler calls sig_fn(); prints the handler count
  *   target segv [N]         work (N times), then a write through NULL
  *   target repeat N         work N times, then return from main
+ *   target alloc_max        work, then print "alloc_max N": the largest
+ *                           anonymous mapping it can make, in MiB
  *   target blocked N        block SIGCHLD and SIGTERM for good (GNU make
  *                           blocks SIGCHLD), then work N times
  *   target abort            work, then abort()
@@ -82,6 +84,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -433,6 +436,23 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "repeat")) {
 		for (long i = 0; i < n; i++)
 			work();
+	} else if (!strcmp(mode, "alloc_max")) {
+		size_t lo = 0, hi = 4096;	/* MiB: lo can be mapped, hi cannot */
+
+		work();
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+			void *m = mmap(NULL, mid << 20, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+			if (m == MAP_FAILED) {
+				hi = mid;
+			} else {
+				munmap(m, mid << 20);
+				lo = mid;
+			}
+		}
+		printf("alloc_max %zu\n", lo);
 	} else if (!strcmp(mode, "blocked")) {
 		sigset_t set;
 
