@@ -12,7 +12,6 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "sysunwind.h"
 
@@ -68,10 +67,10 @@ Test(sysunwind, a_handler_is_told_from_the_code_it_interrupted)
 
 Test(sysunwind, a_handler_on_an_alternate_stack_is_a_handler)
 {
-	stack_t ss = { .ss_size = 1 << 16 };
+	static char alt[1 << 16];
+	stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt) };
 
 	init();
-	ss.ss_sp = malloc(ss.ss_size);
 	cr_assert_eq(sigaltstack(&ss, NULL), 0);
 	handle(SIGUSR1, on_usr1, SA_ONSTACK);
 	raise(SIGUSR1);
