@@ -111,31 +111,31 @@ scenario() {
   fi
 }
 
-scenario kept 0 "" kept "break timer_create
+# two_handlers SECOND: the gdb commands of kept and resume: a handler in a
+# hook's slow path, then one in the next hook's wr_resume() at $resume_line,
+# which prints SECOND first
+two_handlers() {
+  cat <<EOF
+break timer_create
 run
 delete
 break fdr_record_slow
 continue
 delete
-printf \"handler 1 in a slow path\\n\"
+printf "handler 1 in a slow path\n"
 break writer.c:$resume_line
 signal SIGPROF
 delete
-printf \"handler 2 after the kept calls\\n\"
-signal SIGPROF" "^handler 2 after the kept calls$" "hit Breakpoint [0-9.]*, wr_resume "
+printf "$1\n"
+signal SIGPROF
+EOF
+}
 
-scenario resume 0 "max_depth=100000" counted "break timer_create
-run
-delete
-break fdr_record_slow
-continue
-delete
-printf \"handler 1 in a slow path\\n\"
-break writer.c:$resume_line
-signal SIGPROF
-delete
-printf \"handler 2 after the report\\n\"
-signal SIGPROF" "^handler 2 after the report$" "hit Breakpoint [0-9.]*, wr_resume "
+scenario kept 0 "" kept "$(two_handlers "handler 2 after the kept calls")" \
+  "^handler 2 after the kept calls$" "hit Breakpoint [0-9.]*, wr_resume "
+
+scenario resume 0 "max_depth=100000" counted "$(two_handlers "handler 2 after the report")" \
+  "^handler 2 after the report$" "hit Breakpoint [0-9.]*, wr_resume "
 
 # the first thread to leave is the worker (main ends with exit())
 scenario exit 1 "" counted "break writer.c:$leaving_line
