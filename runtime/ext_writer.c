@@ -110,22 +110,30 @@ static notrace struct ext_out ext_begin(uint8_t *buf, size_t cap, enum fdrtrace_
 /* One encoder per kind, in format.h's order                           */
 /* ------------------------------------------------------------------ */
 
-notrace size_t fdr_ext_process(uint8_t *buf, size_t cap, uint32_t pid, uint32_t ppid,
-			       uint64_t start_realtime_ns, uint8_t clock, uint8_t freq_source,
-			       const char *program)
+notrace size_t fdr_ext_process(uint8_t *buf, size_t cap, const struct fdr_ext_process_info *pi)
 {
-	size_t pl = ext_strlen(program, EXT_BODY_MAX - (4 + 4 + 8 + 1 + 1 + 2));
-	size_t body = 4 + 4 + 8 + 1 + 1 + 2 + pl;
-	struct ext_out o = ext_begin(buf, cap, FDRTRACE_EXT_PROCESS, body);
+	size_t fixed = 4 + 4 + 8 + 1 + 1 + 2 + 8 + 4 + 2;
+	size_t pl = ext_strlen(pi->program, EXT_BODY_MAX - fixed);
+	size_t al = pi->args ? pi->args_len : 0;
+	size_t body;
+	struct ext_out o;
 
+	if (al > EXT_BODY_MAX - fixed - pl)
+		al = EXT_BODY_MAX - fixed - pl;	/* cut: fewer NULs than argc say so */
+	body = fixed + pl + al;
+	o = ext_begin(buf, cap, FDRTRACE_EXT_PROCESS, body);
 	if (!o.p)
 		return 0;
-	ext_u32(&o, pid);
-	ext_u32(&o, ppid);
-	ext_u64(&o, start_realtime_ns);
-	ext_u8(&o, clock);
-	ext_u8(&o, freq_source);
-	ext_str(&o, program, pl);
+	ext_u32(&o, pi->pid);
+	ext_u32(&o, pi->ppid);
+	ext_u64(&o, pi->start_realtime_ns);
+	ext_u8(&o, pi->clock);
+	ext_u8(&o, pi->freq_source);
+	ext_str(&o, pi->program, pl);
+	ext_u64(&o, pi->start_tsc);
+	ext_u32(&o, pi->argc);
+	ext_u16(&o, (uint16_t)al);
+	ext_bytes(&o, (const uint8_t *)pi->args, al);
 	return EXT_HDR_LEN + body;
 }
 
@@ -270,34 +278,41 @@ notrace size_t fdr_ext_wait(uint8_t *buf, size_t cap, uint32_t tid, uint64_t fir
 	return EXT_HDR_LEN + body;
 }
 
-notrace size_t fdr_ext_fork(uint8_t *buf, size_t cap, uint32_t parent_pid, uint32_t child_pid)
+notrace size_t fdr_ext_fork(uint8_t *buf, size_t cap, uint32_t parent_pid, uint32_t child_pid,
+			    uint32_t parent_tid, uint64_t tsc, uint32_t serial)
 {
-	size_t body = 4 + 4;
+	size_t body = 4 + 4 + 4 + 8 + 4;
 	struct ext_out o = ext_begin(buf, cap, FDRTRACE_EXT_FORK, body);
 
 	if (!o.p)
 		return 0;
 	ext_u32(&o, parent_pid);
 	ext_u32(&o, child_pid);
+	ext_u32(&o, parent_tid);
+	ext_u64(&o, tsc);
+	ext_u32(&o, serial);
 	return EXT_HDR_LEN + body;
 }
 
-notrace size_t fdr_ext_exec(uint8_t *buf, size_t cap, uint32_t pid, const char *path)
+notrace size_t fdr_ext_exec(uint8_t *buf, size_t cap, uint32_t pid, const char *path, uint32_t tid,
+			    uint64_t tsc)
 {
-	size_t pl = ext_strlen(path, EXT_BODY_MAX - (4 + 2));
-	size_t body = 4 + 2 + pl;
+	size_t pl = ext_strlen(path, EXT_BODY_MAX - (4 + 2 + 4 + 8));
+	size_t body = 4 + 2 + pl + 4 + 8;
 	struct ext_out o = ext_begin(buf, cap, FDRTRACE_EXT_EXEC, body);
 
 	if (!o.p)
 		return 0;
 	ext_u32(&o, pid);
 	ext_str(&o, path, pl);
+	ext_u32(&o, tid);
+	ext_u64(&o, tsc);
 	return EXT_HDR_LEN + body;
 }
 
 notrace size_t fdr_ext_close(uint8_t *buf, size_t cap, const struct fdr_ext_close_info *c)
 {
-	size_t body = 1 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8 + 4;
+	size_t body = 1 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8 + 4 + 1 + 4;
 	struct ext_out o = ext_begin(buf, cap, FDRTRACE_EXT_CLOSE, body);
 
 	if (!o.p)
@@ -312,6 +327,8 @@ notrace size_t fdr_ext_close(uint8_t *buf, size_t cap, const struct fdr_ext_clos
 	ext_u64(&o, c->end_realtime_ns);
 	ext_u64(&o, c->records_left_out);
 	ext_u32(&o, c->error);
+	ext_u8(&o, c->end);
+	ext_u32(&o, c->end_value);
 	return EXT_HDR_LEN + body;
 }
 
@@ -362,5 +379,20 @@ notrace size_t fdr_ext_native_stack(uint8_t *buf, size_t cap, uint32_t tid, uint
 		ext_u64(&o, addrs[i]);
 		ext_u32(&o, modules[i]);
 	}
+	return EXT_HDR_LEN + body;
+}
+
+notrace size_t fdr_ext_spawn(uint8_t *buf, size_t cap, uint32_t tid, uint64_t tsc, uint32_t serial,
+			     uint32_t child_pid)
+{
+	size_t body = 4 + 8 + 4 + 4;
+	struct ext_out o = ext_begin(buf, cap, FDRTRACE_EXT_SPAWN, body);
+
+	if (!o.p)
+		return 0;
+	ext_u32(&o, tid);
+	ext_u64(&o, tsc);
+	ext_u32(&o, serial);
+	ext_u32(&o, child_pid);
 	return EXT_HDR_LEN + body;
 }

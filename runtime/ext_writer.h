@@ -16,9 +16,28 @@
 
 #include "compiler.h"
 
-size_t fdr_ext_process(uint8_t *buf, size_t cap, uint32_t pid, uint32_t ppid,
-		       uint64_t start_realtime_ns, uint8_t clock, uint8_t freq_source,
-		       const char *program);
+/**
+ * struct fdr_ext_process_info - what a process record says
+ * @pid, @ppid: the process and its parent
+ * @start_realtime_ns: CLOCK_REALTIME when recording began
+ * @clock, @freq_source: enum fdrtrace_clock_source, enum fdrtrace_freq_source
+ * @program: the executable's path
+ * @start_tsc: the trace clock when recording began
+ * @argc: the number of arguments
+ * @args, @args_len: the arguments, each ended by a NUL (as /proc/PID/cmdline);
+ *	cut to what the record has room for
+ */
+struct fdr_ext_process_info {
+	uint32_t pid, ppid;
+	uint64_t start_realtime_ns;
+	uint8_t clock, freq_source;
+	const char *program;
+	uint64_t start_tsc;
+	uint32_t argc;
+	const char *args;
+	size_t args_len;
+};
+size_t fdr_ext_process(uint8_t *buf, size_t cap, const struct fdr_ext_process_info *pi);
 /* @keys and @values: @pairs strings each */
 size_t fdr_ext_config(uint8_t *buf, size_t cap, uint16_t pairs, const char *const *keys,
 		      const char *const *values);
@@ -43,8 +62,15 @@ size_t fdr_ext_gap(uint8_t *buf, size_t cap, uint32_t tid, uint8_t reason, uint6
 		   uint32_t depth, const uint32_t *ids);
 /* on_full=wait: @tid waited for a free buffer from @first_tsc to @last_tsc. */
 size_t fdr_ext_wait(uint8_t *buf, size_t cap, uint32_t tid, uint64_t first_tsc, uint64_t last_tsc);
-size_t fdr_ext_fork(uint8_t *buf, size_t cap, uint32_t parent_pid, uint32_t child_pid);
-size_t fdr_ext_exec(uint8_t *buf, size_t cap, uint32_t pid, const char *path);
+/* In the child's trace: @serial and @tsc name the parent's FDRTRACE_EXT_SPAWN. */
+size_t fdr_ext_fork(uint8_t *buf, size_t cap, uint32_t parent_pid, uint32_t child_pid,
+		    uint32_t parent_tid, uint64_t tsc, uint32_t serial);
+/* @tid called exec at @tsc */
+size_t fdr_ext_exec(uint8_t *buf, size_t cap, uint32_t pid, const char *path, uint32_t tid,
+		    uint64_t tsc);
+/* In the forking thread's records: the fork @serial at @tsc (@child_pid 0: not known). */
+size_t fdr_ext_spawn(uint8_t *buf, size_t cap, uint32_t tid, uint64_t tsc, uint32_t serial,
+		     uint32_t child_pid);
 /**
  * struct fdr_ext_close_info - what a close marker says
  * @how: enum fdrtrace_close_how
@@ -61,6 +87,10 @@ size_t fdr_ext_exec(uint8_t *buf, size_t cap, uint32_t pid, const char *path);
  *	record) tells them from the lost ones
  * @error: FDRTRACE_CLOSE_STOPPED: the errno of the write that failed
  *	(0 otherwise)
+ * @end: enum fdrtrace_end: how the process ended (FDRTRACE_END_UNKNOWN for
+ *	a snapshot or a stop)
+ * @end_value: the exit status (FDRTRACE_END_EXITED) or the signal
+ *	(FDRTRACE_END_SIGNALED), else 0
  */
 struct fdr_ext_close_info {
 	uint8_t how;
@@ -68,6 +98,8 @@ struct fdr_ext_close_info {
 	uint32_t threads;
 	uint64_t cycle_frequency, end_realtime_ns, records_left_out;
 	uint32_t error;
+	uint8_t end;
+	uint32_t end_value;
 };
 size_t fdr_ext_close(uint8_t *buf, size_t cap, const struct fdr_ext_close_info *c);
 /**

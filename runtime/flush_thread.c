@@ -280,11 +280,17 @@ static notrace void fl_module_unmapped(const struct fdr_module *m, void *arg)
 notrace int fdr_write_start_records(struct fdr_rtbuf *rb, bool forked, uint32_t parent)
 {
 	struct fl_cfg_pairs pairs = { 0 };
+	struct fdr_ext_process_info pi = {
+		.pid = (uint32_t)fdr_pid,
+		.ppid = (uint32_t)getppid(),
+		.start_realtime_ns = fdr_start_ns,
+		.clock = (uint8_t)fdr_clock.source,
+		.freq_source = (uint8_t)fdr_clock.freq_source,
+		.program = fdr_program,
+	};
 	size_t n;
 
-	n = fdr_ext_process(fl_scratch, sizeof(fl_scratch), (uint32_t)fdr_pid,
-			    (uint32_t)getppid(), fdr_start_ns, (uint8_t)fdr_clock.source,
-			    (uint8_t)fdr_clock.freq_source, fdr_program);
+	n = fdr_ext_process(fl_scratch, sizeof(fl_scratch), &pi);
 	if (n)
 		fdr_rtbuf_add(rb, fl_scratch, n);
 	/* the runtime's own buffers carry this thread's tid: say whose it is */
@@ -292,7 +298,7 @@ notrace int fdr_write_start_records(struct fdr_rtbuf *rb, bool forked, uint32_t 
 	if (n && rb->tid)
 		fdr_rtbuf_add(rb, fl_scratch, n);
 	if (forked) {
-		n = fdr_ext_fork(fl_scratch, sizeof(fl_scratch), parent, (uint32_t)fdr_pid);
+		n = fdr_ext_fork(fl_scratch, sizeof(fl_scratch), parent, (uint32_t)fdr_pid, 0, 0, 0);
 		if (n)
 			fdr_rtbuf_add(rb, fl_scratch, n);
 	}
@@ -878,7 +884,7 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	fdr_rtbuf_flush(rb);	/* counts the drops above into the totals */
 	if (fl_exec_path) {
 		/* the image is replaced: say by what, just before the close marker */
-		n = fdr_ext_exec(fl_scratch, sizeof(fl_scratch), (uint32_t)fdr_pid, fl_exec_path);
+		n = fdr_ext_exec(fl_scratch, sizeof(fl_scratch), (uint32_t)fdr_pid, fl_exec_path, 0, 0);
 		if (n)
 			fdr_rtbuf_add(rb, fl_scratch, n);
 		fl_exec_path = NULL;

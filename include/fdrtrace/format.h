@@ -329,7 +329,10 @@ _Static_assert(offsetof(struct fdrtrace_ext_header, body_len) == 6, "len at 6");
  */
 enum fdrtrace_ext_kind {
 	/* pid u32, ppid u32, start_realtime_ns u64, clock u8, freq_source u8,
-	 * program str */
+	 * program str, then (writers since 2026-12-01) start_tsc u64 (the
+	 * trace clock when recording began in the process), argc u32 and
+	 * args str: the command line, each argument ended by a NUL byte
+	 * (fewer than argc NULs: the arguments were cut to fit) */
 	FDRTRACE_EXT_PROCESS = 1,
 	/* pairs u16, then pairs of (key str, value str): the run's configuration */
 	FDRTRACE_EXT_CONFIG = 2,
@@ -351,17 +354,24 @@ enum fdrtrace_ext_kind {
 	 * depth function ids u32, outermost first (calls entered in the gap
 	 * and still open when recording resumed). */
 	FDRTRACE_EXT_DROP = 7,
-	/* parent_pid u32, child_pid u32 */
+	/* parent_pid u32, child_pid u32, then (writers since 2026-12-01)
+	 * parent_tid u32, tsc u64 (the forking thread's clock at the fork)
+	 * and serial u32: the FDRTRACE_EXT_SPAWN record of the parent's trace
+	 * with the same serial marks the fork there. In the child's trace. */
 	FDRTRACE_EXT_FORK = 8,
-	/* pid u32, path str */
+	/* pid u32, path str, then (writers since 2026-12-01) tid u32 and
+	 * tsc u64: the thread that called exec and its clock then. In the
+	 * trace of the image that exec replaced. */
 	FDRTRACE_EXT_EXEC = 9,
 	/* how u8 (enum fdrtrace_close_how), records u64, records_dropped u64,
 	 * buffers u64, buffers_dropped u64, threads u32, cycle_frequency u64
 	 * (the refined value), end_realtime_ns u64, then (writers since
 	 * 2026-11-26) records_left_out u64 and (since 2026-11-27) error u32:
 	 * the errno of the write that failed when how is
-	 * FDRTRACE_CLOSE_STOPPED, else 0. The last extension of a trace that
-	 * was closed by the runtime. */
+	 * FDRTRACE_CLOSE_STOPPED, else 0, then (since 2026-12-01) end u8
+	 * (enum fdrtrace_end) and end_value u32: how the process ended, its
+	 * exit status or the signal that ended it. The last extension of a
+	 * trace that was closed by the runtime. */
 	FDRTRACE_EXT_CLOSE = 10,
 	/* tid u32, depth u32, then depth function ids u32, outermost first:
 	 * the calls open on the thread when the buffer was started. Ring
@@ -380,6 +390,11 @@ enum fdrtrace_ext_kind {
 	/* tid u32, first_tsc u64, last_tsc u64: on_full=wait, the thread waited
 	 * for a free buffer from first_tsc to last_tsc (nothing was lost) */
 	FDRTRACE_EXT_WAIT = 13,
+	/* tid u32, tsc u64, serial u32, child_pid u32 (0: not known when
+	 * written): the thread forked there, its clock then; serial counts
+	 * the process's forks from 1 and matches the child's
+	 * FDRTRACE_EXT_FORK. Written in the forking thread's records. */
+	FDRTRACE_EXT_SPAWN = 14,
 	FDRTRACE_EXT_KIND_COUNT
 };
 
@@ -404,6 +419,14 @@ enum fdrtrace_close_how {
 	FDRTRACE_CLOSE_SIGNAL = 2,	/* a fatal signal; what was in memory */
 	FDRTRACE_CLOSE_SNAPSHOT = 3,	/* a snapshot; the program went on */
 	FDRTRACE_CLOSE_STOPPED = 4,	/* a write failed: recording stopped there, the program went on */
+};
+
+/* How the process ended (FDRTRACE_EXT_CLOSE.end). */
+enum fdrtrace_end {
+	FDRTRACE_END_UNKNOWN = 0,	/* not known (a snapshot, an older writer) */
+	FDRTRACE_END_EXITED = 1,	/* exit(), _exit(), return from main: end_value is the status */
+	FDRTRACE_END_SIGNALED = 2,	/* killed by a signal: end_value is its number */
+	FDRTRACE_END_EXECED = 3,	/* the image was replaced by exec (FDRTRACE_EXT_EXEC) */
 };
 
 /* Why a native stack was taken (FDRTRACE_EXT_NATIVE_STACK). */

@@ -347,6 +347,14 @@ struct fdrtrace_ext {
 			uint64_t start_realtime_ns;
 			uint8_t clock, freq_source;
 			struct fdrtrace_str program;
+			/* writers since 2026-12-01 (has_cmdline): the clock
+			 * when recording began, and the command line: argc
+			 * arguments, each ended by a NUL in args (fewer NULs
+			 * than argc: cut to fit) */
+			bool has_cmdline;
+			uint64_t start_tsc;
+			uint32_t argc;
+			struct fdrtrace_str args;
 		} process;
 		struct {
 			uint16_t pairs;
@@ -387,10 +395,20 @@ struct fdrtrace_ext {
 		} drop;
 		struct {
 			uint32_t parent_pid, child_pid;
+			/* writers since 2026-12-01 (has_point): the fork in
+			 * the parent's trace (its FDRTRACE_EXT_SPAWN) */
+			bool has_point;
+			uint32_t parent_tid;
+			uint64_t tsc;
+			uint32_t serial;
 		} fork;
 		struct {
 			uint32_t pid;
 			struct fdrtrace_str path;
+			/* writers since 2026-12-01 (has_point) */
+			bool has_point;
+			uint32_t tid;
+			uint64_t tsc;
 		} exec;
 		struct {
 			uint8_t how;
@@ -406,6 +424,11 @@ struct fdrtrace_ext {
 			/* how FDRTRACE_CLOSE_STOPPED: the errno of the
 			 * write that failed (0: not known) */
 			uint32_t error;
+			/* writers since 2026-12-01 (has_end): enum
+			 * fdrtrace_end, and the exit status or signal */
+			bool has_end;
+			uint8_t end;
+			uint32_t end_value;
 		} close;
 		struct {
 			uint32_t tid;
@@ -431,6 +454,12 @@ struct fdrtrace_ext {
 			uint32_t tid;
 			uint64_t first_tsc, last_tsc;
 		} wait;
+		struct {
+			uint32_t tid;
+			uint64_t tsc;
+			uint32_t serial;
+			uint32_t child_pid;	/* 0: not known */
+		} spawn;
 	} u;
 };
 
@@ -477,6 +506,8 @@ int fdrtrace_ext_native_frame(const struct fdrtrace_ext *ext, uint32_t i, uint64
 const char *fdrtrace_ext_kind_name(unsigned kind);
 const char *fdrtrace_drop_reason_name(unsigned reason);
 const char *fdrtrace_close_how_name(unsigned how);
+/* "unknown", "exited", "signaled", "execed" (enum fdrtrace_end). */
+const char *fdrtrace_end_name(unsigned end);
 /* "signal", "start", "sent"; "unknown" for others (enum fdrtrace_native_why). */
 const char *fdrtrace_native_why_name(unsigned why);
 

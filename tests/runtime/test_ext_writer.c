@@ -82,11 +82,16 @@ static void str_at(size_t off, const char *want)
 
 Test(ext_writer, process)
 {
-	size_t len = fdr_ext_process(buf, sizeof(buf), 0x01020304, 0x0a0b0c0d,
-				     0x1122334455667788ull, FDRTRACE_CLOCK_RDTSC,
-				     FDRTRACE_FREQ_CALIBRATED, "/bin/prog");
+	static const char args[] = "prog\0-x\0";	/* two arguments, each NUL-ended */
+	const struct fdr_ext_process_info pi = {
+		.pid = 0x01020304, .ppid = 0x0a0b0c0d, .start_realtime_ns = 0x1122334455667788ull,
+		.clock = FDRTRACE_CLOCK_RDTSC, .freq_source = FDRTRACE_FREQ_CALIBRATED,
+		.program = "/bin/prog", .start_tsc = 0x0102030405060708ull, .argc = 2,
+		.args = args, .args_len = sizeof(args) - 1,
+	};
+	size_t len = fdr_ext_process(buf, sizeof(buf), &pi);
 
-	cr_assert_eq(header(len, FDRTRACE_EXT_PROCESS), 4 + 4 + 8 + 1 + 1 + 2 + 9);
+	cr_assert_eq(header(len, FDRTRACE_EXT_PROCESS), 4 + 4 + 8 + 1 + 1 + 2 + 9 + 8 + 4 + 2 + 8);
 	cr_assert_eq(buf[8], 0x04, "pid little-endian");
 	cr_assert_eq(rd(buf + 8, 4), 0x01020304);
 	cr_assert_eq(rd(buf + 12, 4), 0x0a0b0c0d);
@@ -95,7 +100,11 @@ Test(ext_writer, process)
 	cr_assert_eq(buf[24], FDRTRACE_CLOCK_RDTSC);
 	cr_assert_eq(buf[25], FDRTRACE_FREQ_CALIBRATED);
 	str_at(26, "/bin/prog");
-	CHECK_CAPACITY(fdr_ext_process(buf, cap, 1, 2, 3, 4, 5, "/bin/prog"));
+	cr_assert_eq(rd(buf + 37, 8), 0x0102030405060708ull, "start tsc");
+	cr_assert_eq(rd(buf + 45, 4), 2, "argc");
+	cr_assert_eq(rd(buf + 49, 2), 8, "args length");
+	cr_assert_eq(memcmp(buf + 51, args, 8), 0, "args with their NULs");
+	CHECK_CAPACITY(fdr_ext_process(buf, cap, &pi));
 }
 
 Test(ext_writer, config)
@@ -200,22 +209,39 @@ Test(ext_writer, drop)
 
 Test(ext_writer, fork)
 {
-	size_t len = fdr_ext_fork(buf, sizeof(buf), 100, 200);
+	size_t len = fdr_ext_fork(buf, sizeof(buf), 100, 200, 101, 0x1122334455667788ull, 3);
 
-	cr_assert_eq(header(len, FDRTRACE_EXT_FORK), 8);
+	cr_assert_eq(header(len, FDRTRACE_EXT_FORK), 4 + 4 + 4 + 8 + 4);
 	cr_assert_eq(rd(buf + 8, 4), 100);
 	cr_assert_eq(rd(buf + 12, 4), 200);
-	CHECK_CAPACITY(fdr_ext_fork(buf, cap, 1, 2));
+	cr_assert_eq(rd(buf + 16, 4), 101, "parent tid");
+	cr_assert_eq(rd(buf + 20, 8), 0x1122334455667788ull, "fork tsc");
+	cr_assert_eq(rd(buf + 28, 4), 3, "serial");
+	CHECK_CAPACITY(fdr_ext_fork(buf, cap, 1, 2, 3, 4, 5));
 }
 
 Test(ext_writer, exec)
 {
-	size_t len = fdr_ext_exec(buf, sizeof(buf), 77, "/usr/bin/env");
+	size_t len = fdr_ext_exec(buf, sizeof(buf), 77, "/usr/bin/env", 78, 0x99);
 
-	cr_assert_eq(header(len, FDRTRACE_EXT_EXEC), 4 + 2 + 12);
+	cr_assert_eq(header(len, FDRTRACE_EXT_EXEC), 4 + 2 + 12 + 4 + 8);
 	cr_assert_eq(rd(buf + 8, 4), 77);
 	str_at(12, "/usr/bin/env");
-	CHECK_CAPACITY(fdr_ext_exec(buf, cap, 77, "/usr/bin/env"));
+	cr_assert_eq(rd(buf + 26, 4), 78, "tid");
+	cr_assert_eq(rd(buf + 30, 8), 0x99, "tsc");
+	CHECK_CAPACITY(fdr_ext_exec(buf, cap, 77, "/usr/bin/env", 78, 0x99));
+}
+
+Test(ext_writer, spawn)
+{
+	size_t len = fdr_ext_spawn(buf, sizeof(buf), 5, 0x1122334455667788ull, 2, 4242);
+
+	cr_assert_eq(header(len, FDRTRACE_EXT_SPAWN), 4 + 8 + 4 + 4);
+	cr_assert_eq(rd(buf + 8, 4), 5);
+	cr_assert_eq(rd(buf + 12, 8), 0x1122334455667788ull);
+	cr_assert_eq(rd(buf + 20, 4), 2);
+	cr_assert_eq(rd(buf + 24, 4), 4242);
+	CHECK_CAPACITY(fdr_ext_spawn(buf, cap, 1, 2, 3, 4));
 }
 
 Test(ext_writer, close)
@@ -224,10 +250,11 @@ Test(ext_writer, close)
 		.how = FDRTRACE_CLOSE_STOPPED, .records = 1, .records_dropped = 2, .buffers = 3,
 		.buffers_dropped = 4, .threads = 5, .cycle_frequency = 2096032123,
 		.end_realtime_ns = 0x0102030405060708ull, .records_left_out = 9, .error = 27,
+		.end = FDRTRACE_END_SIGNALED, .end_value = 15,
 	};
 	size_t len = fdr_ext_close(buf, sizeof(buf), &c);
 
-	cr_assert_eq(header(len, FDRTRACE_EXT_CLOSE), 1 + 8 * 4 + 4 + 8 + 8 + 8 + 4);
+	cr_assert_eq(header(len, FDRTRACE_EXT_CLOSE), 1 + 8 * 4 + 4 + 8 + 8 + 8 + 4 + 1 + 4);
 	cr_assert_eq(buf[8], FDRTRACE_CLOSE_STOPPED);
 	cr_assert_eq(rd(buf + 9, 8), 1);
 	cr_assert_eq(rd(buf + 17, 8), 2);
@@ -238,6 +265,8 @@ Test(ext_writer, close)
 	cr_assert_eq(rd(buf + 53, 8), 0x0102030405060708ull);
 	cr_assert_eq(rd(buf + 61, 8), 9);
 	cr_assert_eq(rd(buf + 69, 4), 27);
+	cr_assert_eq(buf[73], FDRTRACE_END_SIGNALED);
+	cr_assert_eq(rd(buf + 74, 4), 15);
 	CHECK_CAPACITY(fdr_ext_close(buf, cap, &c));
 }
 
@@ -352,5 +381,5 @@ Test(ext_writer, config_too_big_returns_0)
 
 Test(ext_writer, null_buffer_returns_0)
 {
-	cr_assert_eq(fdr_ext_fork(NULL, 100, 1, 2), 0);
+	cr_assert_eq(fdr_ext_fork(NULL, 100, 1, 2, 3, 4, 5), 0);
 }

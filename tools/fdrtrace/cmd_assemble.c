@@ -651,6 +651,7 @@ enum asm_ext_type {
 			 * frames=ADDRESS@MODULE,... (module -1: unknown); depth= optional */
 	X_U32_OPT,	/* a u32 or u64 later writers append: left out, and every */
 	X_U64_OPT,	/* field after it, when not given */
+	X_END_OPT,	/* the same for a u8, a number or an enum fdrtrace_end name */
 };
 
 struct asm_ext_field {
@@ -658,7 +659,7 @@ struct asm_ext_field {
 	enum asm_ext_type type;
 };
 
-#define ASM_EXT_MAX_FIELDS 10
+#define ASM_EXT_MAX_FIELDS 12
 
 static const struct {
 	const char *name;
@@ -667,7 +668,8 @@ static const struct {
 } asm_exts[] = {
 	{ "process", FDRTRACE_EXT_PROCESS,
 	  { { "pid", X_U32 }, { "ppid", X_U32 }, { "start_realtime_ns", X_U64 },
-	    { "clock", X_U8 }, { "freq_source", X_U8 }, { "program", X_STR } } },
+	    { "clock", X_U8 }, { "freq_source", X_U8 }, { "program", X_STR },
+	    { "start_tsc", X_U64_OPT }, { "argc", X_U32 }, { "args", X_STR } } },
 	{ "config", FDRTRACE_EXT_CONFIG, { { "", X_PAIRS } } },
 	{ "module_map", FDRTRACE_EXT_MODULE_MAP,
 	  { { "module_id", X_U32 }, { "load_base", X_U64 }, { "size", X_U64 },
@@ -681,17 +683,25 @@ static const struct {
 	{ "drop", FDRTRACE_EXT_DROP,
 	  { { "tid", X_U32 }, { "reason", X_REASON }, { "records", X_U64 },
 	    { "buffers", X_U64 } } },
-	{ "fork", FDRTRACE_EXT_FORK, { { "parent_pid", X_U32 }, { "child_pid", X_U32 } } },
-	{ "exec", FDRTRACE_EXT_EXEC, { { "pid", X_U32 }, { "path", X_STR } } },
+	{ "fork", FDRTRACE_EXT_FORK,
+	  { { "parent_pid", X_U32 }, { "child_pid", X_U32 }, { "parent_tid", X_U32_OPT },
+	    { "tsc", X_U64 }, { "serial", X_U32 } } },
+	{ "exec", FDRTRACE_EXT_EXEC,
+	  { { "pid", X_U32 }, { "path", X_STR }, { "tid", X_U32_OPT }, { "tsc", X_U64 } } },
 	{ "close", FDRTRACE_EXT_CLOSE,
 	  { { "how", X_HOW }, { "records", X_U64 }, { "records_dropped", X_U64 },
 	    { "buffers", X_U64 }, { "buffers_dropped", X_U64 }, { "threads", X_U32 },
 	    { "cycle_frequency", X_U64 }, { "end_realtime_ns", X_U64 },
-	    { "records_left_out", X_U64_OPT }, { "error", X_U32_OPT } } },
+	    { "records_left_out", X_U64_OPT }, { "error", X_U32_OPT }, { "end", X_END_OPT },
+	    { "end_value", X_U32 } } },
 	{ "stack", FDRTRACE_EXT_STACK, { { "tid", X_U32 }, { "ids", X_IDS } } },
 	{ "native_stack", FDRTRACE_EXT_NATIVE_STACK,
 	  { { "tid", X_U32 }, { "why", X_WHY }, { "signal", X_U8 }, { "fault_address", X_U64 },
 	    { "frames", X_FRAMES } } },
+	{ "wait", FDRTRACE_EXT_WAIT,
+	  { { "tid", X_U32 }, { "first_tsc", X_U64 }, { "last_tsc", X_U64 } } },
+	{ "spawn", FDRTRACE_EXT_SPAWN,
+	  { { "tid", X_U32 }, { "tsc", X_U64 }, { "serial", X_U32 }, { "child_pid", X_U32 } } },
 };
 
 /* A u8 given as a number or as one of the names @name_of(0..255) returns. */
@@ -871,12 +881,17 @@ static int asm_ext_body(struct asm_state *s, struct asm_line *l, size_t k, struc
 			asm_put(b, &v, w / 8);	/* little-endian host */
 			break;
 		}
+		case X_END_OPT:
+			if (!asm_find(l, f->name))
+				return 0;
+			/* fall through */
 		case X_REASON:
 		case X_HOW:
 		case X_WHY:
 			rc = asm_named_u8(s, l, f->name,
 					  f->type == X_REASON ? fdrtrace_drop_reason_name :
 					  f->type == X_HOW    ? fdrtrace_close_how_name :
+					  f->type == X_END_OPT ? fdrtrace_end_name :
 								fdrtrace_native_why_name, &v);
 			asm_put(b, &v, 1);
 			break;
@@ -929,7 +944,8 @@ static int asm_ext(struct asm_state *s, struct asm_line *l)
 			break;
 	if (k == sizeof(asm_exts) / sizeof(asm_exts[0]))
 		return asm_err(s, "unknown extension 'ext %s' (process, config, module_map, "
-			       "module_unmap, func, thread_name, drop, fork, exec, close, stack, native_stack)",
+			       "module_unmap, func, thread_name, drop, fork, exec, close, stack, native_stack, "
+			       "wait, spawn)",
 			       l->subtype);
 	asm_put(&b, &h, sizeof(h));	/* filled in below */
 	rc = asm_ext_body(s, l, k, &b);

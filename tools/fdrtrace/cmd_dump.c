@@ -105,6 +105,11 @@ static void dump_ext(const uint8_t *data, size_t len)
 		       " clock=%u freq_source=%u program=", x.u.process.pid, x.u.process.ppid,
 		       x.u.process.start_realtime_ns, x.u.process.clock, x.u.process.freq_source);
 		dump_str(x.u.process.program.ptr, x.u.process.program.len);
+		if (x.u.process.has_cmdline) {
+			printf(" start_tsc=%" PRIu64 " argc=%" PRIu32 " args=", x.u.process.start_tsc,
+			       x.u.process.argc);
+			dump_str(x.u.process.args.ptr, x.u.process.args.len);
+		}
 		break;
 	case FDRTRACE_EXT_CONFIG: {
 		struct fdrtrace_str k, v;
@@ -169,10 +174,19 @@ static void dump_ext(const uint8_t *data, size_t len)
 	case FDRTRACE_EXT_FORK:
 		printf(" parent_pid=%" PRIu32 " child_pid=%" PRIu32, x.u.fork.parent_pid,
 		       x.u.fork.child_pid);
+		if (x.u.fork.has_point)
+			printf(" parent_tid=%" PRIu32 " tsc=%" PRIu64 " serial=%" PRIu32,
+			       x.u.fork.parent_tid, x.u.fork.tsc, x.u.fork.serial);
 		break;
 	case FDRTRACE_EXT_EXEC:
 		printf(" pid=%" PRIu32 " path=", x.u.exec.pid);
 		dump_str(x.u.exec.path.ptr, x.u.exec.path.len);
+		if (x.u.exec.has_point)
+			printf(" tid=%" PRIu32 " tsc=%" PRIu64, x.u.exec.tid, x.u.exec.tsc);
+		break;
+	case FDRTRACE_EXT_SPAWN:
+		printf(" tid=%" PRIu32 " tsc=%" PRIu64 " serial=%" PRIu32 " child_pid=%" PRIu32,
+		       x.u.spawn.tid, x.u.spawn.tsc, x.u.spawn.serial, x.u.spawn.child_pid);
 		break;
 	case FDRTRACE_EXT_CLOSE:
 		printf(" how=%s records=%" PRIu64 " records_dropped=%" PRIu64 " buffers=%" PRIu64
@@ -183,8 +197,12 @@ static void dump_ext(const uint8_t *data, size_t len)
 		       x.u.close.end_realtime_ns);
 		if (x.u.close.has_left_out)
 			printf(" records_left_out=%" PRIu64, x.u.close.records_left_out);
-		if (x.u.close.error)
+		/* error is followed by end: given whenever end is, so that assemble keeps it */
+		if (x.u.close.error || x.u.close.has_end)
 			printf(" error=%" PRIu32, x.u.close.error);
+		if (x.u.close.has_end)
+			printf(" end=%s end_value=%" PRIu32, fdrtrace_end_name(x.u.close.end),
+			       x.u.close.end_value);
 		break;
 	case FDRTRACE_EXT_STACK: {
 		uint32_t i;

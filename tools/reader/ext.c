@@ -87,6 +87,12 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 		ext->u.process.clock = cur_u8(c);
 		ext->u.process.freq_source = cur_u8(c);
 		ext->u.process.program = cur_str(c);
+		if (c->bad || c->len - c->pos < 8 + 4 + 2)
+			break;	/* a writer before 2026-12-01 */
+		ext->u.process.has_cmdline = true;
+		ext->u.process.start_tsc = cur_u64(c);
+		ext->u.process.argc = cur_u32(c);
+		ext->u.process.args = cur_str(c);
 		break;
 	case FDRTRACE_EXT_CONFIG: {
 		size_t start;
@@ -143,10 +149,21 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 	case FDRTRACE_EXT_FORK:
 		ext->u.fork.parent_pid = cur_u32(c);
 		ext->u.fork.child_pid = cur_u32(c);
+		if (c->bad || c->len - c->pos < 4 + 8 + 4)
+			break;	/* a writer before 2026-12-01 */
+		ext->u.fork.has_point = true;
+		ext->u.fork.parent_tid = cur_u32(c);
+		ext->u.fork.tsc = cur_u64(c);
+		ext->u.fork.serial = cur_u32(c);
 		break;
 	case FDRTRACE_EXT_EXEC:
 		ext->u.exec.pid = cur_u32(c);
 		ext->u.exec.path = cur_str(c);
+		if (c->bad || c->len - c->pos < 4 + 8)
+			break;	/* a writer before 2026-12-01 */
+		ext->u.exec.has_point = true;
+		ext->u.exec.tid = cur_u32(c);
+		ext->u.exec.tsc = cur_u64(c);
 		break;
 	case FDRTRACE_EXT_CLOSE:
 		ext->u.close.how = cur_u8(c);
@@ -164,6 +181,11 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 		if (c->bad || c->len - c->pos < 4)
 			break;	/* a writer before 2026-11-27 */
 		ext->u.close.error = cur_u32(c);
+		if (c->bad || c->len - c->pos < 1 + 4)
+			break;	/* a writer before 2026-12-01 */
+		ext->u.close.has_end = true;
+		ext->u.close.end = cur_u8(c);
+		ext->u.close.end_value = cur_u32(c);
 		break;
 	case FDRTRACE_EXT_STACK:
 		ext->u.stack.tid = cur_u32(c);
@@ -190,6 +212,12 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 		ext->u.wait.tid = cur_u32(c);
 		ext->u.wait.first_tsc = cur_u64(c);
 		ext->u.wait.last_tsc = cur_u64(c);
+		break;
+	case FDRTRACE_EXT_SPAWN:
+		ext->u.spawn.tid = cur_u32(c);
+		ext->u.spawn.tsc = cur_u64(c);
+		ext->u.spawn.serial = cur_u32(c);
+		ext->u.spawn.child_pid = cur_u32(c);
 		break;
 	default:
 		/* A kind this reader does not know: the raw body is all there is. */

@@ -60,6 +60,7 @@ static const char *const ext_names[FDRTRACE_EXT_KIND_COUNT] = {
 	[FDRTRACE_EXT_STACK] = "stack",
 	[FDRTRACE_EXT_NATIVE_STACK] = "native_stack",
 	[FDRTRACE_EXT_WAIT] = "wait",
+	[FDRTRACE_EXT_SPAWN] = "spawn",
 };
 
 static const char *const drop_names[FDRTRACE_DROP_REASON_COUNT] = {
@@ -77,6 +78,13 @@ static const char *const close_names[] = {
 	[FDRTRACE_CLOSE_SIGNAL] = "signal",
 	[FDRTRACE_CLOSE_SNAPSHOT] = "snapshot",
 	[FDRTRACE_CLOSE_STOPPED] = "stopped",
+};
+
+static const char *const end_names[] = {
+	[FDRTRACE_END_UNKNOWN] = "unknown",
+	[FDRTRACE_END_EXITED] = "exited",
+	[FDRTRACE_END_SIGNALED] = "signaled",
+	[FDRTRACE_END_EXECED] = "execed",
 };
 
 static const char *const why_names[] = {
@@ -113,6 +121,11 @@ rd_export const char *fdrtrace_ext_kind_name(unsigned kind)
 rd_export const char *fdrtrace_drop_reason_name(unsigned reason)
 {
 	return pick(drop_names, RD_ARRAY_SIZE(drop_names), reason);
+}
+
+rd_export const char *fdrtrace_end_name(unsigned end)
+{
+	return pick(end_names, RD_ARRAY_SIZE(end_names), end);
 }
 
 rd_export const char *fdrtrace_close_how_name(unsigned how)
