@@ -80,13 +80,17 @@
  * struct an_tally - the numbers of a function's calls (zeroed before use)
  * @calls, @sum, @min, @max: its timed calls (not partial, not across a
  *	loss; counted by an_tally_add()) and their durations (ticks)
+ * @total: the durations of those of its timed calls that no call of the
+ *	same function on their thread encloses: a recursive function counted
+ *	once per outermost call (set by the core, and by a command that keeps
+ *	tallies of its own, from an_frame.nested)
  * @self: their durations less their callees' (which callees: the caller's)
  * @spanning: calls whose lifetime crossed a loss (not in the numbers above)
  * @unwound: of @calls, those ended by an outer exit (timed to it: an upper bound)
  * @hist: the durations, for percentiles (when the caller asks for them)
  */
 struct an_tally {
-	uint64_t calls, sum, self, min, max;
+	uint64_t calls, sum, self, min, max, total;
 	uint64_t spanning, unwound;
 	struct hist hist;
 };
@@ -132,6 +136,11 @@ static inline __attribute__((always_inline)) int an_tally_add(struct an_tally *t
  *	(its @base and @display are then made again): a command that keeps
  *	a name of its own made from them compares it
  * @tally: its completed calls (@tally.hist when struct analysis.want_hist)
+ * @open_thread, @open_n: its calls open on one thread (struct
+ *	an_thread.index + 1), the first that had one open; @open_far: its
+ *	calls open on other threads meanwhile (found by a walk of their
+ *	stacks): what tells a recursive call (an_frame.nested) at no cost in
+ *	the common case
  * @uptr: for the command (freed with free() by an_fini() when not NULL)
  */
 struct an_func {
@@ -147,6 +156,7 @@ struct an_func {
 	bool collides;
 	struct an_func *same_next, *same_prev;
 	struct an_tally tally;
+	uint32_t open_thread, open_n, open_far;
 	void *uptr;
 };
 
@@ -160,6 +170,9 @@ struct an_func {
  * @partial: the entry was not seen (seeded from an FDRTRACE_EXT_STACK
  *	record), or records of the call were lost (@lost): no duration is known
  * @lost: the call was open where its thread lost records (a gap)
+ * @nested: a call of the same function encloses it on its thread (timed
+ *	or not): a recursive call, not in an_tally.total
+ * @counted: in its function's @open_n (else its @open_far)
  */
 struct an_frame {
 	struct an_func *fn;
@@ -169,6 +182,8 @@ struct an_frame {
 	uint32_t node;
 	bool partial;
 	bool lost;
+	bool nested;
+	bool counted;
 };
 
 /* A thread's count of open frames of one function id (struct an_thread.open). */
