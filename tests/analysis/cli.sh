@@ -94,6 +94,14 @@ check recursion-total 0 "$fdr" account -f csv basic.fdr && has out '"fact",2.000
 check stack-us 0 "$fdr" stack -u us --inclusive basic.fdr && has out "main 2"
 check replay-threshold 0 "$fdr" replay -t 250ns basic.fdr && has out "foo::bar();"
 check replay-tid 0 "$fdr" replay --tid 200 basic.fdr && has out "[    200] | lex();"
+# -f: uftrace's fields; a line's time is what --time-range takes
+check replay-fields 0 "$fdr" replay -f time,duration,tid basic.fdr &&
+	has out "#         TIME      DURATION     TID | FUNCTION" &&
+	has out "   0.000000600    300.000 ns     100 |   foo::bar();"
+check replay-fields-range 0 "$fdr" replay -f time -r 0.000000600~0.000000600 basic.fdr &&
+	has out "   0.000000600 | foo::bar();"
+check replay-fields-default 0 "$fdr" replay -f duration,tid basic.fdr && has out "   100.000 ns [    100] |     lex();"
+check replay-bad-field 2 "$fdr" replay -f time,frob basic.fdr && has err "unknown field 'frob'"
 printf 'not a trace at all, just text\n' >garbage.fdr
 printf 'padding to more than a 32-byte file header\n' >>garbage.fdr
 check account-garbage 1 "$fdr" account garbage.fdr && has err "garbage.fdr:"

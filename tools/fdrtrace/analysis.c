@@ -148,6 +148,17 @@ static struct an_module *an_module_find(struct analysis *a, uint32_t id)
 	return NULL;
 }
 
+const char *an_func_module(struct analysis *a, const struct an_func *f)
+{
+	const struct an_module *m = f->module_id != 0xffffffffu ? an_module_find(a, f->module_id) : NULL;
+	const char *slash;
+
+	if (!m || !m->path || !m->path[0])
+		return NULL;
+	slash = strrchr(m->path, '/');
+	return slash && slash[1] ? slash + 1 : m->path;
+}
+
 /*
  * The ELF file of a module record, opened on first use through the shared
  * symbolizer (so 200 records of one library open it once); NULL when it

@@ -455,6 +455,9 @@ void an_fini(struct analysis *a);
  */
 const char *an_func_name(struct analysis *a, struct an_func *f);
 
+/* The file name of @f's module (its path's last part); NULL when not known. */
+const char *an_func_module(struct analysis *a, const struct an_func *f);
+
 /* an_func_get()'s slow path: ids beyond the direct table, and new ones. */
 struct an_func *an_func_get_slow(struct analysis *a, uint32_t id);
 
