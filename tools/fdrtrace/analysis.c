@@ -1357,6 +1357,11 @@ static void an_event(struct analysis *a, const struct fdrtrace_event *ev)
 	case FDRTRACE_EV_TYPED_EVENT:
 		an_app_event(a, ev);
 		return;
+	case FDRTRACE_EV_CALL_ARGUMENT:
+		t = a->cur;
+		if (t && a->pass_mode != 1 && !a->buf_repeat && a->ops && a->ops->arg && t->depth)
+			a->ops->arg(a, t, ev->u.arg.arg);
+		return;
 	default:
 		return;
 	}
@@ -1785,6 +1790,9 @@ static int an_fast_buffer(struct analysis *a, uint64_t pos, uint64_t len)
 		case FDRTRACE_MD_CALL_ARGUMENT:
 			if (!args)
 				return an_reader_buffer(a, pos, len, p);
+			/* the value of the entry just applied (an_event() too) */
+			if (apply && a->ops && a->ops->arg && t->depth)
+				a->ops->arg(a, t, an_le64(r + 1));
 			p += 16;
 			break;
 		case FDRTRACE_MD_END_OF_BUFFER:

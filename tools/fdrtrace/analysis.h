@@ -288,6 +288,8 @@ struct analysis;
  *	overwritten), when is not known; @last_tsc is that buffer's start
  * @wait: @t waited for a free buffer from @first_tsc to @last_tsc
  *	(on_full=wait; nothing was lost)
+ * @arg: a value fdrtrace_log_arg() logged for the innermost call on @t
+ *	(a CallArgument record after its Entry_Args), in order
  */
 struct an_ops {
 	void (*enter)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
@@ -301,6 +303,7 @@ struct an_ops {
 	void (*gap)(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc,
 		    uint64_t records, unsigned reason);
 	void (*wait)(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc);
+	void (*arg)(struct analysis *a, struct an_thread *t, uint64_t value);
 };
 
 /* What was imperfect, for the summary line. */

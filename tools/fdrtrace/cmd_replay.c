@@ -67,6 +67,22 @@ static const struct {
 
 #define RP_MAX_FIELDS 8
 
+/* Values fdrtrace_log_arg() logged for one open call (by its entry's time and function). */
+#define RP_ARGS 4
+
+struct rp_args {
+	uint64_t tsc;
+	const struct an_func *fn;
+	uint32_t n;	/* logged; the first RP_ARGS kept */
+	uint64_t v[RP_ARGS];
+};
+
+/* A thread's: by depth, 0 the outermost. */
+struct rp_arg_stack {
+	struct rp_args *at;
+	uint32_t cap;
+};
+
 struct rp {
 	struct sel sel;
 	struct obuf ob;
@@ -87,6 +103,9 @@ struct rp {
 	uint64_t base_tsc;
 	uint64_t *last;
 	uint32_t n_last;
+	/* by an_thread.index: the logged arguments of its open calls */
+	struct rp_arg_stack *args;
+	uint32_t n_args;
 };
 
 /*
@@ -400,6 +419,105 @@ rp_line(struct rp *rp, struct analysis *a, struct an_thread *t, bool with_dur, u
 	ob_commit(&rp->ob, p + post->n);
 }
 
+/* The arguments logged for frame @i of @t, or NULL. */
+static const struct rp_args *rp_args_of(const struct rp *rp, const struct an_thread *t, uint32_t i)
+{
+	const struct rp_args *r;
+
+	if (__builtin_expect(!rp->args, 1) || t->index >= rp->n_args || i >= rp->args[t->index].cap)
+		return NULL;
+	r = &rp->args[t->index].at[i];
+	return r->n && r->tsc == t->stack[i].tsc && r->fn == t->stack[i].fn ? r : NULL;
+}
+
+/* One value: decimal, negative when it is a small negative number, else hex from 2^32. */
+static int rp_arg_text(char *p, uint64_t v)
+{
+	if ((int64_t)v < 0 && (int64_t)v >= INT32_MIN)
+		return sprintf(p, "%" PRId64, (int64_t)v);
+	return sprintf(p, v < (1ull << 32) ? "%" PRIu64 : "0x%" PRIx64, v);
+}
+
+/*
+ * The call form of frame @i with its logged arguments: "square(7)", or
+ * "scale(int) (7)" for a name with its own parameter list; @buf is used
+ * (room for OB_PIECE bytes). Without arguments, rp_text()'s.
+ */
+static const char *rp_call(struct rp *rp, struct analysis *a, struct an_thread *t, uint32_t i,
+			   char *buf, size_t *len)
+{
+	const struct rp_args *r = rp_args_of(rp, t, i);
+	const char *name = rp_text(a, t->stack[i].fn, !r, len);
+	size_t n;
+	char *p;
+
+	if (!r)
+		return name;
+	n = *len < OB_PIECE - 200 ? *len : OB_PIECE - 200;
+	memcpy(buf, name, n);
+	p = buf + n;
+	if (memchr(name, '(', n))
+		*p++ = ' ';
+	*p++ = '(';
+	for (uint32_t k = 0; k < r->n && k < RP_ARGS; k++) {
+		if (k)
+			p = fmt_lit(p, ", ");
+		p += rp_arg_text(p, r->v[k]);
+	}
+	if (r->n > RP_ARGS)
+		p = fmt_lit(p, ", ...");
+	*p++ = ')';
+	memset(p, 0, RP_NAME_SLACK);	/* rp_line() copies 16 bytes at a time */
+	*len = (size_t)(p - buf);
+	return buf;
+}
+
+/* fdrtrace_log_arg()'s value for the innermost call of @t. */
+static void rp_arg(struct analysis *a, struct an_thread *t, uint64_t value)
+{
+	struct rp *rp = a->ctx;
+	const struct an_frame *f = &t->stack[t->depth - 1];
+	struct rp_arg_stack *st;
+	struct rp_args *r;
+
+	if (t->index >= rp->n_args) {
+		uint32_t n = rp->n_args ? rp->n_args : 8;
+		struct rp_arg_stack *v;
+
+		while (n <= t->index)
+			n *= 2;
+		v = realloc(rp->args, n * sizeof(*v));
+		if (!v)
+			return;	/* out of memory: the line goes without it */
+		memset(v + rp->n_args, 0, (n - rp->n_args) * sizeof(*v));
+		rp->args = v;
+		rp->n_args = n;
+	}
+	st = &rp->args[t->index];
+	if (t->depth > st->cap) {
+		uint32_t cap = st->cap ? st->cap : 16;
+		struct rp_args *v;
+
+		while (cap < t->depth)
+			cap *= 2;
+		v = realloc(st->at, cap * sizeof(*v));
+		if (!v)
+			return;
+		memset(v + st->cap, 0, (cap - st->cap) * sizeof(*v));
+		st->at = v;
+		st->cap = cap;
+	}
+	r = &st->at[t->depth - 1];
+	if (r->tsc != f->tsc || r->fn != f->fn || !r->n) {
+		r->tsc = f->tsc;
+		r->fn = f->fn;
+		r->n = 0;
+	}
+	if (r->n < RP_ARGS)
+		r->v[r->n] = value;
+	r->n++;
+}
+
 /* Print the opening lines of the shown open calls around frame index @upto. */
 static void rp_open_ancestors(struct rp *rp, struct analysis *a, struct an_thread *t,
 			      uint32_t upto)
@@ -409,8 +527,10 @@ static void rp_open_ancestors(struct rp *rp, struct analysis *a, struct an_threa
 	size_t len;
 
 	/* Below t->uptr every shown call is open already (rp_enter() lowers it). */
+	char buf[OB_PIECE];
+
 	for (; rp->sel.plain && i < upto; i++) {
-		name = rp_text(a, t->stack[i].fn, true, &len);
+		name = rp_call(rp, a, t, i, buf, &len);
 		rp_line(rp, a, t, false, 0, i, &rp_none, name, len,
 			t->stack[i].partial ? &rp_open_early_end : &rp_open_end,
 			t->stack[i].partial ? 0 : t->stack[i].tsc, t->stack[i].fn);
@@ -420,7 +540,7 @@ static void rp_open_ancestors(struct rp *rp, struct analysis *a, struct an_threa
 
 		if (!s || !s->shown || (s->user & RP_OPENED))
 			continue;
-		name = rp_text(a, t->stack[i].fn, true, &len);
+		name = rp_call(rp, a, t, i, buf, &len);
 		rp_line(rp, a, t, false, 0, s->level, &rp_none, name, len,
 			t->stack[i].partial ? &rp_open_early_end : &rp_open_end,
 			t->stack[i].partial ? 0 : t->stack[i].tsc, t->stack[i].fn);
@@ -569,6 +689,7 @@ static void rp_exit_plain(struct analysis *a, struct an_thread *t, const struct 
 	bool opened = d < rp_opened(t);
 	const struct rp_affix *post;
 	const char *name;
+	char buf[OB_PIECE];
 	size_t len;
 
 	if (f->partial) {
@@ -583,7 +704,7 @@ static void rp_exit_plain(struct analysis *a, struct an_thread *t, const struct 
 			rp_open_ancestors(rp, a, t, d);
 		post = how == AN_END_UNWOUND ? &rp_leaf_unwound_end : &rp_leaf_end;
 	}
-	name = rp_text(a, f->fn, !opened, &len);
+	name = opened ? rp_text(a, f->fn, false, &len) : rp_call(rp, a, t, d, buf, &len);
 	rp_line(rp, a, t, !f->partial, dur, d, opened ? &rp_close : &rp_none, name, len, post,
 		opened ? end : f->tsc, f->fn);
 }
@@ -618,7 +739,9 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 		rp_line(rp, a, t, true, dur, s->level, &rp_close, name, len,
 			how == AN_END_UNWOUND ? &rp_close_unwound_end : &rp_close_end, end, f->fn);
 	} else {
-		name = rp_text(a, f->fn, true, &len);
+		char buf[OB_PIECE];
+
+		name = rp_call(rp, a, t, t->depth - 1, buf, &len);
 		rp_line(rp, a, t, true, dur, s->level, &rp_none, name, len,
 			how == AN_END_UNWOUND ? &rp_leaf_unwound_end : &rp_leaf_end, f->tsc, f->fn);
 	}
@@ -719,6 +842,7 @@ static const struct an_ops rp_ops = {
 	.native = rp_native,
 	.gap = rp_gap,
 	.wait = rp_wait,
+	.arg = rp_arg,
 };
 
 /* No selector: no selection state (see rp_opened()). */
@@ -731,6 +855,7 @@ static const struct an_ops rp_plain_ops = {
 	.native = rp_native,
 	.gap = rp_gap,
 	.wait = rp_wait,
+	.arg = rp_arg,
 };
 
 /* -f: the first call's time is the origin of time and elapsed, as of --time-range. */
@@ -866,6 +991,9 @@ int cmd_replay(int argc, char **argv)
 		a.threads[i]->uptr = NULL;	/* a frame count, not memory */
 	sel_fini(&rp.sel);
 	free(rp.last);
+	for (i = 0; i < rp.n_args; i++)
+		free(rp.args[i].at);
+	free(rp.args);
 	an_fini(&a);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;
