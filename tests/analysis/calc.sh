@@ -105,7 +105,7 @@ check() {	# check SUBDIR FDRTRACE_OPTIONS
 	fi
 
 	echo "--- graph"
-	"$fdr" graph "$trace" >graph.dot
+	"$fdr" graph --format dot "$trace" >graph.dot
 	grep -q '^	f[0-9]* \[label="main' graph.dot || fail "no main in the graph"
 	id_main=$(sed -n 's/^	f\([0-9]*\) \[label="main\\n.*/\1/p' graph.dot)
 	id_worker=$(sed -n 's/^	f\([0-9]*\) \[label="worker\\n.*/\1/p' graph.dot)

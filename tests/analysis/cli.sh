@@ -45,6 +45,7 @@ for c in account stack convert replay graph extract-map record diff; do
 done
 for c in account stack convert replay graph extract-map; do
 	check "$c-no-such-file" 1 "$fdr" $c no-such.fdr && has err "no-such.fdr"
+	[ $c = graph ] && continue	# graph FILE FUNC
 	check "$c-two-files" 2 "$fdr" $c a.fdr b.fdr && has err "one FILE only"
 done
 check account-bad-sort 2 "$fdr" account -s frob x.fdr && has err "unknown sort key 'frob'"
@@ -94,6 +95,15 @@ check recursion-total 0 "$fdr" account -f csv basic.fdr && has out '"fact",2.000
 check stack-us 0 "$fdr" stack -u us --inclusive basic.fdr && has out "main 2"
 check replay-threshold 0 "$fdr" replay -t 250ns basic.fdr && has out "foo::bar();"
 check replay-tid 0 "$fdr" replay --tid 200 basic.fdr && has out "[    200] | lex();"
+# graph: the text tree, FUNC's backtraces and callees, DOT on demand, selectors
+check graph-text 0 "$fdr" graph basic.fdr && has out "    2.000 us    1.100 us           1  main" &&
+	has out "   50.000 ns   50.000 ns           1  | +-fact"
+check graph-func 0 "$fdr" graph basic.fdr 'pars*' && has out "========== BACKTRACES OF pars* ==========" &&
+	has out " backtrace #0: 1 call, total 400.000 ns" &&
+	has out "  700.000 ns  450.000 ns           2  parse"
+check graph-func-missing 1 "$fdr" graph basic.fdr nosuch && has err "no completed call of 'nosuch'"
+check graph-dot-func 2 "$fdr" graph --format dot basic.fdr main && has err "FUNC is for the text form"
+check graph-selectors 0 "$fdr" graph -N lex basic.fdr && has out "  400.000 ns  400.000 ns           1  +-parse"
 # -f: uftrace's fields; a line's time is what --time-range takes
 check replay-fields 0 "$fdr" replay -f time,duration,tid basic.fdr &&
 	has out "#         TIME      DURATION     TID | FUNCTION" &&

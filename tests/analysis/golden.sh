@@ -16,7 +16,9 @@
 #   stack-filtered  fdrtrace stack -F main -N fact -D 2 FILE
 #   stack-threshold fdrtrace stack -t 250ns FILE
 #   stack-tid-range fdrtrace stack --tid 100 -r 0.0000005~ FILE
-#   graph           fdrtrace graph FILE
+#   graph           fdrtrace graph --format dot FILE
+#   graph-text      fdrtrace graph FILE (the text tree)
+#   graph-func      fdrtrace graph FILE fact (backtraces and callee tree)
 #   chrome          fdrtrace convert --format chrome FILE -o out.json (and, with
 #                   python3, the JSON must parse and each thread's events be in
 #                   start order)
@@ -77,7 +79,9 @@ for f in "$exp/$name".*; do
 	replay-range) run "$what" "$fdr" replay -r 0.0000004~0.0000008 trace.fdr ;;
 	replay-threshold) run "$what" "$fdr" replay -t 100ns trace.fdr ;;
 	replay-fields) run "$what" "$fdr" replay -f time,delta,elapsed,duration,tid,pid trace.fdr ;;
-	graph) run "$what" "$fdr" graph trace.fdr ;;
+	graph) run "$what" "$fdr" graph --format dot trace.fdr ;;
+	graph-text) run "$what" "$fdr" graph trace.fdr ;;
+	graph-func) run "$what" "$fdr" graph trace.fdr fact ;;
 	chrome)
 		run "$what" "$fdr" convert --format chrome trace.fdr -o out.json
 		mv out.json "$what.out"

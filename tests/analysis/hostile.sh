@@ -177,7 +177,7 @@ W
 	fi
 
 	# class 8
-	if "$fdr" graph -q unfinished.fdr >graph.out 2>graph.err && grep -q '^digraph' graph.out; then
+	if "$fdr" graph --format dot -q unfinished.fdr >graph.out 2>graph.err && grep -q '^digraph' graph.out; then
 		ok "$path: graph with no completed call"
 	else
 		fail "$path: graph with no completed call"; cat graph.err

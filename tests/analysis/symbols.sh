@@ -107,7 +107,7 @@ if [ "$sanitized" = 0 ]; then
 	"$fdr" stack -q -c "$t" >dup.stack
 	grep -q '^main;from_a;helper (a.c:3) 3$' dup.stack || fail "stack: main;from_a;helper (a.c:3)"
 	grep -q '^main;from_b;helper (b.c:5) 5$' dup.stack || fail "stack: main;from_b;helper (b.c:5)"
-	"$fdr" graph -q "$t" >dup.dot
+	"$fdr" graph --format dot -q "$t" >dup.dot
 	grep -q 'label="helper (a.c:3)' dup.dot || fail "graph: helper (a.c:3)"
 	grep -q 'label="helper (b.c:5)' dup.dot || fail "graph: helper (b.c:5)"
 	"$fdr" convert -q --format chrome "$t" -o dup.json

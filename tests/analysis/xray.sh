@@ -48,7 +48,7 @@ for tid in $tids; do
 	# of the outermost calls).
 	"$xray" graph -m map.yaml "t$tid.fdr" | grep -o '^F[0-9]* -> F[0-9]*' |
 		grep -v '^F0 ' | tr F f | sort >"t$tid.xray-edges"
-	"$fdr" graph -q "t$tid.fdr" | grep -o 'f[0-9]* -> f[0-9]*' | sort >"t$tid.edges"
+	"$fdr" graph --format dot -q "t$tid.fdr" | grep -o 'f[0-9]* -> f[0-9]*' | sort >"t$tid.edges"
 	diff -u "t$tid.xray-edges" "t$tid.edges"
 	"$xray" stack -m map.yaml "t$tid.fdr" >"t$tid.xray-stack"
 	grep -q '^Unique Stacks: [1-9]' "t$tid.xray-stack"

@@ -118,8 +118,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	case 1: {
 		static const char *const yaml[] = { "-o", "m.yaml", NULL };
+		static const char *const dot[] = { "--format", "dot", NULL };
 
-		fz_analysis(cmd_graph, "graph", NULL, imap, "out");
+		/* the text tree, or DOT */
+		fz_analysis(cmd_graph, "graph", variant & 4 ? dot : NULL, imap, "out");
 		fz_check_text("out", false);
 		fz_unlink("m.yaml");
 		if (fz_analysis(cmd_extract_map, "extract-map", yaml, false, "out") == 0)
