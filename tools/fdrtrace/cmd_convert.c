@@ -178,6 +178,12 @@ static void cvt_unfinished(struct analysis *a, struct an_thread *t, const struct
 	ord_finish(&c->ord, a, t, true);
 }
 
+/* struct ord.lasts: the threshold as sel_exit() applies it */
+static bool cvt_lasts(void *ctx, struct analysis *a, uint64_t dur)
+{
+	return sel_lasts(ctx, a, dur);
+}
+
 static const struct an_ops cvt_ops = {
 	.enter = cvt_enter,
 	.exit = cvt_exit,
@@ -238,7 +244,8 @@ static const struct cli_cmd convert_cli = {
 	"Calls still open at the end of the trace (a crash, _exit) have a begin and\n"
 	"no end; the summary on stderr says how many there were. A call open over\n"
 	"more than 16384 later calls and events (of all threads) may be written as\n"
-	"a begin/end pair instead of one complete event.\n",
+	"a begin/end pair instead of one complete event; with -t, only one that\n"
+	"already lasted the threshold.\n",
 	.optstring = "f:",
 	.longopts = cvt_longopts,
 	.groups = CLI_QUIET | CLI_SELECT | CLI_OUTPUT,
@@ -276,6 +283,10 @@ int cmd_convert(int argc, char **argv)
 		ops.exit = cvt_exit_plain;	/* no selector: every call shown */
 	a.ops = &ops;
 	ord_init(&c.ord, c.fmt->wr, &c.cv, c.fmt->split);
+	if (cl.sel.threshold_ns) {
+		c.ord.lasts = cvt_lasts;
+		c.ord.lasts_ctx = &c.sel;
+	}
 	ow_init(&c.cv.w, stdout, CV_OUT_SIZE);
 	tk_ns_init(&c.cv.clk, 0);
 	c.cv.near.ok = false;
@@ -294,6 +305,11 @@ int cmd_convert(int argc, char **argv)
 			tool_err("out of memory: some calls are missing from the output");
 			status = EXIT_FAIL;
 		}
+		if (c.ord.short_begun)
+			tool_err("%" PRIu64 " calls shorter than -t are in the output: open over "
+				 "more than %u queued items (or a native stack), they were begun "
+				 "before their duration was known", c.ord.short_begun,
+				 ORD_HOLD_MAX);
 		an_summary(&a, "convert");
 	}
 	if (c.cv.out)
