@@ -67,6 +67,7 @@ enum ord_kind {
 	ORD_CALL,
 	ORD_EVENT,	/* an application custom or typed event */
 	ORD_GAP,	/* records lost here */
+	ORD_WAIT,	/* on_full=wait: the thread waited @dur ticks for a buffer */
 };
 
 /**
@@ -82,7 +83,7 @@ enum ord_kind {
  * @lost: its end was lost with records of the trace (see ord_lose())
  * @level: nesting level among the emitted calls (0: outermost)
  * @fn: the function of a call
- * @tsc, @dur: start and duration (ticks)
+ * @tsc, @dur: start and duration (ticks; of a call or a wait)
  * @size, @type: payload size and typed-event type of an event (@type
  *	-1 for a custom event); @size is the count of lost records of a gap
  * @id: its sequence number, once its queue dropped dead items (struct
