@@ -144,6 +144,32 @@ static char *tool_tmp_name(const char *final)
 	return t;
 }
 
+int tool_output_is_input(const char *cmd, const char *path, char *const *inputs, int n)
+{
+	bool to_stdout = !path || strcmp(path, "-") == 0;
+	struct stat out, in;
+	int i;
+
+	if (to_stdout ? fstat(STDOUT_FILENO, &out) : stat(path, &out))
+		return 0;	/* nothing there yet: not an input */
+	if (!S_ISREG(out.st_mode))
+		return 0;	/* a device (/dev/null), a FIFO: never replaced */
+	for (i = 0; i < n; i++) {
+		bool from_stdin = strcmp(inputs[i], "-") == 0;
+
+		if (from_stdin ? fstat(STDIN_FILENO, &in) : stat(inputs[i], &in))
+			continue;	/* reported when it is opened */
+		if (in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+			continue;
+		return tool_usage_err(cmd, "the output %s%s%s is the input %s%s%s (the same file): "
+				      "writing it would replace the input",
+				      to_stdout ? "(standard output)" : "'", to_stdout ? "" : path,
+				      to_stdout ? "" : "'", from_stdin ? "(standard input)" : "'",
+				      from_stdin ? "" : inputs[i], from_stdin ? "" : "'");
+	}
+	return 0;
+}
+
 int tool_output_open(struct tool_output *o, const char *path)
 {
 	struct stat sb;

@@ -143,6 +143,22 @@ struct tool_output {
 int tool_output_open(struct tool_output *o, const char *path);
 
 /**
+ * tool_output_is_input - refuse an output that is one of the inputs
+ * @cmd: the command, for the message
+ * @path: the -o argument; NULL or "-" for standard output
+ * @inputs: the input paths ("-": standard input)
+ * @n: their number
+ *
+ * An output file that is an input (the same device and inode: the same
+ * path, a symbolic or a hard link to it; standard output redirected to it)
+ * would replace the input, since the output is renamed over it when done.
+ * Call before anything is opened for writing.
+ *
+ * Return: 0, or EXIT_USAGE after a usage message naming both.
+ */
+int tool_output_is_input(const char *cmd, const char *path, char *const *inputs, int n);
+
+/**
  * tool_output_close - finish what tool_output_open() started
  * @o: the output
  * @ok: the command succeeded: flush, check, and (for a temporary file)
