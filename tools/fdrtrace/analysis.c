@@ -1232,6 +1232,7 @@ static void an_report(struct analysis *a, struct fdrtrace_reader *rd)
 
 	if (e == FDRTRACE_E_TRUNCATED)
 		a->st.truncated = true;
+	tool_stderr_sync();
 	fprintf(stderr, "%s:%" PRIu64 ": %s\n", a->path, off, fdrtrace_reader_errmsg(rd));
 }
 
@@ -1933,6 +1934,7 @@ void an_summary(const struct analysis *a, const char *cmd)
 
 	if (a->quiet)
 		return;
+	tool_stderr_sync();	/* the output's last line first, whole (2>&1) */
 	if (s->stopped)
 		fprintf(stderr,
 			"fdrtrace %s: %s: recording stopped early, a write failed (%s): what the "
@@ -1984,6 +1986,7 @@ void an_events_note(const struct analysis *a, const char *cmd)
 
 	if (a->quiet || !n)
 		return;
+	tool_stderr_sync();
 	fprintf(stderr,
 		"fdrtrace %s: %s: %" PRIu64 " application event%s (custom %" PRIu64 ", typed %"
 		PRIu64 "): see replay, convert or dump\n",

@@ -131,6 +131,16 @@ static __attribute__((noinline)) void cvt_wait_put(struct cvt *c, struct analysi
 	ord_instant(&c->ord, a, t, &it);
 }
 
+/* tool_stderr_sync(): what was written so far goes out before a message. */
+static void cvt_stderr_sync(void *ctx)
+{
+	struct cv *cv = ctx;
+
+	if (cv->out)
+		cv_flush(cv);
+	ow_drain(&cv->w);
+}
+
 static void cvt_enter(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
 	struct cvt *c = a->ctx;
@@ -374,6 +384,7 @@ int cmd_convert(int argc, char **argv)
 	tk_ns_init(&c.cv.clk, 0);
 	c.cv.near.ok = false;
 	c.cv.out = malloc(CV_OUT_SIZE);
+	tool_stderr_hook(cvt_stderr_sync, &c.cv);
 	rc = c.cv.out ? c.fmt->start(&c.cv) : -ENOMEM;
 	if (!rc)
 		rc = an_run(&a, cl.files[0]) ? -EIO : 0;
@@ -397,6 +408,7 @@ int cmd_convert(int argc, char **argv)
 				 ORD_HOLD_MAX);
 		an_summary(&a, "convert");
 	}
+	tool_stderr_hook(NULL, NULL);
 	if (c.cv.out)
 		cv_flush(&c.cv);
 	ow_drain(&c.cv.w);

@@ -602,6 +602,15 @@ static void rp_wait(struct analysis *a, struct an_thread *t, uint64_t first_tsc,
 		  an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0));
 }
 
+/* tool_stderr_sync(): the lines made so far go out before a message. */
+static void rp_stderr_sync(void *ctx)
+{
+	struct obuf *ob = ctx;
+
+	ob_flush(ob);
+	ow_drain(&ob->w);
+}
+
 static const struct an_ops rp_ops = {
 	.enter = rp_enter,
 	.exit = rp_exit,
@@ -664,6 +673,7 @@ int cmd_replay(int argc, char **argv)
 	a.ops = rp.sel.plain ? &rp_plain_ops : &rp_ops;
 	a.ctx = &rp;
 	printf("# %11s  %9s   %s\n", "DURATION", "TID", "FUNCTION");
+	tool_stderr_hook(rp_stderr_sync, &rp.ob);
 	if (an_run(&a, cl.files[0])) {
 		status = EXIT_FAIL;
 	} else {
@@ -673,6 +683,7 @@ int cmd_replay(int argc, char **argv)
 		}
 		an_summary(&a, "replay");
 	}
+	tool_stderr_hook(NULL, NULL);
 	ob_fini(&rp.ob);
 	for (i = 0; i < a.n_threads; i++)
 		a.threads[i]->uptr = NULL;	/* a frame count, not memory */

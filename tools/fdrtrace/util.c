@@ -24,10 +24,27 @@
 
 struct sigaction tool_sigpipe_at_start = { .sa_handler = SIG_DFL };
 
+static void (*tool_sync_fn)(void *);
+static void *tool_sync_ctx;
+
+void tool_stderr_hook(void (*fn)(void *ctx), void *ctx)
+{
+	tool_sync_fn = fn;
+	tool_sync_ctx = ctx;
+}
+
+void tool_stderr_sync(void)
+{
+	if (tool_sync_fn)
+		tool_sync_fn(tool_sync_ctx);
+	fflush(stdout);	/* an error stays in the stream for tool_finish_stdout() */
+}
+
 void tool_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	tool_stderr_sync();
 	fputs("fdrtrace: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -39,6 +56,7 @@ int tool_usage_err(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
+	tool_stderr_sync();
 	fprintf(stderr, "fdrtrace %s: ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -48,6 +48,25 @@ extern struct sigaction tool_sigpipe_at_start;
 void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
+ * tool_stderr_sync - write out standard output before a line on stderr
+ *
+ * With both on one pipe (2>&1), stdout's buffer would otherwise be written
+ * later, or cut anywhere, and a message would land inside a line of the
+ * output. Runs the command's hook (tool_stderr_hook()), which writes out
+ * its own buffers, then flushes stdout. Every message to stderr goes after
+ * it (tool_err() and tool_usage_err() call it). Called between whole lines
+ * of output: it changes when the output is written, never what.
+ */
+void tool_stderr_sync(void);
+
+/**
+ * tool_stderr_hook - set what tool_stderr_sync() writes out before stdout
+ * @fn: the command's flush of its output buffers (NULL: none)
+ * @ctx: passed to @fn
+ */
+void tool_stderr_hook(void (*fn)(void *ctx), void *ctx);
+
+/**
  * tool_usage_err - report a bad argument of a command
  * @cmd: the command's name
  * @fmt: printf format of the message
