@@ -9,6 +9,8 @@
 # "fdrtrace: waited for a buffer" per wait with its exact start and
 # duration, properly nested; Perfetto: one slice each, the structure
 # checked by perfetto_check.py; --tid and -r select waits as events.
+# replay prints each where convert places it (it printed the first inside
+# the call that had ended before it).
 # Then a real run of LOOP with buffer_max=2 on_full=wait: as many wait
 # events as the summary counts waits (skipped when the run never waited).
 set -eu
@@ -96,6 +98,24 @@ if command -v python3 >/dev/null; then
 	grep -qx "fdrtrace: waited for a buffer 2" pf.counts || { cat pf.counts >&2; fail "perfetto: not two waits"; }
 	echo ok
 fi
+
+echo "--- replay"
+"$fdr" replay -q waits.fdr >replay.out
+cat >want <<'EOF'
+#    DURATION        TID   FUNCTION
+              [    100] | main() {
+   100.000 ns [    100] |   work();
+              [    100] |   [waited 0.000004 s for a free buffer (on_full=wait)]
+    50.000 ns [    100] |   work();
+              [    100] |   work() {
+              [    100] |     [waited 0.000000 s for a free buffer (on_full=wait)]
+   300.000 ns [    100] |   } /* work */
+     4.800 us [    100] | } /* main */
+EOF
+diff -u want replay.out || fail "replay: the waits are not where they happened"
+"$fdr" replay -q -t 1ns waits.fdr >replay-t.out
+diff -u want replay-t.out || fail "replay -t 1ns (the selecting path): not the same"
+echo ok
 
 echo "--- selectors"
 n=$("$fdr" convert -q --tid 7 waits.fdr -o - | grep -c '"cat":"fdrtrace"' || true)
