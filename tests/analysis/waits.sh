@@ -10,7 +10,10 @@
 # duration, properly nested; Perfetto: one slice each, the structure
 # checked by perfetto_check.py; --tid and -r select waits as events.
 # replay prints each where convert places it (it printed the first inside
-# the call that had ended before it).
+# the call that had ended before it). Two waits in a row (the first
+# before any record: inside the call open then) and a wait before an
+# exit that unwinds a callee (after the record's own call, not the
+# unwound one): both kept, each in its place.
 # Then a real run of LOOP with buffer_max=2 on_full=wait: as many wait
 # events as the summary counts waits (skipped when the run never waited).
 set -eu
@@ -115,6 +118,62 @@ EOF
 diff -u want replay.out || fail "replay: the waits are not where they happened"
 "$fdr" replay -q -t 1ns waits.fdr >replay-t.out
 diff -u want replay-t.out || fail "replay -t 1ns (the selecting path): not the same"
+echo ok
+
+echo "--- two waits in a row; a wait before an exit that unwinds"
+cat >waits2.txt <<EOF
+hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=4096
+buf ext size=auto
+buf new tid=100
+buf wal sec=1700000000 usec=0
+buf pid pid=100
+cpu new cpu=0 tsc=1000
+ext func delta=0 func_id=1 address=0x401000 module_id=0 name=main
+ext func delta=0 func_id=2 address=0x401100 module_id=0 name=f
+ext func delta=0 func_id=3 address=0x401200 module_id=0 name=g
+fun ent id=1 delta=0
+fun ent id=2 delta=100
+fun ent id=3 delta=100
+buf ext size=auto
+buf new tid=100
+buf wal sec=1700000000 usec=0
+buf pid pid=100
+cpu new cpu=0 tsc=1300
+evt cus size=28 delta=0 data=$(wait_hex 100 1310 1400)
+buf ext size=auto
+buf new tid=100
+buf wal sec=1700000000 usec=0
+buf pid pid=100
+cpu new cpu=0 tsc=1500
+evt cus size=28 delta=0 data=$(wait_hex 100 1510 1600)
+fun exi id=2 delta=0
+fun exi id=1 delta=200
+EOF
+"$fdr" assemble waits2.txt -o waits2.fdr
+"$fdr" convert -q waits2.fdr -o - | grep '"cat":"fdrtrace"' >got
+cat >want <<'EOF'
+{"name":"fdrtrace: waited for a buffer","cat":"fdrtrace","ph":"X","ts":1.310,"dur":0.090,"pid":100,"tid":100,"args":{"on_full":"wait"}},
+{"name":"fdrtrace: waited for a buffer","cat":"fdrtrace","ph":"X","ts":1.510,"dur":0.090,"pid":100,"tid":100,"args":{"on_full":"wait"}},
+EOF
+diff -u want got || fail "convert: not the two waits in a row"
+if command -v python3 >/dev/null; then
+	"$fdr" convert -q -f perfetto waits2.fdr -o waits2.pb
+	python3 "$here/perfetto_check.py" waits2.pb >pf2.counts || fail "perfetto: bad structure (waits2)"
+	grep -qx "fdrtrace: waited for a buffer 2" pf2.counts || fail "perfetto: not two waits (waits2)"
+fi
+"$fdr" replay -q waits2.fdr >replay2.out
+cat >want <<'EOF'
+#    DURATION        TID   FUNCTION
+              [    100] | main() {
+              [    100] |   f() {
+              [    100] |     g() {
+              [    100] |       [waited 0.000000 s for a free buffer (on_full=wait)]
+   300.000 ns [    100] |     } /* g */ /* ended by an outer exit */
+   400.000 ns [    100] |   } /* f */
+              [    100] |   [waited 0.000000 s for a free buffer (on_full=wait)]
+   700.000 ns [    100] | } /* main */
+EOF
+diff -u want replay2.out || fail "replay: the waits in a row are not where they happened"
 echo ok
 
 echo "--- selectors"

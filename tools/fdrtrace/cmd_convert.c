@@ -73,6 +73,9 @@ static uint32_t cvt_level(struct cvt *c, const struct an_thread *t)
  * record is applied (cvt_wait_put()), so that it lies inside the call
  * open then, after the calls that ended before it.
  */
+static void cvt_wait_put(struct cvt *c, struct analysis *a, struct an_thread *t, uint32_t level,
+			 uint64_t after);
+
 static void cvt_wait(struct analysis *a, struct an_thread *t, uint64_t first_tsc,
 		     uint64_t last_tsc)
 {
@@ -97,7 +100,7 @@ static void cvt_wait(struct analysis *a, struct an_thread *t, uint64_t first_tsc
 	}
 	w = &c->waits[t->index];
 	if (w->pending)
-		return;	/* two waits for one record cannot be: keep the first */
+		cvt_wait_put(c, a, t, cvt_level(c, t), 0);	/* two in a row: the first here */
 	w->first = first_tsc;
 	w->last = last_tsc > first_tsc ? last_tsc : first_tsc;
 	w->pending = true;
@@ -162,8 +165,9 @@ static void cvt_exit(struct analysis *a, struct an_thread *t, const struct an_fr
 
 	if (fr && fr->user)
 		ord_close(&c->ord, a, t, fr->user, f->tsc, dur, how == AN_END_UNWOUND, shown);
-	if (__builtin_expect(c->waits_pending != 0, 0))
-		cvt_wait_put(c, a, t, fr ? fr->level : 0, end);	/* beside the call that ended */
+	/* beside the call that ended (the record's own: the calls it unwound end first) */
+	if (__builtin_expect(c->waits_pending != 0, 0) && how != AN_END_UNWOUND)
+		cvt_wait_put(c, a, t, fr ? fr->level : 0, end);
 }
 
 /*
@@ -178,7 +182,7 @@ static void cvt_exit_plain(struct analysis *a, struct an_thread *t, const struct
 
 	if (fr && fr->user)
 		ord_close(&c->ord, a, t, fr->user, f->tsc, dur, how == AN_END_UNWOUND, true);
-	if (__builtin_expect(c->waits_pending != 0, 0))
+	if (__builtin_expect(c->waits_pending != 0, 0) && how != AN_END_UNWOUND)
 		cvt_wait_put(c, a, t, fr ? fr->level : 0, end);
 }
 

@@ -493,8 +493,9 @@ static void rp_exit_plain(struct analysis *a, struct an_thread *t, const struct 
 	}
 	name = rp_text(a, f->fn, !opened, &len);
 	rp_line(rp, a, t, !f->partial, dur, d, opened ? &rp_close : &rp_none, name, len, post);
-	if (__builtin_expect(rp->waits_pending != 0, 0))
-		rp_wait_put(rp, a, t, d);	/* beside the call that ended */
+	/* beside the call that ended (the record's own: the calls it unwound end first) */
+	if (__builtin_expect(rp->waits_pending != 0, 0) && how != AN_END_UNWOUND)
+		rp_wait_put(rp, a, t, d);
 }
 
 static void rp_exit_shown(struct rp *rp, struct analysis *a, struct an_thread *t,
@@ -509,7 +510,7 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	bool shown = sel_exit(&rp->sel, a, t, dur);
 
 	(void)end;
-	if (__builtin_expect(rp->waits_pending != 0, 0)) {
+	if (__builtin_expect(rp->waits_pending != 0, 0) && how != AN_END_UNWOUND) {
 		rp_exit_shown(rp, a, t, f, s, shown, dur, how);
 		rp_wait_put(rp, a, t, t->depth - 1);	/* beside the call that ended */
 		return;
