@@ -121,7 +121,7 @@ enum fdrtrace_error {
  *	the reference for later records does not change.
  * @wall_ns: wall-clock time of @tsc in ns since the epoch of the buffer's
  *	WallTimeMarker: the marker's time plus (@tsc - the buffer's first TSC
- *	reference) / cycle_frequency (no scaling when the frequency is 0);
+ *	reference) / cycle_frequency (never 0: the reader refuses that header);
  *	0 when the buffer has no WallTimeMarker yet
  * @tid: thread id of the current buffer (0 outside buffers)
  * @pid: process id (the Pid record of the buffer, 0 when unknown)

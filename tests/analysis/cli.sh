@@ -8,7 +8,10 @@
 # printed and the calls counted exactly; a missing program exits 127; an
 # uninstrumented one leaves no trace and record names the compile flag; a
 # copy of fdrtrace finds the library beside its bin/, and one that finds
-# none says where it looked and exits 127.
+# none says where it looked and exits 127. With stdout and stderr on one
+# pipe, every command's output and its stderr lines stay whole lines, the
+# output first (issue 33: account's footnote was cut mid-word by the
+# summary).
 set -u
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
@@ -243,6 +246,55 @@ else
 		has err "was not found to preload (looked for $work/nolib/bin/../" &&
 		has err "$reader_dir/libfdrtrace.so.0"
 fi
+
+# One pipe for stdout and stderr: a table of 300 functions (tens of KB,
+# several pipe buffers), an unwound call (account's footnote), calls
+# without exits and an application event (the summary and the events
+# note on stderr). Every line of the mixed stream is a whole line of
+# stdout or of stderr (each of which begins with "fdrtrace "), each
+# stream's in order; account, stack and graph print their footnotes and
+# table before the summary.
+{
+	echo "hdr fdr version=5 bitfield=3 cycle_frequency=1000000000 buffer_size=65536"
+	echo "buf ext size=auto"
+	echo "buf new tid=1"
+	echo "buf wal sec=1700000000 usec=0"
+	echo "buf pid pid=1"
+	echo "cpu new cpu=0 tsc=1000"
+	for i in $(seq 1 300); do
+		echo "ext func delta=0 func_id=$i address=0x$((400000 + i)) module_id=0" \
+			"name=a_function_with_a_rather_long_name_number_$i"
+	done
+	for i in $(seq 1 300); do
+		echo "fun ent id=$i delta=10"
+		echo "fun exi id=$i delta=$i"
+	done
+	echo "fun ent id=1 delta=10"
+	echo "fun ent id=2 delta=10"
+	echo "fun exi id=1 delta=10"
+	echo "evt cus size=2 delta=1 data=6869"
+	echo "fun ent id=3 delta=10"
+} >many-fns.txt
+"$fdr" assemble many-fns.txt -o many-fns.fdr
+for c in "account" "account -f csv" "stack" "graph" "replay" "diff many-fns.fdr" "convert -o -"; do
+	"$fdr" $c many-fns.fdr >alone.out 2>alone.err
+	"$fdr" $c many-fns.fdr 2>&1 | cat >mixed
+	n_out=$(wc -l <alone.out)
+	if [ ! -s alone.err ]; then
+		echo "FAIL one pipe, '$c': nothing on stderr to mix"
+		fails=$((fails + 1))
+	elif ! grep -v '^fdrtrace ' mixed | cmp -s - alone.out ||
+		! grep '^fdrtrace ' mixed | cmp -s - alone.err; then
+		echo "FAIL one pipe, '$c': stdout and stderr mixed inside lines"
+		diff <(grep -v '^fdrtrace ' mixed) alone.out | head -5
+		fails=$((fails + 1))
+	elif [ "${c%% *}" != diff ] && ! cat alone.out alone.err | cmp -s - mixed; then
+		echo "FAIL one pipe, '$c': the output is not before the summary"
+		fails=$((fails + 1))
+	else
+		echo "ok   one pipe, '$c' ($n_out lines, then $(wc -l <alone.err) on stderr)"
+	fi
+done
 
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "all ok"

@@ -22,6 +22,11 @@
 #                      its uninitialised "thread printed" flag: UBSan's
 #                      invalid-bool-load in the fuzzer, at random elsewhere);
 #                      skipped without valgrind and in sanitized builds
+#   leaks: an --instr-map YAML entry that names its function, then breaks
+#                      (id 0, a bad address, no id, a key without ':'):
+#                      status 1 and no leak (the copied name leaked on that
+#                      error path, issue 33), under valgrind's leak check,
+#                      or LeakSanitizer in the ASan build
 set -u
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
@@ -124,6 +129,34 @@ if command -v valgrind >/dev/null && [ "${FDRTRACE_TEST_SANITIZED:-0}" != 1 ]; t
 else
 	echo "skip memcheck (no valgrind, or a sanitized build)"
 fi
+
+# leaks on --instr-map's error paths
+"$fdr" assemble "$dir/../golden/basic.txt" -o leak.fdr || fail "assemble basic"
+i=0
+for entry in "function-name: leaked_name, id: 0" "function-name: leaked_name, id: 1, function: x" \
+	     "function-name: leaked_name" "function-name: leaked_name, id 1"; do
+	i=$((i + 1))
+	printf -- '---\n- { id: 2, function: 0x401100, function-name: parse }\n- { %s }\n' \
+		"$entry" >leak$i.yaml
+	if [ "${FDRTRACE_TEST_SANITIZED:-0}" = 1 ]; then
+		rc=0
+		"$fdr" account --instr-map leak$i.yaml leak.fdr >out 2>err || rc=$?
+		if [ $rc = 1 ] && ! grep -q Sanitizer err; then
+			ok "no leak: --instr-map '{ $entry }'"
+		else
+			fail "no leak: --instr-map '{ $entry }' (status $rc)"; grep -m5 -A3 Sanitizer err
+		fi
+	elif command -v valgrind >/dev/null; then
+		rc=0
+		valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+			"$fdr" account --instr-map leak$i.yaml leak.fdr >out 2>err || rc=$?
+		if [ $rc = 1 ] && grep -q "leak$i.yaml:3: not an instrumentation map entry" err; then
+			ok "no leak: --instr-map '{ $entry }'"
+		else
+			fail "no leak: --instr-map '{ $entry }' (status $rc)"; grep -m5 '==' err
+		fi
+	fi
+done
 
 echo "$fails failed"
 [ "$fails" = 0 ]

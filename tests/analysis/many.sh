@@ -90,6 +90,22 @@ if calls != int(sys.argv[2]) or bs != es or bs == 0:
 PY
 	echo ok
 fi
+echo "--- convert -t writes the calls account -t counts (issue 33)"
+# The window writes main out early; before, every call open then (an outer
+# or inner of ~100 ns) became a begin/end pair whatever -t said.
+here=$(dirname "$(abs "$0")")
+for t in 100ns 1us 10us 10s; do
+	acc=$("$fdr" account -q -t $t -f csv "$trace" | tail -n +2 |
+		awk -F, '{ s += $2 } END { print s + 0 }')
+	chrome=$("$fdr" convert -q -t $t "$trace" -o - | grep -o '"ph":"[XE]"' | wc -l)
+	[ "$chrome" -eq "$acc" ] || fail "convert -t $t: $chrome calls, account -t $t: $acc"
+	if command -v python3 >/dev/null; then
+		"$fdr" convert -q -f perfetto -t $t "$trace" -o t.pb
+		pf=$(python3 "$here/perfetto_check.py" t.pb | awk '!/^#/ { s += $2 } END { print s + 0 }')
+		[ "$pf" -eq "$acc" ] || fail "convert -f perfetto -t $t: $pf calls, account: $acc"
+	fi
+	echo "ok   -t $t: $acc calls"
+done
 echo "--- bounded memory: every command within 32 MB of address space"
 if (ulimit -v 32768; "$fdr" --version >/dev/null 2>&1); then
 	for c in "account" "stack -P" "graph" "replay" "convert"; do

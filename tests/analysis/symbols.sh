@@ -7,6 +7,8 @@
 #   1. two static functions named helper in a.c and b.c: every command
 #      (account, replay, stack, graph, convert, extract-map) shows
 #      'helper (a.c:3)' and 'helper (b.c:5)', with their own call counts;
+#      once the program is rebuilt with a change, replay --locations shows
+#      no line from it and warns once, naming it and both build-ids;
 #   2. a stripped program whose debug file (objcopy --only-keep-debug,
 #      its debug sections compressed) sits in a build-id tree: no names
 #      without --debug-dir, names and lines with it; the same debug file
@@ -120,6 +122,27 @@ if [ "$sanitized" = 0 ]; then
 		fail "account --locations: from_b (b.c:7)"
 	"$fdr" replay -q --locations "$t" | grep -q 'main() (main.c:4) {' ||
 		fail "replay --locations: main() (main.c:4)"
+	# rebuilt since the trace: its lines are not used, and replay says so,
+	# once for the module, with both build-ids (issue 33: it said nothing)
+	"$fdr" replay --locations "$t" >/dev/null 2>same.err
+	grep -q build-id same.err && fail "replay --locations: a warning about the same build"
+	traced=$("$fdr" dump "$t" |
+		sed -n 's/.*FDRx module_map .*build_id=\([0-9a-f]*\) .*path=".*\/dup".*/\1/p' | head -n 1)
+	[ -n "$traced" ] || fail "no module_map record of dup in the trace"
+	sed 's/s += from_b(i);/s += from_b(i) + 1;/' main.c >changed.c
+	"$cc" -O0 -g -finstrument-functions changed.c a.c b.c -o dup
+	now=$(readelf -n dup | awk '/Build ID:/ { print $3 }')
+	[ "$now" != "$traced" ] || fail "the rebuilt dup has the traced build-id"
+	"$fdr" replay --locations "$t" >rebuilt.replay 2>rebuilt.err
+	cat rebuilt.err
+	grep -q '(main.c:' rebuilt.replay && fail "replay --locations: lines from the rebuilt file"
+	[ "$(grep -c 'build-id' rebuilt.err)" -eq 1 ] || fail "replay --locations: not one warning"
+	grep -qF "/dup has build-id ${now:0:40}" rebuilt.err ||
+		fail "replay --locations: the warning does not name dup and its build-id"
+	grep -qF "the trace recorded ${traced:0:40}" rebuilt.err ||
+		fail "replay --locations: the warning does not give the traced build-id"
+	"$fdr" replay -q --locations "$t" 2>&1 >/dev/null | grep -q build-id &&
+		fail "replay -q: the warning is not silenced"
 else
 	echo "(sanitized runtime: cannot be preloaded into this program, skipped)"
 fi

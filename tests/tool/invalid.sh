@@ -5,7 +5,9 @@
 #   - verify exits exactly 1 and prints exactly EXPECTED_VERIFY (the
 #     "trace.fdr:OFFSET: message" lines);
 #   - dump exits exactly 1 and its last line on stderr is the first problem;
-#   - info exits exactly 1, prints an "error:" line with the first problem.
+#   - info exits exactly 1, prints an "error:" line with the first problem;
+#   - when that problem is in the file header (offset below 32), every
+#     analysis command exits exactly 1 with it on stderr: none reads on.
 set -eu
 
 # Paths given relative to the directory meson runs us in stay valid after cd.
@@ -51,4 +53,19 @@ fi
 echo "--- info"
 expect_rc 1 "$fdr" info trace.fdr >info.out 2>info.err
 grep -qF "error:           $first" info.out
+
+off=${first#trace.fdr:}
+off=${off%%:*}
+if [ "$off" -lt 32 ]; then
+	echo "--- a header problem: every command refuses the trace"
+	for c in "account" "replay" "stack" "graph" "convert -o out" "convert -f perfetto -o out" \
+		"convert -f xray -o out" "extract-map -o out" "diff trace.fdr"; do
+		expect_rc 1 "$fdr" $c trace.fdr >cmd.out 2>cmd.err
+		grep -qxF "$first" cmd.err || {
+			echo "FAIL: '$c' did not say '$first':" >&2
+			cat cmd.err >&2
+			exit 1
+		}
+	done
+fi
 echo "ok"

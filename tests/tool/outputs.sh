@@ -7,7 +7,11 @@
 # root, else /dev/null only) stays a device. On good input: the file is
 # replaced (its mode kept), a symlink's target is written and the link kept
 # (a link to nothing is refused with a message, not followed),
-# a FIFO is written in place, no temporary file is left behind.
+# a FIFO is written in place, no temporary file is left behind. An output
+# that is the input (the same path, a symbolic or hard link to it, standard
+# output appended to it, standard input read from it) is refused with
+# status 2 before anything is written, the input kept (issue 33: the trace
+# was replaced by the output, status 0).
 set -u
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
@@ -88,6 +92,46 @@ for cmd in "convert good.fdr" "assemble good.txt" "extract-map good.fdr"; do
 	fi
 	if [ "$(ls -A | grep -c '^\.')" = 0 ]; then ok "$name-no-temp-left"; else fail "$name-no-temp-left"; ls -A; fi
 done
+# The output is the input: status 2, a message naming both, the input kept.
+# refuse NAME INPUT COMMAND... (run in a copy; INPUT must keep its bytes)
+refuse() {
+	local name=$1 in=$2 rc=0
+	shift 2
+	cp -p "$in.orig" "$in"
+	"$@" >out 2>err || rc=$?
+	if [ "$rc" = 2 ] && grep -q "is the input" err && cmp -s "$in.orig" "$in" &&
+		[ "$(ls -A | grep -c '^\.')" = 0 ]; then
+		ok "same-file-$name"
+	else
+		fail "same-file-$name (status $rc)"
+		cat err
+	fi
+}
+cp -p good.fdr trace.fdr.orig
+cp -p "$basic" basic.txt.orig
+refuse convert trace.fdr "$fdr" convert trace.fdr -o trace.fdr
+refuse convert-perfetto trace.fdr "$fdr" convert -f perfetto trace.fdr -o ./trace.fdr
+refuse convert-xray trace.fdr "$fdr" convert -f xray trace.fdr -o trace.fdr
+rm -f sym && ln -s trace.fdr sym
+refuse convert-symlink trace.fdr "$fdr" convert trace.fdr -o sym
+refuse extract-map-symlink trace.fdr "$fdr" extract-map trace.fdr -o sym
+rm -f sym
+cp -p good.fdr trace.fdr && rm -f hard && ln trace.fdr hard
+refuse convert-hardlink trace.fdr "$fdr" convert trace.fdr -o hard
+refuse extract-map-hardlink trace.fdr "$fdr" extract-map trace.fdr -o hard
+rm -f hard
+refuse extract-map trace.fdr "$fdr" extract-map trace.fdr -o trace.fdr
+refuse convert-stdin trace.fdr sh -c '"$1" convert - -o trace.fdr <trace.fdr' sh "$fdr"
+refuse convert-stdout trace.fdr sh -c '"$1" convert trace.fdr >>trace.fdr' sh "$fdr"
+refuse assemble basic.txt "$fdr" assemble basic.txt -o basic.txt
+rm -f trace.fdr* basic.txt*
+# /dev/null both ways is not a file to keep: allowed
+if "$fdr" extract-map /dev/null -o /dev/null 2>err; [ $? = 2 ]; then
+	fail same-file-device
+else
+	ok same-file-device
+fi
+
 # A missing directory is an error, and creates nothing.
 if "$fdr" convert good.fdr -o no-such-dir/x 2>err; then fail missing-dir; else ok missing-dir; fi
 

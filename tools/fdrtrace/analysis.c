@@ -159,6 +159,35 @@ const char *an_func_module(struct analysis *a, const struct an_func *f)
 	return slash && slash[1] ? slash + 1 : m->path;
 }
 
+/* Up to 20 bytes of a build-id in hex, "..." after: the message stays short. */
+static void an_hex_id(char *out, const uint8_t *id, size_t len)
+{
+	size_t i, n = len < 20 ? len : 20;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	strcpy(out + 2 * n, len > n ? "..." : "");
+}
+
+/*
+ * A module's file is another build than the one traced (rebuilt since): its
+ * names and source lines would be another program's, so they are not used.
+ * Said once per file on stderr, as names and file:line then go missing.
+ */
+static void an_build_id_mismatch(struct analysis *a, struct an_module *m)
+{
+	char traced[64], now[64];
+	const uint8_t *id;
+	size_t len = sym_file_build_id(m->file, &id);
+
+	if (a->quiet || !sym_file_first_mismatch(m->file))
+		return;
+	an_hex_id(traced, m->build_id, m->build_id_len);
+	an_hex_id(now, id, len);
+	tool_err("%s: %s has build-id %s, the trace recorded %s (rebuilt since?): its names "
+		 "and source lines are not used", a->path, m->path, len ? now : "(none)", traced);
+}
+
 /*
  * The ELF file of a module record, opened on first use through the shared
  * symbolizer (so 200 records of one library open it once); NULL when it
@@ -169,9 +198,12 @@ static struct sym_file *an_module_file(struct analysis *a, struct an_module *m)
 {
 	if (!m->loaded) {
 		m->loaded = -1;
-		if (a->sym && m->path && m->path[0] && !sym_file_get(a->sym, m->path, &m->file) &&
-		    sym_file_build_id_is(m->file, m->build_id, m->build_id_len))
-			m->loaded = 1;
+		if (a->sym && m->path && m->path[0] && !sym_file_get(a->sym, m->path, &m->file)) {
+			if (sym_file_build_id_is(m->file, m->build_id, m->build_id_len))
+				m->loaded = 1;
+			else
+				an_build_id_mismatch(a, m);
+		}
 	}
 	return m->loaded > 0 ? m->file : NULL;
 }
@@ -1378,6 +1410,7 @@ static void an_report(struct analysis *a, struct fdrtrace_reader *rd)
 
 	if (e == FDRTRACE_E_TRUNCATED)
 		a->st.truncated = true;
+	tool_stderr_sync();
 	fprintf(stderr, "%s:%" PRIu64 ": %s\n", a->path, off, fdrtrace_reader_errmsg(rd));
 }
 
@@ -2084,6 +2117,7 @@ void an_summary(const struct analysis *a, const char *cmd)
 
 	if (a->quiet)
 		return;
+	tool_stderr_sync();	/* the output's last line first, whole (2>&1) */
 	if (s->stopped)
 		fprintf(stderr,
 			"fdrtrace %s: %s: recording stopped early, a write failed (%s): what the "
@@ -2135,6 +2169,7 @@ void an_events_note(const struct analysis *a, const char *cmd)
 
 	if (a->quiet || !n)
 		return;
+	tool_stderr_sync();
 	fprintf(stderr,
 		"fdrtrace %s: %s: %" PRIu64 " application event%s (custom %" PRIu64 ", typed %"
 		PRIu64 "): see replay, convert or dump\n",

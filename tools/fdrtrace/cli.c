@@ -341,6 +341,13 @@ bool cli_parse(const struct cli_cmd *cmd, void *ctx, struct cli *cl, int argc, c
 	}
 	cl->files = argv + optind;
 	cl->n_files = n;
+	if (cmd->groups & CLI_OUTPUT) {
+		rc = tool_output_is_input(cmd->name, cl->output, cl->files, n);
+		if (rc) {
+			*status = rc;
+			return false;
+		}
+	}
 	return true;
 }
 

@@ -1178,6 +1178,9 @@ int cmd_assemble(int argc, char **argv)
 	if (optind != argc - 1)
 		return tool_usage_err("assemble", optind == argc ? "missing TEXT" : "one TEXT only");
 
+	c = tool_output_is_input("assemble", out_path, argv + optind, 1);
+	if (c)
+		return c;
 	memset(&s, 0, sizeof(s));
 	s.text_name = argv[optind];
 	if (strcmp(s.text_name, "-") == 0) {

@@ -22,12 +22,21 @@
 #include "convert.h"
 #include "util.h"
 
+/* An on_full=wait wait not yet queued (cvt_wait()). */
+struct cvt_wait {
+	uint64_t first, last;
+	bool pending;
+};
+
 struct cvt {
 	const struct cv_format *fmt;
 	bool xray;
 	struct cv cv;
 	struct sel sel;
 	struct ord ord;
+	struct cvt_wait *waits;	/* by struct an_thread.index */
+	uint32_t n_waits;
+	uint32_t waits_pending;
 };
 
 void cv_flush(struct cv *cv)
@@ -49,6 +58,92 @@ void cv_put(struct cv *cv, const void *p, size_t n)
 	cv->len += n;
 }
 
+/* Nesting level of an instant: inside the innermost written call. */
+static uint32_t cvt_level(struct cvt *c, const struct an_thread *t)
+{
+	struct sel_frame *fr = sel_frame(&c->sel, t, t->depth);
+
+	return fr ? fr->level + (fr->shown ? 1 : 0) : 0;
+}
+
+/*
+ * on_full=wait: the thread waited from @first_tsc to @last_tsc for a buffer.
+ * Its record opens the new buffer, before the record whose write waited,
+ * whose time was read before the wait: the wait is queued after that
+ * record is applied (cvt_wait_put()), so that it lies inside the call
+ * open then, after the calls that ended before it.
+ */
+static void cvt_wait_put(struct cvt *c, struct analysis *a, struct an_thread *t, uint32_t level,
+			 uint64_t after);
+
+static void cvt_wait(struct analysis *a, struct an_thread *t, uint64_t first_tsc,
+		     uint64_t last_tsc)
+{
+	struct cvt *c = a->ctx;
+	struct cvt_wait *w;
+
+	if (!sel_event(&c->sel, a, t, first_tsc))
+		return;
+	if (t->index >= c->n_waits) {
+		uint32_t n = c->n_waits ? c->n_waits : 16;
+
+		while (n <= t->index)
+			n *= 2;
+		w = realloc(c->waits, n * sizeof(*w));
+		if (!w) {
+			c->ord.oom = true;	/* reported: something is missing */
+			return;
+		}
+		memset(w + c->n_waits, 0, (n - c->n_waits) * sizeof(*w));
+		c->waits = w;
+		c->n_waits = n;
+	}
+	w = &c->waits[t->index];
+	if (w->pending)
+		cvt_wait_put(c, a, t, cvt_level(c, t), 0);	/* two in a row: the first here */
+	w->first = first_tsc;
+	w->last = last_tsc > first_tsc ? last_tsc : first_tsc;
+	w->pending = true;
+	c->waits_pending++;
+}
+
+/*
+ * Queue @t's pending wait at nesting @level, after the record of time
+ * @after (0: none) that was applied since: a wait said to begin before
+ * that record (a hand-made trace; a writer reads the time before it
+ * waits) begins there, so that the slices stay nested and in order.
+ */
+static __attribute__((noinline)) void cvt_wait_put(struct cvt *c, struct analysis *a,
+						   struct an_thread *t, uint32_t level,
+						   uint64_t after)
+{
+	struct cvt_wait *w;
+	struct ord_item it;
+
+	if (t->index >= c->n_waits || !c->waits[t->index].pending)
+		return;
+	w = &c->waits[t->index];
+	w->pending = false;
+	c->waits_pending--;
+	memset(&it, 0, sizeof(it));
+	it.kind = ORD_WAIT;
+	it.tsc = w->first > after ? w->first : after;
+	it.dur = w->last > it.tsc ? w->last - it.tsc : 0;
+	it.level = level;
+	it.type = -1;
+	ord_instant(&c->ord, a, t, &it);
+}
+
+/* tool_stderr_sync(): what was written so far goes out before a message. */
+static void cvt_stderr_sync(void *ctx)
+{
+	struct cv *cv = ctx;
+
+	if (cv->out)
+		cv_flush(cv);
+	ow_drain(&cv->w);
+}
+
 static void cvt_enter(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
 	struct cvt *c = a->ctx;
@@ -57,6 +152,8 @@ static void cvt_enter(struct analysis *a, struct an_thread *t, const struct an_f
 	/* A call entered before the trace has no known start: not written. */
 	if (fr && fr->shown && !f->partial)
 		fr->user = ord_open(&c->ord, a, t, f->fn, f->tsc, fr->level);
+	if (__builtin_expect(c->waits_pending != 0, 0))
+		cvt_wait_put(c, a, t, cvt_level(c, t), f->tsc);	/* inside the new call */
 }
 
 static void cvt_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
@@ -66,9 +163,11 @@ static void cvt_exit(struct analysis *a, struct an_thread *t, const struct an_fr
 	struct sel_frame *fr = sel_frame(&c->sel, t, t->depth);
 	bool shown = sel_exit(&c->sel, a, t, dur);
 
-	(void)end;
 	if (fr && fr->user)
 		ord_close(&c->ord, a, t, fr->user, f->tsc, dur, how == AN_END_UNWOUND, shown);
+	/* beside the call that ended (the record's own: the calls it unwound end first) */
+	if (__builtin_expect(c->waits_pending != 0, 0) && how != AN_END_UNWOUND)
+		cvt_wait_put(c, a, t, fr ? fr->level : 0, end);
 }
 
 /*
@@ -81,17 +180,10 @@ static void cvt_exit_plain(struct analysis *a, struct an_thread *t, const struct
 	struct cvt *c = a->ctx;
 	struct sel_frame *fr = sel_frame(&c->sel, t, t->depth);
 
-	(void)end;
 	if (fr && fr->user)
 		ord_close(&c->ord, a, t, fr->user, f->tsc, dur, how == AN_END_UNWOUND, true);
-}
-
-/* Nesting level of an instant: inside the innermost written call. */
-static uint32_t cvt_level(struct cvt *c, const struct an_thread *t)
-{
-	struct sel_frame *fr = sel_frame(&c->sel, t, t->depth);
-
-	return fr ? fr->level + (fr->shown ? 1 : 0) : 0;
+	if (__builtin_expect(c->waits_pending != 0, 0) && how != AN_END_UNWOUND)
+		cvt_wait_put(c, a, t, fr ? fr->level : 0, end);
 }
 
 static void cvt_event(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
@@ -108,6 +200,8 @@ static void cvt_event(struct analysis *a, struct an_thread *t, const struct fdrt
 	it.size = ev->u.event.size;
 	it.type = ev->type == FDRTRACE_EV_TYPED_EVENT ? (int32_t)ev->u.event.event_type : -1;
 	ord_instant(&c->ord, a, t, &it);
+	if (c->waits_pending)
+		cvt_wait_put(c, a, t, it.level, ev->tsc);
 }
 
 /*
@@ -121,6 +215,7 @@ static void cvt_native(struct analysis *a, struct an_thread *t, const struct fdr
 
 	if (!sel_event(&c->sel, a, t, tsc))
 		return;
+	cvt_wait_put(c, a, t, cvt_level(c, t), 0);
 	ord_finish(&c->ord, a, t, false);
 	c->fmt->native(&c->cv, a, t, x, tsc);
 }
@@ -175,7 +270,14 @@ static void cvt_unfinished(struct analysis *a, struct an_thread *t, const struct
 	struct cvt *c = a->ctx;
 
 	(void)f;
+	cvt_wait_put(c, a, t, cvt_level(c, t), 0);	/* the trace ended after it */
 	ord_finish(&c->ord, a, t, true);
+}
+
+/* struct ord.lasts: the threshold as sel_exit() applies it */
+static bool cvt_lasts(void *ctx, struct analysis *a, uint64_t dur)
+{
+	return sel_lasts(ctx, a, dur);
 }
 
 static const struct an_ops cvt_ops = {
@@ -186,6 +288,7 @@ static const struct an_ops cvt_ops = {
 	.dropped = cvt_dropped,
 	.native = cvt_native,
 	.gap = cvt_gap,
+	.wait = cvt_wait,
 };
 
 static int cvt_option(struct cli *cl, int c, const char *arg)
@@ -238,7 +341,8 @@ static const struct cli_cmd convert_cli = {
 	"Calls still open at the end of the trace (a crash, _exit) have a begin and\n"
 	"no end; the summary on stderr says how many there were. A call open over\n"
 	"more than 16384 later calls and events (of all threads) may be written as\n"
-	"a begin/end pair instead of one complete event.\n",
+	"a begin/end pair instead of one complete event; with -t, only one that\n"
+	"already lasted the threshold.\n",
 	.optstring = "f:",
 	.longopts = cvt_longopts,
 	.groups = CLI_QUIET | CLI_SELECT | CLI_OUTPUT,
@@ -276,26 +380,39 @@ int cmd_convert(int argc, char **argv)
 		ops.exit = cvt_exit_plain;	/* no selector: every call shown */
 	a.ops = &ops;
 	ord_init(&c.ord, c.fmt->wr, &c.cv, c.fmt->split);
+	if (cl.sel.threshold_ns) {
+		c.ord.lasts = cvt_lasts;
+		c.ord.lasts_ctx = &c.sel;
+	}
 	ow_init(&c.cv.w, stdout, CV_OUT_SIZE);
 	tk_ns_init(&c.cv.clk, 0);
 	c.cv.near.ok = false;
 	c.cv.out = malloc(CV_OUT_SIZE);
+	tool_stderr_hook(cvt_stderr_sync, &c.cv);
 	rc = c.cv.out ? c.fmt->start(&c.cv) : -ENOMEM;
 	if (!rc)
 		rc = an_run(&a, cl.files[0]) ? -EIO : 0;
 	else
 		tool_err("out of memory");
 	if (!rc) {
-		for (i = 0; i < a.n_threads; i++)
+		for (i = 0; i < a.n_threads; i++) {
+			cvt_wait_put(&c, &a, a.threads[i], cvt_level(&c, a.threads[i]), 0);
 			ord_finish(&c.ord, &a, a.threads[i], true);
+		}
 		c.fmt->finish(&c.cv, &a);
 		if (c.sel.oom || c.ord.oom) {
 			/* the file is kept (valid, and said to be incomplete); the status says it */
 			tool_err("out of memory: some calls are missing from the output");
 			status = EXIT_FAIL;
 		}
+		if (c.ord.short_begun)
+			tool_err("%" PRIu64 " calls shorter than -t are in the output: open over "
+				 "more than %u queued items (or a native stack), they were begun "
+				 "before their duration was known", c.ord.short_begun,
+				 ORD_HOLD_MAX);
 		an_summary(&a, "convert");
 	}
+	tool_stderr_hook(NULL, NULL);
 	if (c.cv.out)
 		cv_flush(&c.cv);
 	ow_drain(&c.cv.w);
@@ -303,6 +420,7 @@ int cmd_convert(int argc, char **argv)
 		c.fmt->fini(&c.cv);
 	free(c.cv.out);
 	ord_fini(&c.ord);
+	free(c.waits);
 	sel_fini(&c.sel);
 	an_fini(&a);
 	if (tool_output_close(&output, !rc) || rc)

@@ -49,6 +49,12 @@
  * clock for durations, and the thread column " [    TID] | " of the last
  * thread printed.
  */
+/* An on_full=wait wait not printed yet (rp_wait()). */
+struct rp_wait {
+	uint64_t ticks, tsc;
+	bool pending;
+};
+
 /* -f: the columns before the call tree, in the order given. */
 enum rp_field { RF_TIME, RF_DELTA, RF_ELAPSED, RF_DURATION, RF_TID, RF_PID, RF_MODULE, RF_N };
 
@@ -86,6 +92,8 @@ struct rp_arg_stack {
 struct rp {
 	struct sel sel;
 	struct obuf ob;
+	struct rp_wait *waits;	/* by struct an_thread.index */
+	uint32_t n_waits, waits_pending;
 	bool have_clock;
 	struct fmt_dur clock;
 	bool have_tid;
@@ -232,12 +240,17 @@ static inline uint32_t rp_opened(const struct an_thread *t)
 	return (uint32_t)(uintptr_t)t->uptr;
 }
 
+static void rp_wait_put(struct rp *rp, struct analysis *a, struct an_thread *t, uint32_t depth);
+
 static void rp_enter_plain(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
-	(void)a;
+	struct rp *rp = a->ctx;
+
 	(void)f;
 	if (rp_opened(t) > t->depth - 1)
 		t->uptr = (void *)(uintptr_t)(t->depth - 1);
+	if (__builtin_expect(rp->waits_pending != 0, 0) && rp->sel.plain)
+		rp_wait_put(rp, a, t, t->depth);	/* inside the new call */
 }
 
 static void rp_enter(struct analysis *a, struct an_thread *t, const struct an_frame *f)
@@ -246,6 +259,8 @@ static void rp_enter(struct analysis *a, struct an_thread *t, const struct an_fr
 
 	rp_enter_plain(a, t, f);
 	sel_enter(&rp->sel, a, t);
+	if (__builtin_expect(rp->waits_pending != 0, 0))
+		rp_wait_put(rp, a, t, t->depth);
 }
 
 /* One time field's text at @p: @ticks in ns, us, ms or s, 13 columns. */
@@ -707,7 +722,14 @@ static void rp_exit_plain(struct analysis *a, struct an_thread *t, const struct 
 	name = opened ? rp_text(a, f->fn, false, &len) : rp_call(rp, a, t, d, buf, &len);
 	rp_line(rp, a, t, !f->partial, dur, d, opened ? &rp_close : &rp_none, name, len, post,
 		opened ? end : f->tsc, f->fn);
+	/* beside the call that ended (the record's own: the calls it unwound end first) */
+	if (__builtin_expect(rp->waits_pending != 0, 0) && how != AN_END_UNWOUND)
+		rp_wait_put(rp, a, t, d);
 }
+
+static void rp_exit_shown(struct rp *rp, struct analysis *a, struct an_thread *t,
+			  const struct an_frame *f, struct sel_frame *s, bool shown, uint64_t end,
+			  uint64_t dur, enum an_end how);
 
 static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
 		    uint64_t end, uint64_t dur, enum an_end how)
@@ -715,6 +737,20 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	struct rp *rp = a->ctx;
 	struct sel_frame *s = sel_frame(&rp->sel, t, t->depth);
 	bool shown = sel_exit(&rp->sel, a, t, dur);
+
+	if (__builtin_expect(rp->waits_pending != 0, 0) && how != AN_END_UNWOUND) {
+		rp_exit_shown(rp, a, t, f, s, shown, end, dur, how);
+		rp_wait_put(rp, a, t, t->depth - 1);	/* beside the call that ended */
+		return;
+	}
+	rp_exit_shown(rp, a, t, f, s, shown, end, dur, how);
+}
+
+/* rp_exit()'s line, if any. */
+static void rp_exit_shown(struct rp *rp, struct analysis *a, struct an_thread *t,
+			  const struct an_frame *f, struct sel_frame *s, bool shown, uint64_t end,
+			  uint64_t dur, enum an_end how)
+{
 	const char *name;
 	size_t len;
 
@@ -788,6 +824,9 @@ static void rp_endless(struct analysis *a, struct an_thread *t, const struct an_
  */
 static void rp_unfinished(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
+	struct rp *rp = a->ctx;
+
+	rp_wait_put(rp, a, t, t->depth);	/* the trace ended after it */
 	rp_endless(a, t, f, a->st.stopped ? &rp_stopped_end : &rp_never_end);
 }
 
@@ -820,17 +859,77 @@ static void rp_gap(struct analysis *a, struct an_thread *t, uint64_t first_tsc, 
 		  an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0));
 }
 
-/* on_full=wait: the thread waited for the flush thread (nothing was lost). */
+/*
+ * on_full=wait: the thread waited for the flush thread (nothing was lost).
+ * The wait's record opens the new buffer, before the record whose write
+ * waited, whose time was read before the wait: the wait is printed after
+ * that record (rp_wait_put()), beside the call it ended or inside the call
+ * it began, not inside a call that ended before it.
+ */
 static void rp_wait(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc)
 {
 	struct rp *rp = a->ctx;
-	uint32_t level;
+	struct rp_wait *w;
 
-	if (!rp_place(rp, a, t, first_tsc, &level))
+	if (!sel_event(&rp->sel, a, t, first_tsc))
 		return;
-	rp_prefix(rp, a, t, false, 0, level, first_tsc);
-	rp_printf(rp, "[waited %.6f s for a free buffer (on_full=wait)]\n",
-		  an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0));
+	if (t->index >= rp->n_waits) {
+		uint32_t n = rp->n_waits ? rp->n_waits : 16;
+
+		while (n <= t->index)
+			n *= 2;
+		w = realloc(rp->waits, n * sizeof(*w));
+		if (!w) {
+			rp->sel.oom = true;	/* reported: something is missing */
+			return;
+		}
+		memset(w + rp->n_waits, 0, (n - rp->n_waits) * sizeof(*w));
+		rp->waits = w;
+		rp->n_waits = n;
+	}
+	w = &rp->waits[t->index];
+	if (w->pending)
+		rp_wait_put(rp, a, t, t->depth);	/* two in a row: the first here */
+	w->ticks = last_tsc > first_tsc ? last_tsc - first_tsc : 0;
+	w->tsc = first_tsc;
+	w->pending = true;
+	rp->waits_pending++;
+}
+
+/* Print @t's pending wait inside its @depth outermost open calls. */
+static __attribute__((noinline)) void rp_wait_put(struct rp *rp, struct analysis *a,
+						  struct an_thread *t, uint32_t depth)
+{
+	struct rp_wait *w;
+	uint32_t level = 0;
+
+	if (t->index >= rp->n_waits || !rp->waits[t->index].pending)
+		return;
+	w = &rp->waits[t->index];
+	w->pending = false;
+	rp->waits_pending--;
+	if (rp->sel.plain) {
+		level = depth;
+		rp_open_ancestors(rp, a, t, depth);
+	} else if (depth) {
+		struct sel_frame *s = sel_frame(&rp->sel, t, depth);
+
+		if (s) {
+			level = s->level + (s->shown ? 1 : 0);
+			rp_open_ancestors(rp, a, t, depth);
+		}
+	}
+	rp_prefix(rp, a, t, false, 0, level, w->tsc);
+	rp_printf(rp, "[waited %.6f s for a free buffer (on_full=wait)]\n", an_seconds(a, w->ticks));
+}
+
+/* tool_stderr_sync(): the lines made so far go out before a message. */
+static void rp_stderr_sync(void *ctx)
+{
+	struct obuf *ob = ctx;
+
+	ob_flush(ob);
+	ow_drain(&ob->w);
 }
 
 static const struct an_ops rp_ops = {
@@ -977,19 +1076,24 @@ int cmd_replay(int argc, char **argv)
 	} else {
 		printf("# %11s  %9s   %s\n", "DURATION", "TID", "FUNCTION");
 	}
+	tool_stderr_hook(rp_stderr_sync, &rp.ob);
 	if (an_run(&a, cl.files[0])) {
 		status = EXIT_FAIL;
 	} else {
+		for (i = 0; rp.waits_pending && i < a.n_threads; i++)
+			rp_wait_put(&rp, &a, a.threads[i], a.threads[i]->depth);
 		if (rp.sel.oom) {
 			tool_err("out of memory: some calls are missing");
 			status = EXIT_FAIL;
 		}
 		an_summary(&a, "replay");
 	}
+	tool_stderr_hook(NULL, NULL);
 	ob_fini(&rp.ob);
 	for (i = 0; i < a.n_threads; i++)
 		a.threads[i]->uptr = NULL;	/* a frame count, not memory */
 	sel_fini(&rp.sel);
+	free(rp.waits);
 	free(rp.last);
 	for (i = 0; i < rp.n_args; i++)
 		free(rp.args[i].at);

@@ -241,10 +241,12 @@ int cmd_stack(int argc, char **argv)
 		tool_err("out of memory: some calls are missing");
 		status = EXIT_FAIL;
 	}
-	if (k.deeper && !a.quiet)
+	if (k.deeper && !a.quiet) {
+		tool_stderr_sync();
 		fprintf(stderr, "fdrtrace stack: %s: calls deeper than %u levels are folded into "
 			"one frame, \"" STK_DEEPER "\", under each path that deep\n", a.path,
 			STK_DEPTH_MAX);
+	}
 	an_summary(&a, "stack");
 	an_events_note(&a, "stack");
 	for (i = 0; i < a.n_threads; i++)

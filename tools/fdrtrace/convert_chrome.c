@@ -381,6 +381,20 @@ static void ch_instant(void *w, struct analysis *a, struct an_thread *t,
 
 	p = ch_begin_line(cv, 0);
 	start = cv->out + cv->len;
+	if (it->kind == ORD_WAIT) {
+		/* a complete event: the end's nanosecond minus the start's (ch_call()) */
+		uint64_t start_ns = cv_ns(cv, a, it->tsc);
+
+		p = ch_str(p, "\"name\":\"fdrtrace: waited for a buffer\",\"cat\":\"fdrtrace\","
+			   "\"ph\":\"X\",\"ts\":");
+		p = ch_us3(p, start_ns);
+		p = ch_str(p, ",\"dur\":");
+		p = ch_us3(p, cv_ns(cv, a, it->tsc + it->dur) - start_ns);
+		p = ch_where(p, cv->fmt_state, a, t);
+		p = ch_str(p, ",\"args\":{\"on_full\":\"wait\"}");
+		ch_end_line(cv, start, p);
+		return;
+	}
 	if (it->kind == ORD_GAP)
 		p = ch_str(p, "\"name\":\"records lost\",\"cat\":\"gap\"");
 	else if (it->type >= 0)

@@ -66,12 +66,14 @@
 #define PF_MSG_MAX 40000	/* a packet: a name, or a native stack of 64 frames */
 
 /* Interned categories and instant names, in the first packet. */
-enum { PF_CAT_FUNCTION = 1, PF_CAT_EVENT, PF_CAT_GAP, PF_CAT_NATIVE };
-static const char *const pf_cats[] = { NULL, "function", "event", "gap", "native_stack" };
+enum { PF_CAT_FUNCTION = 1, PF_CAT_EVENT, PF_CAT_GAP, PF_CAT_NATIVE, PF_CAT_FDRTRACE };
+static const char *const pf_cats[] = { NULL, "function", "event", "gap", "native_stack",
+				       "fdrtrace" };
 enum { PF_NAME_CUSTOM = 1, PF_NAME_TYPED, PF_NAME_LOST, PF_NAME_CRASH, PF_NAME_STARTED,
-       PF_NAME_KILLED, PF_NAME_FIRST_FN };
+       PF_NAME_KILLED, PF_NAME_WAIT, PF_NAME_FIRST_FN };
 static const char *const pf_names[] = { NULL, "custom event", "typed event", "records lost",
-					"crash", "recording started", "killed by a signal" };
+					"crash", "recording started", "killed by a signal",
+					"fdrtrace: waited for a buffer" };
 
 /*
  * A thread's state: described yet, and the bytes of its slice packets after
@@ -604,6 +606,20 @@ static void pf_instant(void *w, struct analysis *a, struct an_thread *t,
 
 	pf_track(cv, a, t);
 	pb_init(&te);
+	if (it->kind == ORD_WAIT) {
+		/* a slice: nothing happened on the thread meanwhile */
+		pb_uint(&te, 9, PF_BEGIN);
+		pb_uint(&te, 11, pf_thread_uuid(t));
+		pb_uint(&te, 3, PF_CAT_FDRTRACE);
+		pb_uint(&te, 10, PF_NAME_WAIT);
+		pf_arg_str(&te, "on_full", "wait");
+		pf_event(cv, a, it->tsc, &te, NULL);
+		pb_init(&te);
+		pb_uint(&te, 9, PF_END);
+		pb_uint(&te, 11, pf_thread_uuid(t));
+		pf_event(cv, a, it->tsc + it->dur, &te, NULL);
+		return;
+	}
 	pb_uint(&te, 9, PF_INSTANT);
 	pb_uint(&te, 11, pf_thread_uuid(t));
 	if (it->kind == ORD_GAP) {

@@ -111,7 +111,14 @@ static int cx_pass(const char *path, struct cx_pass *p)
 				in = false;
 				continue;
 			}
-			tool_err("%s: %s", path, fdrtrace_reader_errmsg(rd));
+			{
+				uint64_t off = 0;
+
+				fdrtrace_reader_error(rd, &off);
+				/* FILE:OFFSET: as verify and the other commands say it */
+				fprintf(stderr, "%s:%" PRIu64 ": %s\n", path, off,
+					fdrtrace_reader_errmsg(rd));
+			}
 			rc = -1;
 			break;
 		}

@@ -12,7 +12,10 @@
  *     or an event inside it, all closed, so the queue drains completely
  *     before its end event;
  *   - o->queued is the sum of tail - head over all queues, at most
- *     ORD_WINDOW after every public call.
+ *     o->limit after every public call (ORD_WINDOW; up to ORD_HOLD_MAX
+ *     while calls that may end under the threshold are held);
+ *   - with a threshold, every call written lasted it, or was begun early
+ *     as a last resort and is counted in o->short_begun when it did not.
  *
  * Contract: single-threaded tool code.
  */
@@ -31,6 +34,7 @@ void ord_init(struct ord *o, const struct ord_writer *wr, void *w, bool split)
 	o->w = w;
 	o->split = split;
 	o->drain = wr->drain ? wr->drain : ord_drain;
+	o->limit = ORD_WINDOW;
 }
 
 bool ord_ends_grow(struct ord *o, struct ord_queue *q)
@@ -96,7 +100,14 @@ static inline struct ord_queue *ord_queue(struct ord *o, const struct an_thread 
  */
 void ord_release(struct ord *o, struct ord_queue *q)
 {
-	if (q->head != q->tail || q->cap <= ORD_RING_KEEP || o->ring_items <= ORD_RING_BUDGET)
+	if (q->head != q->tail)
+		return;
+	if (q->moved) {
+		/* back to positions, above every sequence number given out */
+		q->head = q->tail = q->next_id;
+		q->moved = false;
+	}
+	if (q->cap <= ORD_RING_KEEP || o->ring_items <= ORD_RING_BUDGET)
 		return;
 	free(q->ring);
 	o->ring_items -= q->cap;
@@ -109,14 +120,106 @@ void ord_drain(struct ord *o, struct analysis *a, struct an_thread *t, struct or
 	ord_drain_with(o, a, t, q, o->wr, o->split);
 }
 
-/* Keep the window: flush the thread that just grew when it is exceeded. */
-static void ord_bound(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q)
+/*
+ * The item of sequence number @seq, or NULL: *@written when it was written
+ * (a call: begun), else it was dropped (dead) or never queued.
+ */
+static struct ord_item *ord_find(struct ord_queue *q, uint64_t seq, bool *written)
 {
-	if (o->queued <= ORD_WINDOW)
+	uint64_t lo = q->head, hi = q->tail;
+
+	*written = false;
+	if (!q->moved) {
+		*written = seq < q->head;
+		return seq >= q->head && seq < q->tail ? ord_at(q, seq) : NULL;
+	}
+	if (lo == hi || seq < ord_at(q, lo)->id) {
+		*written = true;
+		return NULL;
+	}
+	while (lo < hi) {	/* ids increase along the queue */
+		uint64_t mid = lo + (hi - lo) / 2, id = ord_at(q, mid)->id;
+
+		if (id == seq)
+			return ord_at(q, mid);
+		if (id < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Drop the dead items from the queue; sequence numbers become ids. */
+static void ord_drop_dead(struct ord *o, struct ord_queue *q)
+{
+	uint64_t r, w = q->head;
+
+	if (!q->moved) {
+		for (r = q->head; r < q->tail; r++)
+			ord_at(q, r)->id = r;
+		q->next_id = q->tail;
+		q->moved = true;
+	}
+	for (r = q->head; r < q->tail; r++) {
+		if (ord_at(q, r)->dead)
+			continue;
+		if (w != r)
+			*ord_at(q, w) = *ord_at(q, r);
+		w++;
+	}
+	o->queued -= q->tail - w;
+	q->tail = w;
+}
+
+/*
+ * With a threshold: write what is decided (closed items, and open calls
+ * that already lasted the threshold at @now), stopping at the first call
+ * that may still end under it; drop the dead items behind that one.
+ * Return: false when the held items would exceed ORD_HOLD_MAX (the caller
+ * then writes the thread out as without a threshold).
+ */
+static bool ord_hold(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q,
+		     uint64_t now)
+{
+	while (q->head < q->tail) {
+		struct ord_item *it = ord_at(q, q->head);
+
+		if (it->kind == ORD_CALL && !it->closed &&
+		    !o->lasts(o->lasts_ctx, a, now > it->tsc ? now - it->tsc : 0))
+			break;
+		ord_emit_front(o, a, t, q);
+	}
+	if (q->head < q->tail)
+		ord_drop_dead(o, q);
+	else
+		ord_release(o, q);
+	if (o->queued <= ORD_WINDOW) {
+		o->limit = ORD_WINDOW;
+		return true;
+	}
+	if (o->queued + ORD_WINDOW / 2 > ORD_HOLD_MAX)
+		return false;
+	o->limit = o->queued + ORD_WINDOW / 2;	/* held: look again after that many more */
+	return true;
+}
+
+/*
+ * Keep the window: write out the thread that just grew (its time is @now)
+ * when it is exceeded.
+ */
+static void ord_bound(struct ord *o, struct analysis *a, struct an_thread *t, struct ord_queue *q,
+		      uint64_t now)
+{
+	if (o->queued <= o->limit)
+		return;
+	if (o->lasts && ord_hold(o, a, t, q, now))
 		return;
 	while (q->head < q->tail)
 		ord_emit_front(o, a, t, q);
 	ord_release(o, q);
+	if (o->queued <= ORD_WINDOW)
+		o->limit = ORD_WINDOW;
 }
 
 static struct ord_item *ord_push(struct ord *o, struct ord_queue *q)
@@ -154,13 +257,14 @@ uint64_t ord_open_slow(struct ord *o, struct analysis *a, struct an_thread *t,
 	it = ord_push(o, q);
 	if (!it)
 		return 0;
-	seq = q->tail - 1;
+	seq = q->moved ? q->next_id++ : q->tail - 1;
 	memset(it, 0, sizeof(*it));
 	it->kind = ORD_CALL;
 	it->fn = fn;
 	it->tsc = tsc;
 	it->level = level;
-	ord_bound(o, a, t, q);
+	it->id = seq;
+	ord_bound(o, a, t, q, tsc);
 	return seq + 1;
 }
 
@@ -169,11 +273,15 @@ void ord_close_slow(struct ord *o, struct analysis *a, struct an_thread *t, uint
 {
 	struct ord_queue *q = ord_queue(o, t);
 	struct ord_item *it;
+	bool written;
 
 	if (!q || !seq--)
 		return;
-	if (seq < q->head) {
+	it = ord_find(q, seq, &written);
+	if (written) {
 		/* Written as a begin event: all after it are inside it, and closed. */
+		if (!keep)
+			o->short_begun++;
 		while (q->head < q->tail)
 			ord_emit_front(o, a, t, q);
 		if (o->split)
@@ -182,7 +290,8 @@ void ord_close_slow(struct ord *o, struct analysis *a, struct an_thread *t, uint
 		ord_release(o, q);
 		return;
 	}
-	it = ord_at(q, seq);
+	if (!it)
+		return;
 	it->closed = true;
 	it->dead = !keep;
 	it->dur = dur;
@@ -194,10 +303,13 @@ void ord_lose(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t s
 {
 	struct ord_queue *q = ord_queue(o, t);
 	struct ord_item *it;
+	bool written;
 
-	if (!q || !seq-- || seq < q->head)
+	if (!q || !seq--)
+		return;
+	it = ord_find(q, seq, &written);
+	if (!it)
 		return;	/* a begin event is out: it stays without an end */
-	it = ord_at(q, seq);
 	it->closed = true;
 	it->lost = true;
 	ord_drain(o, a, t, q);
@@ -217,8 +329,9 @@ void ord_instant(struct ord *o, struct analysis *a, struct an_thread *t,
 	*it = *src;
 	it->closed = true;
 	it->dead = false;
+	it->id = q->moved ? q->next_id++ : q->tail - 1;
 	ord_drain(o, a, t, q);
-	ord_bound(o, a, t, q);
+	ord_bound(o, a, t, q, src->tsc);
 }
 
 void ord_finish(struct ord *o, struct analysis *a, struct an_thread *t, bool at_end)

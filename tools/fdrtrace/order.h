@@ -29,6 +29,18 @@
  * together have room for more than ORD_RING_BUDGET items: memory stays
  * within about twice the window plus one small ring per thread.
  *
+ * With a duration threshold (convert -t: struct ord.lasts), an open call is
+ * begun early only when it already lasted the threshold at the flush (the
+ * thread's current time minus its start); so is every call written, as
+ * account and stack count them. Behind an undecided call (one that may
+ * still end under the threshold) every closed call is under it too (a
+ * callee never outlasts its caller): those dead items are dropped from
+ * the queue, which keeps the rest (the undecided calls, open, and
+ * instants inside them) beyond the window, up to ORD_HOLD_MAX items over
+ * all threads; past that, the thread is written out as without a
+ * threshold, and each call written so that then ends under the threshold
+ * is counted (struct ord.short_begun; convert says how many).
+ *
  * With @split, a complete event is written as a begin event and an end
  * event placed after the items it encloses (by nesting level), for writers
  * that have no complete events (Perfetto's TrackEvent).
@@ -49,11 +61,13 @@
 #endif
 #define ORD_RING_BUDGET (2u * ORD_WINDOW)	/* ring capacity kept over all threads */
 #define ORD_RING_KEEP 64u	/* a ring this small is kept when it empties */
+#define ORD_HOLD_MAX (4u * ORD_WINDOW)	/* queued items over all threads, with -t */
 
 enum ord_kind {
 	ORD_CALL,
 	ORD_EVENT,	/* an application custom or typed event */
 	ORD_GAP,	/* records lost here */
+	ORD_WAIT,	/* on_full=wait: the thread waited @dur ticks for a buffer */
 };
 
 /**
@@ -69,9 +83,11 @@ enum ord_kind {
  * @lost: its end was lost with records of the trace (see ord_lose())
  * @level: nesting level among the emitted calls (0: outermost)
  * @fn: the function of a call
- * @tsc, @dur: start and duration (ticks)
+ * @tsc, @dur: start and duration (ticks; of a call or a wait)
  * @size, @type: payload size and typed-event type of an event (@type
  *	-1 for a custom event); @size is the count of lost records of a gap
+ * @id: its sequence number, once its queue dropped dead items (struct
+ *	ord_queue.moved)
  */
 struct ord_item {
 	uint8_t kind;
@@ -81,6 +97,7 @@ struct ord_item {
 	uint64_t tsc, dur;
 	uint64_t size;
 	int32_t type;
+	uint64_t id;
 };
 
 /**
@@ -116,11 +133,19 @@ struct ord_end {
 	bool unwound;
 };
 
-/* One thread's queue: a ring of items, and the ends a split writer still owes. */
+/*
+ * One thread's queue: a ring of items, and the ends a split writer still
+ * owes. An item's sequence number is its position head..tail-1 until dead
+ * items are dropped from the middle (@moved): then it is the item's @id,
+ * increasing along the queue, the next one @next_id; the queue goes back
+ * to positions when it empties.
+ */
 struct ord_queue {
 	struct ord_item *ring;
 	uint32_t cap;		/* a power of two */
-	uint64_t head, tail;	/* sequence numbers: items head..tail-1 are queued */
+	bool moved;
+	uint64_t head, tail;	/* positions: items head..tail-1 are queued */
+	uint64_t next_id;
 	struct ord_end *ends;	/* split: emitted calls whose end is not written */
 	uint32_t n_ends, ends_cap;
 };
@@ -133,6 +158,12 @@ struct ord_queue {
  * @ring_items: the capacity of all the rings, in items
  * @oom: an item could not be queued (it is then lost; reported)
  * @drain: @wr->drain, or ord_drain()
+ * @lasts, @lasts_ctx: NULL, or whether a call of @dur ticks passes the
+ *	threshold (convert -t; set after ord_init())
+ * @limit: queued items over which the thread that grew is written out:
+ *	ORD_WINDOW, more while undecided calls are held (at most ORD_HOLD_MAX)
+ * @short_begun: calls begun early (the window's last resort, a native
+ *	stack) that then ended under the threshold: written all the same
  */
 struct ord {
 	const struct ord_writer *wr;
@@ -145,6 +176,10 @@ struct ord {
 	uint64_t queued;
 	uint64_t ring_items;
 	bool oom;
+	bool (*lasts)(void *ctx, struct analysis *a, uint64_t dur);
+	void *lasts_ctx;
+	uint64_t limit;
+	uint64_t short_begun;
 };
 
 /**
@@ -262,15 +297,15 @@ static inline uint64_t ord_open(struct ord *o, struct analysis *a, struct an_thr
 {
 	struct ord_queue *q;
 
-	if (__builtin_expect(t->index >= o->n_q || o->queued >= ORD_WINDOW, 0))
+	if (__builtin_expect(t->index >= o->n_q || o->queued >= o->limit, 0))
 		return ord_open_slow(o, a, t, fn, tsc, level);
 	q = &o->q[t->index];
-	if (__builtin_expect(q->tail - q->head == q->cap, 0))
+	if (__builtin_expect(q->tail - q->head == q->cap || q->moved, 0))
 		return ord_open_slow(o, a, t, fn, tsc, level);
 	q->ring[q->tail & (q->cap - 1)] = (struct ord_item){
 		.kind = ORD_CALL, .level = level, .fn = fn, .tsc = tsc,
 	};
-	o->queued++;	/* at most ORD_WINDOW now: no flush (ord_bound()) */
+	o->queued++;	/* at most @o->limit now: no flush (ord_bound()) */
 	return ++q->tail;	/* the new item's sequence number + 1 */
 }
 
@@ -300,7 +335,7 @@ static inline void ord_close(struct ord *o, struct analysis *a, struct an_thread
 	if (!seq--)
 		return;
 	q = &o->q[t->index];
-	if (__builtin_expect(seq < q->head, 0)) {
+	if (__builtin_expect(seq < q->head || q->moved, 0)) {
 		ord_close_slow(o, a, t, seq + 1, tsc, dur, unwound, keep);
 		return;
 	}

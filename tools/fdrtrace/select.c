@@ -137,6 +137,16 @@ struct sel_frame *sel_enter_slow(struct sel *s, struct analysis *a, struct an_th
 	return fr;
 }
 
+bool sel_lasts(const struct sel *s, const struct analysis *a, uint64_t dur)
+{
+	double ns;
+
+	if (!s->o->threshold_ns)
+		return true;
+	ns = a->freq ? (double)dur * 1e9 / (double)a->freq : (double)dur;
+	return ns >= (double)s->o->threshold_ns;
+}
+
 bool sel_exit_slow(struct sel *s, struct analysis *a, struct an_thread *t, uint64_t dur)
 {
 	const struct an_frame *f = &t->stack[t->depth - 1];
@@ -147,12 +157,8 @@ bool sel_exit_slow(struct sel *s, struct analysis *a, struct an_thread *t, uint6
 		return false;
 	if (f->partial)
 		return true;
-	if (s->o->threshold_ns) {
-		double ns = a->freq ? (double)dur * 1e9 / (double)a->freq : (double)dur;
-
-		if (ns < (double)s->o->threshold_ns)
-			return false;
-	}
+	if (!sel_lasts(s, a, dur))
+		return false;
 	st = &s->threads[t->index];
 	if (fr->up)
 		st->frames[fr->up - 1].shown_children += dur;

@@ -195,6 +195,16 @@ static inline struct sel_frame *sel_frame(struct sel *s, const struct an_thread 
  * at least the threshold (a partial call, whose duration is unknown, passes
  * the threshold).
  */
+/**
+ * sel_lasts - does a call of @dur ticks last the threshold (-t)?
+ * @s: the state
+ * @a: the analysis (its clock)
+ * @dur: ticks
+ *
+ * Return: true when it does, or no threshold is given.
+ */
+bool sel_lasts(const struct sel *s, const struct analysis *a, uint64_t dur);
+
 bool sel_exit_slow(struct sel *s, struct analysis *a, struct an_thread *t, uint64_t dur);
 
 static inline bool sel_exit(struct sel *s, struct analysis *a, struct an_thread *t,

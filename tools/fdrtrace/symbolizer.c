@@ -83,6 +83,7 @@ struct sym_file {
 	size_t name_hash_cap;
 
 	int dw_state;		/* 0 not opened, 1 open, -1 no DWARF */
+	bool mismatch_said;	/* sym_file_first_mismatch() */
 	Dwarf *dw;
 	struct sym_cu *cus;
 	size_t n_cus;
@@ -888,6 +889,20 @@ int sym_file_get(struct sym_ctx *c, const char *path, struct sym_file **out)
 bool sym_file_build_id_is(const struct sym_file *f, const uint8_t *id, size_t len)
 {
 	return !len || (f->img.build_id_len == len && memcmp(f->img.build_id, id, len) == 0);
+}
+
+size_t sym_file_build_id(const struct sym_file *f, const uint8_t **id)
+{
+	*id = f->img.build_id;
+	return f->img.build_id_len;
+}
+
+bool sym_file_first_mismatch(struct sym_file *f)
+{
+	bool first = !f->mismatch_said;
+
+	f->mismatch_said = true;
+	return first;
 }
 
 bool sym_file_is_dyn(const struct sym_file *f)

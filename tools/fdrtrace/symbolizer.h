@@ -86,6 +86,25 @@ int sym_file_get(struct sym_ctx *c, const char *path, struct sym_file **out);
 bool sym_file_build_id_is(const struct sym_file *f, const uint8_t *id, size_t len);
 
 /**
+ * sym_file_build_id - the file's GNU build-id
+ * @f: the file
+ * @id: set to its bytes (the file's memory)
+ *
+ * Return: its length, 0 when the file has none.
+ */
+size_t sym_file_build_id(const struct sym_file *f, const uint8_t **id);
+
+/**
+ * sym_file_first_mismatch - the first time a trace's build-id is found
+ * not to be this file's?
+ * @f: the file
+ *
+ * Return: true once per file (so a warning is given once, however many
+ * module records name it), false afterwards.
+ */
+bool sym_file_first_mismatch(struct sym_file *f);
+
+/**
  * sym_file_is_dyn - ET_DYN (a PIE or a shared library)?
  * @f: the file
  *

@@ -24,10 +24,27 @@
 
 struct sigaction tool_sigpipe_at_start = { .sa_handler = SIG_DFL };
 
+static void (*tool_sync_fn)(void *);
+static void *tool_sync_ctx;
+
+void tool_stderr_hook(void (*fn)(void *ctx), void *ctx)
+{
+	tool_sync_fn = fn;
+	tool_sync_ctx = ctx;
+}
+
+void tool_stderr_sync(void)
+{
+	if (tool_sync_fn)
+		tool_sync_fn(tool_sync_ctx);
+	fflush(stdout);	/* an error stays in the stream for tool_finish_stdout() */
+}
+
 void tool_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	tool_stderr_sync();
 	fputs("fdrtrace: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -39,6 +56,7 @@ int tool_usage_err(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
+	tool_stderr_sync();
 	fprintf(stderr, "fdrtrace %s: ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -142,6 +160,32 @@ static char *tool_tmp_name(const char *final)
 	memcpy(t, final, dir_len);
 	sprintf(t + dir_len, ".%s.XXXXXX", base);
 	return t;
+}
+
+int tool_output_is_input(const char *cmd, const char *path, char *const *inputs, int n)
+{
+	bool to_stdout = !path || strcmp(path, "-") == 0;
+	struct stat out, in;
+	int i;
+
+	if (to_stdout ? fstat(STDOUT_FILENO, &out) : stat(path, &out))
+		return 0;	/* nothing there yet: not an input */
+	if (!S_ISREG(out.st_mode))
+		return 0;	/* a device (/dev/null), a FIFO: never replaced */
+	for (i = 0; i < n; i++) {
+		bool from_stdin = strcmp(inputs[i], "-") == 0;
+
+		if (from_stdin ? fstat(STDIN_FILENO, &in) : stat(inputs[i], &in))
+			continue;	/* reported when it is opened */
+		if (in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+			continue;
+		return tool_usage_err(cmd, "the output %s%s%s is the input %s%s%s (the same file): "
+				      "writing it would replace the input",
+				      to_stdout ? "(standard output)" : "'", to_stdout ? "" : path,
+				      to_stdout ? "" : "'", from_stdin ? "(standard input)" : "'",
+				      from_stdin ? "" : inputs[i], from_stdin ? "" : "'");
+	}
+	return 0;
 }
 
 int tool_output_open(struct tool_output *o, const char *path)

@@ -48,6 +48,25 @@ extern struct sigaction tool_sigpipe_at_start;
 void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
+ * tool_stderr_sync - write out standard output before a line on stderr
+ *
+ * With both on one pipe (2>&1), stdout's buffer would otherwise be written
+ * later, or cut anywhere, and a message would land inside a line of the
+ * output. Runs the command's hook (tool_stderr_hook()), which writes out
+ * its own buffers, then flushes stdout. Every message to stderr goes after
+ * it (tool_err() and tool_usage_err() call it). Called between whole lines
+ * of output: it changes when the output is written, never what.
+ */
+void tool_stderr_sync(void);
+
+/**
+ * tool_stderr_hook - set what tool_stderr_sync() writes out before stdout
+ * @fn: the command's flush of its output buffers (NULL: none)
+ * @ctx: passed to @fn
+ */
+void tool_stderr_hook(void (*fn)(void *ctx), void *ctx);
+
+/**
  * tool_usage_err - report a bad argument of a command
  * @cmd: the command's name
  * @fmt: printf format of the message
@@ -141,6 +160,22 @@ struct tool_output {
  * "fdrtrace: PATH: error".
  */
 int tool_output_open(struct tool_output *o, const char *path);
+
+/**
+ * tool_output_is_input - refuse an output that is one of the inputs
+ * @cmd: the command, for the message
+ * @path: the -o argument; NULL or "-" for standard output
+ * @inputs: the input paths ("-": standard input)
+ * @n: their number
+ *
+ * An output file that is an input (the same device and inode: the same
+ * path, a symbolic or a hard link to it; standard output redirected to it)
+ * would replace the input, since the output is renamed over it when done.
+ * Call before anything is opened for writing.
+ *
+ * Return: 0, or EXIT_USAGE after a usage message naming both.
+ */
+int tool_output_is_input(const char *cmd, const char *path, char *const *inputs, int n);
 
 /**
  * tool_output_close - finish what tool_output_open() started

@@ -232,10 +232,8 @@ static int xmap_from_yaml(const char *path, struct xmap *m, char *err, size_t er
 				}
 			}
 		}
-		if (!have_id) {
-			free(name);
+		if (!have_id)
 			goto bad;
-		}
 		if (xmap_push(m, &cap, (uint32_t)id, have_fn ? fn : 0, name)) {
 			free(name);
 			rc = xmap_err(err, errlen, -ENOMEM, "out of memory");
@@ -243,6 +241,8 @@ static int xmap_from_yaml(const char *path, struct xmap *m, char *err, size_t er
 		}
 		continue;
 bad:
+		/* the name copied from an earlier key of the entry (it leaked) */
+		free(name);
 		rc = xmap_err(err, errlen, -ENOEXEC, "%s:%lu: not an instrumentation map entry",
 			      path, lineno);
 		goto out;

@@ -543,6 +543,17 @@ static enum rd_step rd_header(struct fdrtrace_reader *r, struct fdrtrace_event *
 			       "version 1 buffer_size %llu out of range (%u to %llu bytes)",
 			       (unsigned long long)r->hdr.buffer_size, RD_V1_BUFFER_MIN,
 			       (unsigned long long)RD_V1_BUFFER_MAX);
+	/*
+	 * No tick rate, no time: every duration would be made up (ticks taken
+	 * for nanoseconds, or a division by zero). LLVM's XRay runtime writes
+	 * 1000000000 (its clock_gettime() counter) when it cannot find the
+	 * TSC's rate, and fdrtrace's runtime falls back the same way: only a
+	 * damaged or hand-made header holds 0.
+	 */
+	if (!r->hdr.cycle_frequency)
+		return rd_fail(r, FDRTRACE_E_BAD_HEADER, 8,
+			       "cycle_frequency 0: the header gives no tick rate, so no time in "
+			       "the trace can be computed");
 	r->version = r->hdr.version;
 	r->kinds = rd_version_kinds[r->version];
 
