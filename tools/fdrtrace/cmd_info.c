@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_info.c - "fdrtrace info FILE": a summary of one trace.
+ * cmd_info.c - "fdrtrace info FILE": a summary of one trace; "fdrtrace info
+ * DIR": the process tree of a run directory (run.c).
  *
  * One pass with the reader; counters only. The memory is bounded: a fixed
  * table of thread ids (with names from FDRTRACE_EXT_THREAD_NAME) and of
@@ -16,12 +17,14 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <fdrtrace/format.h>
 #include <fdrtrace/reader.h>
 
 #include "nstack.h"
+#include "run.h"
 #include "util.h"
 
 #define INFO_MAX_TIDS 256
@@ -600,14 +603,147 @@ static void info_print_nstacks(struct info *in)
 		printf("%-17s%u more not shown (see dump)\n", "native stacks:", in->more_nstacks);
 }
 
+/* ---- a run directory: the process tree ---- */
+
+/* A duration for people: "850us", "3.2ms", "1.25s", "2m05s"; "-" when not known. */
+static void info_dur(char *buf, size_t cap, bool known, uint64_t ns)
+{
+	if (!known)
+		snprintf(buf, cap, "-");
+	else if (ns < 1000000u)
+		snprintf(buf, cap, "%" PRIu64 "us", ns / 1000u);
+	else if (ns < 1000000000u)
+		snprintf(buf, cap, "%.1fms", (double)ns / 1e6);
+	else if (ns < 120000000000u)
+		snprintf(buf, cap, "%.2fs", (double)ns / 1e9);
+	else
+		snprintf(buf, cap, "%" PRIu64 "m%02" PRIu64 "s", ns / 60000000000u,
+			 ns / 1000000000u % 60u);
+}
+
+/* One line of the tree: the trace @i at @depth, then its children. */
+static void info_run_line(const struct run_dir *r, long i, unsigned depth, uint64_t t0)
+{
+	for (; i >= 0; i = r->procs[i].next_sibling) {
+		const struct run_proc *p = &r->procs[i];
+		char start[32], span[32], ended[512], cmd[1024], lost[32], records[32];
+
+		info_dur(start, sizeof(start), p->start_ns && t0, p->start_ns - t0);
+		if (strcmp(start, "-"))
+			memmove(start + 1, start, strlen(start) + 1), start[0] = '+';
+		info_dur(span, sizeof(span), p->start_ns && p->end_ns >= p->start_ns && p->end_ns,
+			 p->end_ns - p->start_ns);
+		run_ended(p, ended, sizeof(ended));
+		run_command(p, cmd, sizeof(cmd), false);
+		/* without a close the counts are not known */
+		snprintf(records, sizeof(records), p->has_close ? "%" PRIu64 : "?", p->records);
+		snprintf(lost, sizeof(lost), p->has_close ? "%" PRIu64 : "?", p->lost);
+		printf("%8" PRIu32 " %9s %8s %10s %6s  %-30s %*s%s%s  [%s]\n", p->pid, start, span,
+		       records, lost, ended, (int)(2 * depth), "",
+		       p->prev_image >= 0 ? "exec: " : "", cmd, p->file);
+		if (depth < 64)
+			info_run_line(r, p->first_child, depth + 1, t0);
+	}
+}
+
+/* "fdrtrace info DIR": the run's processes, as a tree. Return: the exit status. */
+static int info_run(const char *dir)
+{
+	struct run_dir r;
+	uint64_t t0 = 0, t1 = 0, records = 0, lost = 0, left_out = 0;
+	size_t procs = 0, closed = 0;
+	int rc = run_open(&r, dir, NULL, 0);
+
+	if (rc) {
+		tool_err("%s: %s", dir, strerror(-rc));
+		run_close(&r);
+		return EXIT_FAIL;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		const struct run_proc *p = &r.procs[i];
+
+		procs += p->prev_image < 0;
+		closed += p->has_close;
+		records += p->records;
+		lost += p->lost;
+		left_out += p->left_out;
+		if (p->start_ns && (!t0 || p->start_ns < t0))
+			t0 = p->start_ns;
+		if (p->end_ns > t1)
+			t1 = p->end_ns;
+	}
+	printf("%-17s%s\n", "run:", dir);
+	printf("%-17s%s\n", "index:", r.has_index ? "yes (written by fdrtrace record)" :
+	       "none (not written by fdrtrace record, or it was cut short)");
+	printf("%-17s%zu traced (%zu trace%s, %zu closed), %" PRIu64 " records, %" PRIu64
+	       " lost", "processes:", procs, r.n, r.n == 1 ? "" : "s", closed, records, lost);
+	if (left_out)
+		printf(", %" PRIu64 " left out on purpose", left_out);
+	putchar('\n');
+	if (!r.n) {
+		run_close(&r);
+		return tool_finish_stdout() ? EXIT_FAIL : EXIT_OK;
+	}
+	if (t0)
+		info_time("first start:", t0);
+	if (t0 && t1 >= t0) {
+		char span[32];
+
+		info_dur(span, sizeof(span), true, t1 - t0);
+		printf("%-17s%s\n", "span:", span);
+	}
+	printf("\n%8s %9s %8s %10s %6s  %-30s %s\n", "PID", "START", "SPAN", "RECORDS", "LOST",
+	       "ENDED", "COMMAND  [TRACE]");
+	/* the top level; those whose parent is not traced grouped under their ppid */
+	{
+		long lone = r.roots >= 0 && r.procs[r.roots].next_sibling < 0;
+
+		for (long i = r.roots; i >= 0; i = r.procs[i].next_sibling) {
+			const struct run_proc *p = &r.procs[i];
+			bool seen = false;
+			long save;
+
+			if (lone || !p->ppid) {
+				save = p->next_sibling;
+				r.procs[i].next_sibling = -1;
+				info_run_line(&r, i, 0, t0);
+				r.procs[i].next_sibling = save;
+				continue;
+			}
+			for (long k = r.roots; k != i && !seen; k = r.procs[k].next_sibling)
+				seen = r.procs[k].ppid == p->ppid;
+			if (seen)
+				continue;
+			printf("%8" PRIu32 " %9s %8s %10s %6s  (not traced)\n", p->ppid, "-", "-", "-",
+			       "-");
+			for (long k = i; k >= 0; k = r.procs[k].next_sibling) {
+				if (r.procs[k].ppid != p->ppid)
+					continue;
+				save = r.procs[k].next_sibling;
+				r.procs[k].next_sibling = -1;
+				info_run_line(&r, k, 1, t0);
+				r.procs[k].next_sibling = save;
+			}
+		}
+	}
+	run_close(&r);
+	return tool_finish_stdout() ? EXIT_FAIL : EXIT_OK;
+}
+
 static const char info_help[] =
 	"Usage: fdrtrace info FILE\n"
+	"       fdrtrace info DIR\n"
 	"\n"
 	"Summarize the trace FILE ('-': standard input): version, clock, cycle\n"
 	"frequency, buffer size, processes, threads (with names), buffers, records by\n"
 	"kind, time span, drops (and, in ring policy, the buffers the threads'\n"
 	"numbering says were overwritten), custom events and whether the trace was\n"
 	"closed.\n"
+	"\n"
+	"DIR, a run directory (fdrtrace record): its processes as a tree, each\n"
+	"indented under its parent (those whose parent was not traced under its pid):\n"
+	"pid, start (from the run's first), time span, records, records lost, how it\n"
+	"ended, command line (the program path when the trace has none), trace file.\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help  show this help\n"
@@ -635,8 +771,10 @@ int cmd_info(int argc, char **argv)
 		return tool_bad_option("info", "h", argv);
 	}
 	if (optind != argc - 1)
-		return tool_usage_err("info", optind == argc ? "missing FILE" : "one FILE only");
+		return tool_usage_err("info", optind == argc ? "missing FILE" : "one FILE or DIR only");
 	path = argv[optind];
+	if (strcmp(path, "-") && run_is_dir(path) == 1)
+		return info_run(path);
 	in = calloc(1, sizeof(*in));
 	if (!in) {
 		tool_err("out of memory");
