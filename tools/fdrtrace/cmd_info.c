@@ -634,6 +634,8 @@ static void info_run_line(const struct run_dir *r, long i, unsigned depth, uint6
 		info_dur(span, sizeof(span), p->start_ns && p->end_ns >= p->start_ns && p->end_ns,
 			 p->end_ns - p->start_ns);
 		run_ended(p, ended, sizeof(ended));
+		if (strlen(ended) > 30)	/* a long exec path: the next image's line has it */
+			memcpy(ended + 27, "...", 4);
 		run_command(p, cmd, sizeof(cmd), false);
 		/* without a close the counts are not known */
 		snprintf(records, sizeof(records), p->has_close ? "%" PRIu64 : "?", p->records);
