@@ -138,6 +138,13 @@ if [ "$preload_ok" = 1 ]; then
 		has out "(not traced)" &&
 		[ "$(grep -c '^ *[0-9]* .*   calc' out)" = 2 ] && ok shell-info-orphans
 
+	# two untraced parents (a shell, and a shell it started): two groups
+	check orphans 0 "$fdr" record -d orph -- /bin/sh -c \
+		"$calc 5 >/dev/null; /bin/sh -c '$calc 6 >/dev/null; :'; $calc 7 >/dev/null"
+	check orphans-info 0 "$fdr" info orph &&
+		[ "$(grep -c '(not traced)$' out)" = 2 ] &&
+		[ "$(grep -A2 '(not traced)$' out | grep -c ' calc')" = 3 ] && ok orphans-grouped ||
+		{ fail orphans-grouped; cat out; }
 	# exit statuses as untraced: an exit code, a signal
 	check status-exit 7 "$fdr" record -d st1 -- /bin/sh -c "$calc 5 >/dev/null; exit 7"
 	check status-signal 143 "$fdr" record -d st2 -- /bin/sh -c "$calc 5 >/dev/null; kill -TERM \$\$"

@@ -648,6 +648,78 @@ static void info_run_line(const struct run_dir *r, long i, unsigned depth, uint6
 	}
 }
 
+/* Top-level traces by ppid, then by start (their index): a group is contiguous. */
+static const struct run_dir *info_sorting;
+
+static int info_cmp_top(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	uint32_t px = info_sorting->procs[x].ppid, py = info_sorting->procs[y].ppid;
+
+	if (px != py)
+		return px < py ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Groups (their first top-level trace's place in @top) by that trace's start. */
+static int info_cmp_group(const void *a, const void *b)
+{
+	long x = ((const long *)a)[1], y = ((const long *)b)[1];
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The top level of the tree: the traces whose parent was not traced. One
+ * of them alone is printed as it is; else those of a ppid under a line
+ * for that parent, the groups in the order their first trace began.
+ */
+static void info_run_top(struct run_dir *r, uint64_t t0)
+{
+	size_t n = 0, groups = 0;
+	long *top, *group;
+
+	for (long i = r->roots; i >= 0; i = r->procs[i].next_sibling)
+		n++;
+	top = malloc((n + 1) * sizeof(*top));
+	group = malloc((n + 1) * 2 * sizeof(*group));	/* (place in top, first index) */
+	if (!top || !group || n == 1) {
+		info_run_line(r, r->roots, 0, t0);	/* alone, or out of memory: as they are */
+		free(top);
+		free(group);
+		return;
+	}
+	n = 0;
+	for (long i = r->roots; i >= 0; i = r->procs[i].next_sibling)
+		top[n++] = i;
+	info_sorting = r;
+	qsort(top, n, sizeof(*top), info_cmp_top);
+	for (size_t k = 0; k < n; k++)
+		if (k == 0 || r->procs[top[k]].ppid != r->procs[top[k - 1]].ppid) {
+			group[2 * groups] = (long)k;
+			group[2 * groups + 1] = top[k];
+			groups++;
+		}
+	qsort(group, groups, 2 * sizeof(*group), info_cmp_group);
+	for (size_t g = 0; g < groups; g++) {
+		size_t k = (size_t)group[2 * g];
+		uint32_t ppid = r->procs[top[k]].ppid;
+
+		if (ppid)
+			printf("%8" PRIu32 " %9s %8s %10s %6s  (not traced)\n", ppid, "-", "-", "-",
+			       "-");
+		for (; k < n && r->procs[top[k]].ppid == ppid; k++) {
+			long save = r->procs[top[k]].next_sibling;
+
+			r->procs[top[k]].next_sibling = -1;
+			info_run_line(r, top[k], ppid ? 1 : 0, t0);
+			r->procs[top[k]].next_sibling = save;
+		}
+	}
+	free(top);
+	free(group);
+}
+
 /* "fdrtrace info DIR": the run's processes, as a tree. Return: the exit status. */
 static int info_run(const char *dir)
 {
@@ -697,37 +769,7 @@ static int info_run(const char *dir)
 	printf("\n%8s %9s %8s %10s %6s  %-30s %s\n", "PID", "START", "SPAN", "RECORDS", "LOST",
 	       "ENDED", "COMMAND  [TRACE]");
 	/* the top level; those whose parent is not traced grouped under their ppid */
-	{
-		long lone = r.roots >= 0 && r.procs[r.roots].next_sibling < 0;
-
-		for (long i = r.roots; i >= 0; i = r.procs[i].next_sibling) {
-			const struct run_proc *p = &r.procs[i];
-			bool seen = false;
-			long save;
-
-			if (lone || !p->ppid) {
-				save = p->next_sibling;
-				r.procs[i].next_sibling = -1;
-				info_run_line(&r, i, 0, t0);
-				r.procs[i].next_sibling = save;
-				continue;
-			}
-			for (long k = r.roots; k != i && !seen; k = r.procs[k].next_sibling)
-				seen = r.procs[k].ppid == p->ppid;
-			if (seen)
-				continue;
-			printf("%8" PRIu32 " %9s %8s %10s %6s  (not traced)\n", p->ppid, "-", "-", "-",
-			       "-");
-			for (long k = i; k >= 0; k = r.procs[k].next_sibling) {
-				if (r.procs[k].ppid != p->ppid)
-					continue;
-				save = r.procs[k].next_sibling;
-				r.procs[k].next_sibling = -1;
-				info_run_line(&r, k, 1, t0);
-				r.procs[k].next_sibling = save;
-			}
-		}
-	}
+	info_run_top(&r, t0);
 	run_close(&r);
 	return tool_finish_stdout() ? EXIT_FAIL : EXIT_OK;
 }

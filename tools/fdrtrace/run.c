@@ -375,19 +375,46 @@ static int run_cmp_procs(const void *a, const void *b)
 	return strcmp(x->file, y->file);
 }
 
+/* Traces by pid, then start: for run_find()'s binary search. */
+static const struct run_dir *run_sorting;
+
+static int run_cmp_by_pid(const void *a, const void *b)
+{
+	const struct run_proc *x = &run_sorting->procs[*(const long *)a];
+	const struct run_proc *y = &run_sorting->procs[*(const long *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return *(const long *)a < *(const long *)b ? -1 : *(const long *)a > *(const long *)b;
+}
+
 /*
  * The trace of process @pid current at @t: the latest of its images that
  * began at or before @t (a pid reused later in the run is another
- * process), not @self. -1 when none.
+ * process), not @self, among the traces before @self (sorted by start).
+ * @by_pid: the traces' indices sorted by pid, then index. -1 when none.
  */
-static long run_find(const struct run_dir *r, uint32_t pid, uint64_t t, size_t self)
+static long run_find(const struct run_dir *r, const long *by_pid, uint32_t pid, uint64_t t,
+		     size_t self)
 {
+	size_t lo = 0, hi = r->n;
 	long best = -1;
 
-	for (size_t j = 0; j < r->n; j++)
-		if (j != self && r->procs[j].pid == pid && r->procs[j].start_ns <= t &&
-		    (j < self || r->procs[j].start_ns < t))
-			best = (long)j;	/* sorted by start: the last wins */
+	while (lo < hi) {	/* the first of @pid */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->procs[by_pid[mid]].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < r->n && r->procs[by_pid[lo]].pid == pid; lo++) {
+		long j = by_pid[lo];
+
+		if ((size_t)j != self && r->procs[j].start_ns <= t &&
+		    ((size_t)j < self || r->procs[j].start_ns < t))
+			best = j;	/* by index, so by start: the last wins */
+	}
 	return best;
 }
 
@@ -404,12 +431,26 @@ static void run_set_depth(struct run_dir *r, long i, unsigned depth)
 static void run_tree(struct run_dir *r)
 {
 	long *last = calloc(r->n + 1, sizeof(*last));
+	long *by_pid = malloc((r->n + 1) * sizeof(*by_pid));
 	long last_root = -1;
 
+	if (!by_pid) {
+		free(last);
+		last = NULL;	/* out of memory: flat */
+	} else {
+		for (size_t i = 0; i < r->n; i++)
+			by_pid[i] = (long)i;
+		run_sorting = r;
+		qsort(by_pid, r->n, sizeof(*by_pid), run_cmp_by_pid);
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		struct run_proc *p = &r->procs[i];
 
-		p->prev_image = p->pid ? run_find(r, p->pid, p->start_ns, i) : -1;
+		if (!by_pid) {
+			p->parent = -1;
+			continue;
+		}
+		p->prev_image = p->pid ? run_find(r, by_pid, p->pid, p->start_ns, i) : -1;
 		/* an earlier process that ended otherwise had the pid before: reused */
 		if (p->prev_image >= 0 && r->procs[p->prev_image].has_close &&
 		    !r->procs[p->prev_image].exec_path &&
@@ -419,7 +460,7 @@ static void run_tree(struct run_dir *r)
 		if (p->prev_image >= 0)
 			p->parent = r->procs[p->prev_image].parent;
 		else
-			p->parent = p->ppid ? run_find(r, p->ppid, p->start_ns, i) : -1;
+			p->parent = p->ppid ? run_find(r, by_pid, p->ppid, p->start_ns, i) : -1;
 		/* a parent that began after its child: a reused pid, not the parent */
 		if ((p->parent >= 0 && (size_t)p->parent >= i) || !last)
 			p->parent = -1;	/* out of memory: flat */
@@ -444,6 +485,7 @@ static void run_tree(struct run_dir *r)
 		}
 	}
 	free(last);
+	free(by_pid);
 	run_set_depth(r, r->roots, 0);
 }
 
@@ -493,19 +535,21 @@ int run_open(struct run_dir *r, const char *dir, char *const *only, size_t n_onl
 			p->pid = (uint32_t)run_name_pid(p->file, names, 0);
 	}
 	/* numbered names (NAME.PID.N.fdr) need the whole list: now */
-	for (size_t i = 0; i < r->n; i++)
-		if (!r->procs[i].has_process) {
-			char **all = malloc(r->n * sizeof(*all));
-
-			if (!all)
+	run_names_free(names, n);
+	names = NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->procs[i].has_process)
+			continue;
+		if (!names) {
+			if (!(names = malloc(r->n * sizeof(*names))))
 				break;
 			for (size_t k = 0; k < r->n; k++)
-				all[k] = r->procs[k].file;
-			qsort(all, r->n, sizeof(*all), run_cmp_names);
-			r->procs[i].pid = (uint32_t)run_name_pid(r->procs[i].file, all, r->n);
-			free(all);
+				names[k] = r->procs[k].file;
+			qsort(names, r->n, sizeof(*names), run_cmp_names);
 		}
-	run_names_free(names, n);
+		r->procs[i].pid = (uint32_t)run_name_pid(r->procs[i].file, names, r->n);
+	}
+	free(names);	/* the names are the traces' */
 	if (r->n)
 		qsort(r->procs, r->n, sizeof(*r->procs), run_cmp_procs);
 	run_tree(r);
