@@ -159,6 +159,7 @@ fi
 # (killed by SIGKILL: its trace has no close)
 check tree 0 "$fdr" record -d tree -- "$tree" tree && has out "tree done" &&
 	has err "no close marker"
+cp err tree.err
 check tree-info 0 "$fdr" info tree
 top=$(rows tree | head -1 | cut -f1)
 depth() {	# depth PID [N]: the indent of the Nth line of PID's in the tree
@@ -167,7 +168,7 @@ depth() {	# depth PID [N]: the indent of the Nth line of PID's in the tree
 		while (substr(s, 2 * d + 1, 2) == "  ") d++
 		print d }' out
 }
-kids=$(rows tree | awk -F'\t' -v p="$top" '$2 == p { print $1 }' | uniq)
+kids=$(rows tree | awk -F'\t' -v p="$top" '$2 == p && $6 !~ /^exec.d \/bin\/true/ { print $1 }' | uniq)
 grand=$(rows tree | awk -F'\t' -v k="$(echo $kids | cut -d' ' -f1)" '$2 == k { print $1 }')
 set -- $kids
 if [ "$(depth "$top")" = 0 ] && [ $# = 3 ] && [ -n "$grand" ] &&
@@ -187,6 +188,17 @@ if grep -q "exited 0 " out; then	# a runtime that records how processes end
 		fail "tree-ends: $(cat out)"
 else
 	echo "skip tree-ends: the runtime does not record how a process ended"
+fi
+# the child that exec'd /bin/true at once ran no instrumented call: an
+# empty trace ended by the exec, said as such, or (lazy start) none
+empty=$(rows tree | awk -F'\t' '$6 ~ /^exec.d \/bin\/true/')
+if [ -z "$empty" ]; then
+	ok "tree-exec-at-once: no trace"
+elif [ "$(echo "$empty" | cut -f7)" = 0 ] &&
+     grep -q "^fdrtrace record: 1 trace without a function record" tree.err; then
+	ok "tree-exec-at-once: an empty trace, said so"
+else
+	fail "tree-exec-at-once: $empty"; cat tree.err
 fi
 # info FILE is as before
 t=$(ls tree/fdrtrace.run_tree."$top".fdr)

@@ -33,7 +33,7 @@ static void reap(pid_t pid)
 
 int main(int argc, char **argv)
 {
-	pid_t a, b, c;
+	pid_t a, b, c, d;
 
 	if (argc > 1 && strcmp(argv[1], "leaf") == 0)
 		return work(5) == 5 ? 5 : 1;
@@ -68,6 +68,10 @@ int main(int argc, char **argv)
 		raise(SIGKILL);
 	}
 	reap(c);
+	d = fork();
+	if (d == 0)	/* no instrumented call between the fork and the exec */
+		execl("/bin/true", "true", (char *)NULL);
+	reap(d);
 	puts("tree done");
 	return 0;
 }
