@@ -202,7 +202,7 @@ int main()
 EOF
 	"$cxx" -O0 -g -finstrument-functions shapes.cc -o shapes
 	t=$(trace_of ./shapes)
-	"$fdr" account -q --locations -f csv "$t" >cxx.csv
+	"$fdr" account -q --locations --full-names -f csv "$t" >cxx.csv
 	cat cxx.csv
 	grep -q ',"geo::square::area() const (shapes.cc:15)"$' cxx.csv ||
 		fail "C++: geo::square::area() const (shapes.cc:15)"
@@ -212,6 +212,14 @@ EOF
 		fail "C++: double twice<double>(double) (shapes.cc:21)"
 	grep -q '"geo::square::square(double) (shapes.cc:11)"$' cxx.csv ||
 		fail "C++: the constructor geo::square::square(double) (shapes.cc:11)"
+	# by default the short form: no template arguments, no return type, the
+	# parameters only where they tell overloads (twice's instances) apart
+	"$fdr" account -q --locations -f csv "$t" >cxx-short.csv
+	grep -q ',"geo::square::area (shapes.cc:15)"$' cxx-short.csv &&
+		grep -q '^[0-9]*,4,.*,"twice(int) (shapes.cc:21)"$' cxx-short.csv &&
+		grep -q ',"twice(double) (shapes.cc:21)"$' cxx-short.csv &&
+		grep -q ',"geo::square::square (shapes.cc:11)"$' cxx-short.csv ||
+		{ cat cxx-short.csv; fail "C++: the short names"; }
 	"$fdr" account -q --no-demangle -f csv "$t" | grep -q '"_ZNK3geo6square4areaEv"' ||
 		fail "C++: --no-demangle shows the symbol"
 	# a destructor's variants (deleting D0, base D2) demangle alike and sit
@@ -421,7 +429,8 @@ EOF
 		[ "$#" -eq 1 ] || fail "expected one XRay trace: $*"
 		"$xray" account -f csv -m xr "$1" | tail -n +2 | awk -F, '{ print $1, $2, $NF }' |
 			sort >xr.llvm
-		"$fdr" account -q -f csv --instr-map xr "$1" | tail -n +2 |
+		# llvm-xray names functions whole: so does --full-names
+		"$fdr" account -q -f csv --full-names --instr-map xr "$1" | tail -n +2 |
 			awk -F, '{ print $1, $2, $NF }' | sort >xr.ours
 		cat xr.ours
 		[ "$(wc -l <xr.ours)" -ge 5 ] || fail "fewer than 5 functions"
@@ -430,10 +439,10 @@ EOF
 		"$fdr" account -q -f csv "$1" | grep -q '"#2"' || fail "without a map: #ID names"
 		# llvm-xray extract's YAML: ids from the map, names it holds
 		"$xray" extract -s xr >xr.yaml
-		"$fdr" account -q -f csv --instr-map xr.yaml "$1" | tail -n +2 |
+		"$fdr" account -q -f csv --full-names --instr-map xr.yaml "$1" | tail -n +2 |
 			awk -F, '{ print $1, $2, $NF }' | sort >xr.yaml-names
 		diff -u xr.ours xr.yaml-names || fail "names from the YAML map differ"
-		"$fdr" replay -q --locations --instr-map xr "$1" | grep -q 'geo::box::area() const (xr.cc:11)' ||
+		"$fdr" replay -q --locations --full-names --instr-map xr "$1" | grep -q 'geo::box::area() const (xr.cc:11)' ||
 			fail "replay --locations --instr-map: geo::box::area() const (xr.cc:11)"
 	else
 		echo "(clang cannot build an XRay program here: skipped)"

@@ -19,6 +19,7 @@
 #include <fdrtrace/reader.h>
 
 #include "analysis.h"
+#include "shortname.h"
 #include "printable.h"
 #include "util.h"
 
@@ -319,7 +320,17 @@ static const char *an_func_base(struct analysis *a, struct an_func *f)
 		int status = -1;
 		char *d = dm ? dm(raw, NULL, NULL, &status) : NULL;
 
-		if (d && status == 0 && printable_valid(d)) {
+		if (d && status == 0 && !a->full_names) {
+			/* the short form names it; the whole one tells namesakes apart */
+			f->full = printable_valid(d) ? d : printable_dup(d, strlen(d));
+			if (f->full != d)
+				free(d);
+			f->base = f->full ? cxx_short_name(f->full, CXX_SHORT) : NULL;
+			if (f->base && strcmp(f->base, f->full) == 0) {
+				free(f->full);
+				f->full = NULL;
+			}
+		} else if (d && status == 0 && printable_valid(d)) {
 			f->base = d;
 		} else if (d && status == 0) {
 			/* The demangler may cut a multibyte character of a name. */
@@ -385,10 +396,62 @@ static bool an_same_place(struct analysis *a, const struct an_func *f, const cha
 	return false;
 }
 
+/*
+ * Is @name, @form (shortname.h) of @f's whole name, @f's alone among its
+ * namesakes (the first AN_PLACE_WALK each way; past them, assumed not)?
+ * @form -1: the whole name.
+ */
+static bool an_form_unique(const struct an_func *f, const char *name, int form)
+{
+	unsigned walked = 0;
+
+	for (int next = 0; next < 2; next++)
+		for (const struct an_func *g = next ? f->same_next : f->same_prev; g;
+		     g = next ? g->same_next : g->same_prev) {
+			const char *gw = g->full ? g->full : g->base;
+			char *gn;
+			bool same;
+
+			if (++walked > AN_PLACE_WALK)
+				return false;
+			gn = form >= 0 ? cxx_short_name(gw, (enum cxx_form)form) : NULL;
+			same = strcmp(gn ? gn : gw, name) == 0;
+			free(gn);
+			if (same)
+				return false;
+		}
+	return true;
+}
+
+/*
+ * The name of a C++ function whose short form a namesake shares: the
+ * first of its longer forms no namesake has (with its parameter list:
+ * overloads; with the outermost template arguments: instances of a
+ * template), else whole. Return: a new string, or NULL (out of memory:
+ * the short form stays). *@unique: no namesake has it.
+ */
+static char *an_func_longer(const struct an_func *f, bool *unique)
+{
+	static const enum cxx_form forms[] = { CXX_PARAMS, CXX_OUTER };
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char *p = cxx_short_name(f->full, forms[i]);
+
+		if (p && an_form_unique(f, p, (int)forms[i])) {
+			*unique = true;
+			return p;
+		}
+		free(p);
+	}
+	*unique = an_form_unique(f, f->full, -1);
+	return strdup(f->full);
+}
+
 const char *an_func_name(struct analysis *a, struct an_func *f)
 {
 	struct sym_file *file;
 	const char *base, *raw, *src;
+	char *longer = NULL;
 	uint64_t addr = 0;
 	unsigned line;
 	bool collide;
@@ -402,10 +465,18 @@ const char *an_func_name(struct analysis *a, struct an_func *f)
 		return base;
 	file = an_func_origin(a, f, &addr);
 	collide = f->collides;
+	if (collide && f->full) {
+		bool unique = false;
+
+		if ((longer = an_func_longer(f, &unique))) {
+			base = longer;
+			collide = !unique;
+		}
+	}
 	if (!collide && file && (raw = an_func_raw(a, f)))
 		collide = sym_name_count(file, raw) > 1;
 	if (!collide && !a->locations) {
-		f->display = f->base;
+		f->display = longer ? longer : f->base;
 		return f->display;
 	}
 	if (file && !sym_location(file, addr, &src, &line)) {
@@ -425,6 +496,7 @@ const char *an_func_name(struct analysis *a, struct an_func *f)
 			     addr);
 	else
 		n = asprintf(&d, "%s (#%" PRIu32 ")", base, f->id);
+	free(longer);
 	if (n < 0) {
 		f->display = f->base;
 	} else if (!printable_valid(d)) {
@@ -455,7 +527,8 @@ static void an_func_rename(struct analysis *a, struct an_func *f)
 	if (f->display != f->base)
 		free(f->display);
 	free(f->base);
-	f->display = f->base = NULL;
+	free(f->full);
+	f->display = f->base = f->full = NULL;
 	f->base_len = 0;
 	f->collides = false;
 	f->name_gen++;
@@ -1999,6 +2072,7 @@ void an_fini(struct analysis *a)
 		if (a->fns[i]->display != a->fns[i]->base)
 			free(a->fns[i]->display);
 		free(a->fns[i]->base);
+		free(a->fns[i]->full);
 		hist_free(&a->fns[i]->tally.hist);
 		free(a->fns[i]->uptr);
 		free(a->fns[i]);

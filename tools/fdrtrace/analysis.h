@@ -119,7 +119,9 @@ static inline __attribute__((always_inline)) int an_tally_add(struct an_tally *t
  * @address: from FDRTRACE_EXT_FUNC, 0 when unknown
  * @name: the symbol as recorded (mangled), NULL when unknown
  * @base: the printable name without location (see an_func_name()), built
- *	on first use
+ *	on first use: a demangled C++ name in its short form (shortname.h)
+ *	unless struct analysis.full_names
+ * @full: the whole demangled name when @base is its short form, else NULL
  * @display: @base and, when it must be told apart, its location; built on
  *	first use (the same pointer as @base when there is nothing to add)
  * @base_len: strlen(@base): @display starts with it
@@ -138,6 +140,7 @@ struct an_func {
 	uint64_t address;
 	char *name;
 	char *base;
+	char *full;
 	char *display;
 	uint32_t base_len;
 	uint32_t name_gen;
@@ -322,6 +325,7 @@ struct analysis {
 	const struct an_ops *ops;
 	void *ctx;
 	bool demangle;
+	bool full_names;	/* C++ names whole, not in their short form */
 	bool want_hist;
 	bool want_cct;
 	bool cct_per_thread;

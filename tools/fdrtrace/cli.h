@@ -48,6 +48,7 @@ enum {
 	CLI_OPT_LOCATIONS,
 	CLI_OPT_DEBUG_DIR,
 	CLI_OPT_INSTR_MAP,
+	CLI_OPT_FULL_NAMES,
 	CLI_OPT_CMD = 512,	/* a command's own long-only options start here */
 	/*
 	 * A common option whose short letter the command uses for one of its
@@ -93,6 +94,7 @@ struct cli_cmd {
  * @cmd: the command
  * @ctx: the command's, for its @option callback
  * @demangle: false with --no-demangle
+ * @full_names: --full-names
  * @locations: --locations
  * @debug_dirs, @n_debug_dirs: each --debug-dir, in order
  * @instr_map: --instr-map, NULL when not given
@@ -105,6 +107,7 @@ struct cli {
 	const struct cli_cmd *cmd;
 	void *ctx;
 	bool demangle;
+	bool full_names;
 	bool locations;
 	const char *debug_dirs[CLI_MAX_DEBUG_DIRS];
 	int n_debug_dirs;

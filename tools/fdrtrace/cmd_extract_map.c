@@ -60,6 +60,7 @@ int cmd_extract_map(int argc, char **argv)
 		return status;
 	memset(&a, 0, sizeof(a));
 	cli_apply(&cl, &a);
+	a.full_names = true;	/* the map names each function whole, as llvm-xray's would */
 	a.quiet = true;
 	if (an_run(&a, cl.files[0])) {
 		an_fini(&a);
