@@ -177,8 +177,9 @@ if [ "${FDRTRACE_TEST_SANITIZED:-0}" = 1 ]; then
 	echo "skip record-daemon, record-sigterm: a sanitized libfdrtrace cannot be preloaded"
 else
 	mkdir -p dmn fwd
+	# (counted, its records too when it ended first, else said still running)
 	check record-daemon 0 "$fdr" record -d dmn -- /bin/sh -c "(sleep 0.3; exec $calc >/dev/null) &" &&
-		has err "fdrtrace record: 1 process traced, 11194 records, 0 lost"
+		has err "fdrtrace record: 1 process traced, " && ls dmn/fdrtrace.calc.*.fdr >/dev/null
 	"$fdr" record -d fwd -- /bin/sh -c "$calc >/dev/null; exec sleep 30" >out 2>err &
 	rp=$!
 	for i in $(seq 100); do ls fwd/fdrtrace.calc.*.fdr >/dev/null 2>&1 && break; sleep 0.1; done
