@@ -66,6 +66,11 @@ check missing-dir 0 "$fdr" record -d new/run/dir -- "$calc" 5 &&
 	[ "$(rows new/run/dir | cut -f3)" = "$(cd new/run/dir && ls fdrtrace.calc.*.fdr)" ] &&
 	ok missing-dir-index
 
+# quiet by default; -O verbosity=1 gives the runtime's own lines back
+check quiet 0 "$fdr" record -d q1 -- "$calc" 5 && lacks err '^fdrtrace: ' && ok quiet-no-runtime-line
+check verbose 0 "$fdr" record -d q2 -O verbosity=1 -- "$calc" 5 &&
+	has err "fdrtrace: $work/q2/fdrtrace.calc." && has err "fdrtrace record: 1 process traced"
+
 # the default directory: earlier runs moved aside, never overwritten
 mkdir def && cd def
 check default-1 0 "$fdr" record -- "$calc" 5 && has err "run in $work/def/fdrtrace.run "
