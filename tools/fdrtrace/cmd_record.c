@@ -338,8 +338,10 @@ static char *rec_index_header(char *const *argv, int st, uint64_t start_ns, uint
 	if (!f)
 		return NULL;
 	/* the command line, quoted as run_command() quotes a trace's */
-	for (char *const *a = argv; *a; a++)
-		p.args_len += (uint32_t)strlen(*a) + 1, p.argc++;
+	for (char *const *a = argv; *a; a++) {
+		p.args_len += (uint32_t)strlen(*a) + 1;
+		p.argc++;
+	}
 	p.args = malloc(p.args_len + 1);
 	if (p.args) {
 		char *o = p.args;
