@@ -715,9 +715,28 @@ int cmd_record(int argc, char **argv)
 		free(o.buf);
 		return 127;
 	}
+	instrumented = rec_defines_hooks(prog_path) ||
+		       sym_references(prog_path, "__cyg_profile_func_enter") != 0;
+	if (preload < 0)
+		preload = sym_needs(prog_path, "libfdrtrace.so") == 1 || rec_defines_hooks(prog_path) ?
+			  0 : 1;
+	if (preload && !lib) {
+		struct rec_tried tried;
+
+		lib = rec_find_lib(libbuf, sizeof(libbuf), &tried);
+		if (!lib) {
+			tool_err("%s does not link libfdrtrace, and %s was not found to preload "
+				 "(looked for %s; use --lib PATH or FDRTRACE_LIB)", argv[optind],
+				 REC_LIB_NAME, tried.text);
+			free(o.buf);
+			free(prog_path);
+			return 127;	/* it could not be run */
+		}
+	}
 	/*
 	 * The run directory: -d DIR or the default; with -O logfile_base, the
-	 * directory of that base (relative to the run directory).
+	 * directory of that base (relative to -d DIR or the current directory).
+	 * Made ready only now that the program can be run.
 	 */
 	explicit = dir != NULL;
 	if (user_base) {
@@ -761,24 +780,6 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	}
 
-	instrumented = rec_defines_hooks(prog_path) ||
-		       sym_references(prog_path, "__cyg_profile_func_enter") != 0;
-	if (preload < 0)
-		preload = sym_needs(prog_path, "libfdrtrace.so") == 1 || rec_defines_hooks(prog_path) ?
-			  0 : 1;
-	if (preload && !lib) {
-		struct rec_tried tried;
-
-		lib = rec_find_lib(libbuf, sizeof(libbuf), &tried);
-		if (!lib) {
-			tool_err("%s does not link libfdrtrace, and %s was not found to preload "
-				 "(looked for %s; use --lib PATH or FDRTRACE_LIB)", argv[optind],
-				 REC_LIB_NAME, tried.text);
-			free(o.buf);
-			free(prog_path);
-			return 127;	/* it could not be run */
-		}
-	}
 	if (!instrumented)
 		fprintf(stderr, "fdrtrace record: %s is not instrumented (no "
 			"__cyg_profile_func_enter): only the processes it starts that run "
