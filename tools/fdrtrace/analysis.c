@@ -148,6 +148,17 @@ static struct an_module *an_module_find(struct analysis *a, uint32_t id)
 	return NULL;
 }
 
+const char *an_func_module(struct analysis *a, const struct an_func *f)
+{
+	const struct an_module *m = f->module_id != 0xffffffffu ? an_module_find(a, f->module_id) : NULL;
+	const char *slash;
+
+	if (!m || !m->path || !m->path[0])
+		return NULL;
+	slash = strrchr(m->path, '/');
+	return slash && slash[1] ? slash + 1 : m->path;
+}
+
 /*
  * The ELF file of a module record, opened on first use through the shared
  * symbolizer (so 200 records of one library open it once); NULL when it
@@ -804,6 +815,57 @@ static uint32_t an_open_count(struct an_thread *t, uint32_t id)
 }
 
 /*
+ * Is a call of @id open on @t (before the one being pushed)? Asked only
+ * when another thread has calls of its function open too.
+ */
+static __attribute__((noinline)) bool an_open_on(struct an_thread *t, uint32_t id)
+{
+	uint32_t n = an_open_count(t, id), i;
+
+	if (n != UINT32_MAX)
+		return n != 0;
+	for (i = 0; i < t->depth; i++)
+		if (t->stack[i].id == id)
+			return true;
+	return false;
+}
+
+/*
+ * A call of @fn is pushed on @t: is it nested in another of @fn's there?
+ * One thread at a time counts its open calls in @fn (the common case: a
+ * function recursing on one thread); a call on another thread meanwhile
+ * walks its stack and is counted apart.
+ */
+static inline __attribute__((always_inline)) void an_open_enter(struct an_thread *t, struct an_func *fn, struct an_frame *f)
+{
+	uint32_t me = t->index + 1;
+
+	if (__builtin_expect(fn->open_n == 0 && fn->open_far == 0, 1)) {
+		fn->open_thread = me;
+		fn->open_n = 1;
+		f->counted = true;
+		f->nested = false;
+	} else if (fn->open_thread == me && fn->open_n) {
+		fn->open_n++;
+		f->counted = true;
+		f->nested = true;
+	} else {
+		f->nested = an_open_on(t, fn->id);
+		f->counted = false;
+		fn->open_far++;
+	}
+}
+
+/* The call @f of its function is no longer open. */
+static inline __attribute__((always_inline)) void an_open_leave(const struct an_frame *f)
+{
+	if (f->counted)
+		f->fn->open_n--;
+	else
+		f->fn->open_far--;
+}
+
+/*
  * @plain (a constant where it is inlined): the command has no enter or
  * exit callback and no calling-context tree is built, so neither is
  * looked for (account's loop).
@@ -830,7 +892,9 @@ static inline __attribute__((always_inline)) struct an_frame *an_push(struct ana
 		t->stack = n;
 		t->cap = cap;
 	}
-	f = &t->stack[t->depth++];
+	f = &t->stack[t->depth];
+	an_open_enter(t, fn, f);	/* before the push: the walk sees the calls below */
+	t->depth++;
 	f->fn = fn;
 	f->id = fn->id;
 	/* after the id: a rebuild of the counts reads the whole stack, this frame too */
@@ -876,6 +940,8 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 		self = dur > f->children ? dur - f->children : 0;
 		a->st.calls++;
 		an_tally_add(&fn->tally, dur, self, a->want_hist);	/* out of memory: not in hist */
+		if (!f->nested)
+			fn->tally.total += dur;
 		if (!plain && f->node) {
 			a->nodes[f->node].calls++;
 			a->nodes[f->node].incl += dur;
@@ -885,6 +951,7 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 			t->stack[t->depth - 2].children += dur;
 	}
 	t->depth--;
+	an_open_leave(f);
 	if (__builtin_expect(t->open != NULL, 0))
 		an_open_note(t, f->id, -1);
 }
@@ -941,6 +1008,7 @@ static void an_forget(struct analysis *a, struct an_thread *t, uint32_t depth)
 	while (t->depth > depth) {
 		if (a->ops && a->ops->dropped)
 			a->ops->dropped(a, t, &t->stack[t->depth - 1]);
+		an_open_leave(&t->stack[t->depth - 1]);
 		t->depth--;
 	}
 	an_open_forget(t);	/* made again if needed */
@@ -1288,6 +1356,11 @@ static void an_event(struct analysis *a, const struct fdrtrace_event *ev)
 		return;
 	case FDRTRACE_EV_TYPED_EVENT:
 		an_app_event(a, ev);
+		return;
+	case FDRTRACE_EV_CALL_ARGUMENT:
+		t = a->cur;
+		if (t && a->pass_mode != 1 && !a->buf_repeat && a->ops && a->ops->arg && t->depth)
+			a->ops->arg(a, t, ev->u.arg.arg);
 		return;
 	default:
 		return;
@@ -1717,6 +1790,9 @@ static int an_fast_buffer(struct analysis *a, uint64_t pos, uint64_t len)
 		case FDRTRACE_MD_CALL_ARGUMENT:
 			if (!args)
 				return an_reader_buffer(a, pos, len, p);
+			/* the value of the entry just applied (an_event() too) */
+			if (apply && a->ops && a->ops->arg && t->depth)
+				a->ops->arg(a, t, an_le64(r + 1));
 			p += 16;
 			break;
 		case FDRTRACE_MD_END_OF_BUFFER:
@@ -1916,9 +1992,11 @@ static void an_finish_threads(struct analysis *a)
 				a->st.unmatched_entries++;
 			}
 		}
-		for (; t->depth; t->depth--)
+		for (; t->depth; t->depth--) {
 			if (a->ops && a->ops->unfinished)
 				a->ops->unfinished(a, t, &t->stack[t->depth - 1]);
+			an_open_leave(&t->stack[t->depth - 1]);
+		}
 		an_open_forget(t);
 		t->over = 0;
 	}

@@ -135,7 +135,7 @@ int cli_parse_time(const char *s, uint64_t *ns)
 }
 
 /* -r A~B: seconds from the first call; either end may be left open. */
-static int cli_range(struct cli *cl, const char *arg)
+int cli_range(struct cli *cl, const char *arg)
 {
 	const char *name = cl->cmd->name, *tilde = strchr(arg, '~');
 	struct sel_opts *o = &cl->sel;

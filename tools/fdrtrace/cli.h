@@ -165,6 +165,17 @@ int cli_parse_time(const char *s, uint64_t *ns);
 int cli_table_format(const struct cli *cl, const char *arg, bool *csv);
 
 /**
+ * cli_range - the argument of -r/--time-range, A~B (seconds after the first
+ * call of the trace), into @cl's selectors; for a command whose own option
+ * takes -r and hands it on (account)
+ * @cl: the command line being parsed
+ * @arg: the argument
+ *
+ * Return: 0, or the exit status of the usage error it reported.
+ */
+int cli_range(struct cli *cl, const char *arg);
+
+/**
  * cli_top - the argument of -p/--top: how many rows, 0 or more
  * @cl: the command line being parsed (its command names the error)
  * @arg: the text
