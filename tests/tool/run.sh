@@ -6,7 +6,8 @@
 #   - the default ./fdrtrace.run: an earlier run in it moved aside to
 #     fdrtrace.run.N (the first free N), never overwritten; a default
 #     directory holding other files refused; -d DIR with a run moved aside
-#     the same way;
+#     the same way, with other files used as it is, with a file of the
+#     user's named index refused;
 #   - `record -- sh -c 'calc; calc'`: the shell is said not instrumented,
 #     both calcs traced, one summary line for the run; the program's stdout
 #     and stderr exactly as untraced (no line of the runtime's in them);
@@ -106,6 +107,11 @@ fi
 check explicit-1 0 "$fdr" record -d exp -- "$calc" 5
 check explicit-2 0 "$fdr" record -d exp/ -- "$calc" 5 &&
 	has err "the earlier run in exp moved to exp.1"
+# a file of the user's named index is not a run's: refused, left alone
+mkdir -p notrun && echo "my index" >notrun/index
+check explicit-foreign-index 1 "$fdr" record -d notrun -- "$calc" 5 &&
+	has err "that is not a run's index" && [ "$(cat notrun/index)" = "my index" ] &&
+	[ "$(ls notrun)" = index ] && ok explicit-foreign-index-kept || fail explicit-foreign-index-kept
 mkdir -p mixed && : >mixed/fdrtrace.calc.1.fdr
 check explicit-not-a-run 0 "$fdr" record -d mixed -- "$calc" 5 &&
 	[ "$(rows mixed | wc -l)" = 1 ] && [ -e mixed/fdrtrace.calc.1.fdr ] &&
