@@ -235,20 +235,6 @@ static bool rec_dir_empty(const char *dir)
 	return empty;
 }
 
-/* The first line of an index (run.c's, and rec_begin_index()'s). */
-#define REC_INDEX_MAGIC "# fdrtrace run index"
-
-/* Is the file open at @fd (-1: none) a run's index, a regular file starting so? */
-static bool rec_is_index(int fd)
-{
-	char head[sizeof(REC_INDEX_MAGIC) - 1];
-	struct stat st;
-
-	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	       pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
-	       memcmp(head, REC_INDEX_MAGIC, sizeof(head)) == 0;
-}
-
 /*
  * Make @dir ready for a new run: created when missing; an earlier run in
  * it (its index) renamed DIR.N, the first free N, unless it is being
@@ -282,23 +268,22 @@ static int rec_prepare_dir(const char *dir, bool explicit)
 			 "short before it began); remove it, or give -d DIR", dir, RUN_INDEX);
 		return 1;
 	}
-	fd = open(index, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (!rec_is_index(fd)) {
+	if (!run_is_index(index)) {
 		/* a file of the user's that happens to be named so: never ours to replace */
-		if (fd >= 0)
-			close(fd);
 		tool_err("%s holds a file named %s that is not a run's index (fdrtrace record "
 			 "writes \"%s\" first): not overwritten; give another -d DIR", dir,
-			 RUN_INDEX, REC_INDEX_MAGIC);
+			 RUN_INDEX, RUN_INDEX_MAGIC);
 		return 1;
 	}
-	if (flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK) {
+	fd = open(index, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK) {
 		close(fd);
 		tool_err("%s: a run is being recorded there now (its %s is locked); give "
 			 "another -d DIR", dir, RUN_INDEX);
 		return 1;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	for (unsigned n = 1; n < 100000; n++) {
 		snprintf(aside, sizeof(aside), "%s.%u", dir, n);
 		if (lstat(aside, &st) == 0 || errno != ENOENT)
@@ -339,7 +324,7 @@ static int rec_begin_index(const char *dir, char *const *argv)
 	flock(fd, LOCK_EX | LOCK_NB);
 	f = fdopen(dup(fd), "w");
 	if (f) {
-		fputs(REC_INDEX_MAGIC " 1\n# status: running (fdrtrace record", f);
+		fputs(RUN_INDEX_MAGIC " 1\n# status: running (fdrtrace record", f);
 		fprintf(f, " pid %d)\n# command:", (int)getpid());
 		for (; *argv; argv++)
 			fprintf(f, " %s", *argv);

@@ -489,11 +489,26 @@ static void run_tree(struct run_dir *r)
 	run_set_depth(r, r->roots, 0);
 }
 
+bool run_is_index(const char *path)
+{
+	char head[sizeof(RUN_INDEX_MAGIC) - 1];
+	struct stat st;
+	bool is = false;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	is = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	     pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
+	     memcmp(head, RUN_INDEX_MAGIC, sizeof(head)) == 0;
+	close(fd);
+	return is;
+}
+
 int run_open(struct run_dir *r, const char *dir, char *const *only, size_t n_only)
 {
 	char **names = NULL, path[8192];
 	size_t n = 0;
-	struct stat st;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -515,7 +530,7 @@ int run_open(struct run_dir *r, const char *dir, char *const *only, size_t n_onl
 		return rc;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, RUN_INDEX);
-	r->has_index = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	r->has_index = run_is_index(path);
 	if (n && !(r->procs = calloc(n, sizeof(*r->procs)))) {
 		run_names_free(names, n);
 		return -ENOMEM;
@@ -711,7 +726,7 @@ int run_write_index(const struct run_dir *r, const char *header)
 		unlink(tmp);
 		return err;
 	}
-	fputs("# fdrtrace run index 1\n", f);
+	fputs(RUN_INDEX_MAGIC " 1\n", f);
 	if (header)
 		fputs(header, f);
 	fputs("pid\tppid\ttrace\tstart_ns\tend_ns\tended\trecords\tlost\tleft_out\tcommand\n", f);

@@ -21,8 +21,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The index file record writes in a run directory. */
+/* The index file record writes in a run directory, and its first line's start. */
 #define RUN_INDEX "index"
+#define RUN_INDEX_MAGIC "# fdrtrace run index"
+
+/* Is the file at @path a run's index (a regular file starting with RUN_INDEX_MAGIC)? */
+bool run_is_index(const char *path);
 
 /**
  * struct run_proc - one trace of a run directory: a process, or one image
