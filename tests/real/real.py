@@ -37,6 +37,13 @@ CHECK:
   xray   one run of a build with both clang instrumentations, recorded by
          fdrtrace and by LLVM XRay FDR at once: per-function call counts of
          fdrtrace account equal llvm-xray's (functions matched by name)
+  tree   the whole process tree under fdrtrace record (the gcc build,
+         preloaded; bash runs workload.bash, lua and zstd two runs each
+         under the system's make -j2, not instrumented): output and status
+         identical to an untraced run; a trace per process that ran instrumented code, none for
+         uninstrumented programs once the runtime starts lazily (reported
+         until then); fdrtrace info DIR's tree as the processes' parents;
+         the summary's counts the sum of the traces'
   loss   the loss invariant: from a starved pool, no function's count, sum
          or self time is greater than in a lossless run of the same workload
          (stream and ring policy; see check_loss())
@@ -445,8 +452,10 @@ def run_workload(wl, binary, wd, tracing=None, options="", record=False, env_ext
     (ulimit -f, bytes) for the commands. Returns (output, exit lines,
     stderr text). A program whose stderr and status are output
     (full_output) is traced with its trace_options (verbosity=0: no exit
-    lines, which are then None), and fdrtrace record's own lines, which
-    follow the program's stderr, are not part of it."""
+    lines, which are then None; so under fdrtrace record, which runs them
+    quiet), and fdrtrace record's own lines, which follow the program's
+    stderr, are not part of it. With record, each command is recorded into
+    a run directory of its own, tracing/runK."""
     if tracing is not None and wl.prog.trace_options:
         options = (wl.prog.trace_options + " " + options).strip()
     shutil.rmtree(wd, ignore_errors=True)
@@ -457,11 +466,13 @@ def run_workload(wl, binary, wd, tracing=None, options="", record=False, env_ext
     if env_extra:
         env.update(env_extra)
     stdouts, exits, errs = [], [], ""
-    for cmd in wl.commands(binary):
+    for k, cmd in enumerate(wl.commands(binary)):
         if tracing is not None:
             os.makedirs(tracing, exist_ok=True)
             if record:
-                cmd = [wl.env.fdrtrace, "record", "--lib", wl.env.lib, "-d", tracing] + \
+                # a run directory per command (record moves an earlier run aside)
+                cmd = [wl.env.fdrtrace, "record", "--lib", wl.env.lib,
+                       "-d", os.path.join(tracing, "run%d" % k)] + \
                       sum((["-O", o] for o in options.split()), []) + ["--"] + cmd
             else:
                 env["FDRTRACE_MODE"] = "fdr"
@@ -486,7 +497,9 @@ def run_workload(wl, binary, wd, tracing=None, options="", record=False, env_ext
             m = EXIT_LINE.match(line)
             if m:
                 exits.append((m.group(1), int(m.group(2)), int(m.group(3)), line))
-    if [o for o in options.split() if o.startswith("verbosity=")][-1:] == ["verbosity=0"]:
+    verbosity = [o for o in options.split() if o.startswith("verbosity=")][-1:]
+    # fdrtrace record runs the processes quiet (verbosity=0) unless told
+    if verbosity == ["verbosity=0"] or (record and not verbosity):
         exits = None
     return wl.output(wd, stdouts), exits, errs
 
@@ -510,7 +523,7 @@ def check_traces(env, tracedir, exits, want_lossless=False, what="", min_traces=
     None: the run was quiet, verbosity=0, and the totals are the close
     markers'). want_lossless: nothing dropped, of any reason. Returns
     (records, dropped, traces)."""
-    traces = sorted(glob.glob(os.path.join(tracedir, "*.fdr")))
+    traces = sorted(glob.glob(os.path.join(tracedir, "**", "*.fdr"), recursive=True))
     if not traces:
         raise Fail("%s: no trace written in %s" % (what, tracedir))
     if len(traces) < min_traces:
@@ -646,6 +659,172 @@ def check_build(env, prog, src, variant, scale):
         else:
             log("direct_io=always: NOT CHECKED, %s's file system takes no direct writes "
                 "(the traces were written through the page cache)" % work)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- process trees
+
+RECORD_SUMMARY = re.compile(r"^fdrtrace record: (\d+) process(?:es)? traced, (\d+) records, (\d+) lost",
+                            re.M)
+
+
+def runtime_starts_lazily(env):
+    """Does the runtime leave no trace for a process that runs no
+    instrumented code (lazy start)? Asked of the library itself: an
+    uninstrumented program run with it preloaded."""
+    with tempfile.TemporaryDirectory() as d:
+        e = dict(os.environ, FDRTRACE_MODE="fdr", LD_PRELOAD=env.lib,
+                 FDRTRACE_OPTIONS="logfile_base=%s/ verbosity=0" % d)
+        subprocess.run(["/bin/true"], env=e)
+        return not glob.glob(os.path.join(d, "*.fdr"))
+
+
+def read_index(rundir):
+    """The rows of a run directory's index: dicts by the header's names."""
+    with open(os.path.join(rundir, "index")) as f:
+        lines = [l.rstrip("\n") for l in f if not l.startswith("#")]
+    head = lines[0].split("\t")
+    return [dict(zip(head, l.split("\t"))) for l in lines[1:]]
+
+
+def tree_depths(rows):
+    """Each trace's depth in the process tree, from the index's pids and
+    ppids as fdrtrace info DIR builds it: a trace's parent is the latest
+    trace of its ppid begun before it; a later image of the same pid (an
+    exec) is its earlier image's sibling."""
+    rows = sorted(rows, key=lambda r: (int(r["start_ns"]), int(r["pid"]), r["trace"]))
+    depth = {}
+    # several top-level processes sit under a line for their untraced parent
+    tops = sum(1 for i, r in enumerate(rows)
+               if not any(q["pid"] in (r["pid"], r["ppid"]) for q in rows[:i]))
+    top = 1 if tops > 1 else 0
+    for i, r in enumerate(rows):
+        def latest(pid):
+            c = [q for q in rows[:i] if q["pid"] == pid]
+            return c[-1] if c else None
+        prev = latest(r["pid"])
+        if prev is not None and prev["ended"].startswith("exec'd"):
+            depth[r["trace"]] = depth[prev["trace"]]
+            continue
+        parent = latest(r["ppid"])
+        depth[r["trace"]] = depth[parent["trace"]] + 1 if parent is not None else \
+            top if r["ppid"] != "0" else 0
+    return depth
+
+
+def info_depths(text):
+    """The depth of each trace in fdrtrace info DIR's tree (its indent)."""
+    depth = {}
+    for line in text.splitlines():
+        m = re.match(r"^ *\d+ .{69}( *)(?:exec: )?.*  \[([^]]+)\]$", line)
+        if m:
+            depth[m.group(2)] = len(m.group(1)) // 2
+    return depth
+
+
+class MakeWorkload(Workload):
+    """The workload's runs driven by GNU make -j2 (the system's, not
+    instrumented): each command a target writing its own output file,
+    printed in order at the end."""
+
+    def commands(self, binary):
+        runs = Workload.commands(self, binary)
+        if self.prog.name == "lua":	# two interpreters at once, smaller
+            runs = [[binary, os.path.join(HERE, "workload.lua"), str(self.scale * k)]
+                    for k in (0.5, 1)]
+        mk = ["all: " + " ".join("out%d.txt" % k for k in range(len(runs))),
+              "\tcat " + " ".join("out%d.txt" % k for k in range(len(runs)))]
+        for k, cmd in enumerate(runs):
+            # zstd's second command reads the first's file
+            dep = " out%d.txt" % (k - 1) if self.prog.name == "zstd" and k else ""
+            mk += ["out%d.txt:%s" % (k, dep), "\t%s >out%d.txt" % (" ".join(cmd), k)]
+        path = os.path.join(self.env.cache, "work", self.prog.name + "-tree.mk")
+        with open(path, "w") as f:
+            f.write("\n".join(mk) + "\n")
+        return [["make", "-s", "-j2", "-f", path]]
+
+
+def check_tree(env, prog, src, scale):
+    """CHECK tree: the workload recorded whole by fdrtrace record (the
+    instrumented build, preloaded): output and exit status identical to an
+    untraced run; one run directory holding a trace per process that ran
+    instrumented code and, with a lazy-start runtime, none for the programs
+    it ran that are not instrumented (before, their empty traces are
+    counted and reported); fdrtrace info DIR's tree matches the processes'
+    parents; the summary's counts are the sum of the traces' own."""
+    wl = Workload(env, prog, scale) if prog.name == "bash" else MakeWorkload(env, prog, scale)
+    if prog.name != "bash" and not shutil.which("make"):
+        raise Skip("no make to drive %s" % prog.name)
+    work = os.path.join(env.cache, "work", prog.name + "-tree")
+    os.makedirs(work, exist_ok=True)
+    ref_bin = build(env, prog, src, "plain")
+    pre = build(env, prog, src, "gcc-preload")
+    ref, _, _ = run_workload(wl, ref_bin, work + "/ref")
+    td = work + "/traces"
+    shutil.rmtree(td, ignore_errors=True)
+    t0 = time.monotonic()
+    out, _, errs = run_workload(wl, pre, work + "/run", tracing=td, record=True)
+    took = time.monotonic() - t0
+    if out != ref:
+        raise Fail("fdrtrace record: output differs from the untraced build's:\n%s"
+                   % output_diff(ref, out))
+    if re.search(r"^fdrtrace(?! record: )", errs, re.M):
+        raise Fail("a line of the tracer's in the program's stderr:\n%s" % errs[-3000:])
+    rundir = os.path.join(td, "run0")
+    summary = RECORD_SUMMARY.findall(errs)
+    if len(summary) != 1:
+        raise Fail("fdrtrace record printed %d summaries, not 1:\n%s" % (len(summary), errs[-3000:]))
+    procs, records, lost = map(int, summary[0])
+    rows = read_index(rundir)
+    files = sorted(os.path.basename(t) for t in glob.glob(os.path.join(rundir, "*.fdr")))
+    if sorted(r["trace"] for r in rows) != files:
+        raise Fail("the index names %d traces, the directory holds %d" % (len(rows), len(files)))
+    # the counts over the run: the sum of each trace's close record (info FILE)
+    closed_sum = 0
+    for f in files:
+        info = run([env.fdrtrace, "info", os.path.join(rundir, f)], text=True).stdout
+        m = re.search(r"^closed:\s+yes, \w+: (\d+) records", info, re.M)
+        if not m:
+            raise Fail("%s is not closed:\n%s" % (f, info))
+        closed_sum += int(m.group(1))
+    if closed_sum != records or sum(int(r["records"]) for r in rows) != records:
+        raise Fail("the summary says %d records; the traces hold %d, the index %d"
+                   % (records, closed_sum, sum(int(r["records"]) for r in rows)))
+    # which processes: the shell's (its build's path), and the others
+    ours = [r for r in rows if os.path.basename(pre) in r["command"].split(" ")[0]
+            or r["trace"].startswith("fdrtrace.%s." % os.path.basename(pre))]
+    others = [r for r in rows if r not in ours]
+    # bash: the processes that ran shell code; lua, zstd: make's two runs
+    want_traces = prog.min_traces if prog.name == "bash" else 2
+    if len(ours) < want_traces:
+        raise Fail("%d traces of %s, fewer than the %d processes that ran its code"
+                   % (len(ours), prog.name, want_traces))
+    lazy = runtime_starts_lazily(env)
+    if others and lazy:
+        raise Fail("%d traces of programs that are not instrumented: %s"
+                   % (len(others), ", ".join(sorted(set(r["command"].split(" ")[0]
+                                                        for r in others)))))
+    # the tree: every process but the first has a traced parent, and info
+    # DIR indents each trace as its parent's child
+    top = [r for r in rows if not any(q["pid"] == r["ppid"] for q in rows)]
+    if prog.name == "bash" and len(top) != 1:
+        raise Fail("%d processes whose parent is not traced, not 1 (the shell): %s"
+                   % (len(top), [(r["pid"], r["ppid"], r["command"][:60]) for r in top]))
+    if prog.name != "bash" and len(top) != len(ours):
+        raise Fail("%d of %d processes of %s have a traced parent: make's children should not"
+                   % (len(ours) - len(top), len(ours), prog.name))
+    info = run([env.fdrtrace, "info", rundir], text=True).stdout
+    want, got = tree_depths(rows), info_depths(info)
+    if want != got:
+        bad = sorted(t for t in set(want) | set(got) if want.get(t) != got.get(t))
+        raise Fail("info DIR's tree differs from the index's parents for %d traces (%s):\n%s"
+                   % (len(bad), ", ".join("%s %s/%s" % (t, want.get(t), got.get(t))
+                                          for t in bad[:5]), info[:4000]))
+    log("fdrtrace record, whole tree: output identical; %d processes traced (%d traces: "
+        "%d of %s, %d of other programs%s), %d records, %d lost; tree %d deep; %.1f s"
+        % (procs, len(rows), len(ours), prog.name, len(others),
+           "" if lazy or not others else ", empty: the runtime starts eagerly", records, lost,
+           max(want.values()) + 1, took))
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -990,7 +1169,7 @@ def main():
     ap.add_argument("--llvm-xray", default="")
     ap.add_argument("--scale", type=float, default=0)
     ap.add_argument("program", choices=sorted(PROGRAMS))
-    ap.add_argument("check", choices=["gcc", "clang", "xray", "loss"])
+    ap.add_argument("check", choices=["gcc", "clang", "xray", "loss", "tree"])
     a = ap.parse_args()
     env = Env(a)
     prog = PROGRAMS[a.program]
@@ -998,6 +1177,8 @@ def main():
         src = fetch(env, prog)
         if a.check in ("gcc", "clang"):
             check_build(env, prog, src, a.check, a.scale or SCALE[prog.name, a.check])
+        elif a.check == "tree":
+            check_tree(env, prog, src, a.scale or SCALE[prog.name, "tree"])
         elif a.check == "xray":
             check_xray(env, prog, src, a.scale or SCALE[prog.name, "xray"])
         else:
@@ -1020,6 +1201,7 @@ SCALE = {
     ("lua", "gcc"): 1, ("lua", "clang"): 2, ("lua", "xray"): 0.2, ("lua", "loss"): 0.5,
     ("zstd", "gcc"): 1, ("zstd", "clang"): 4, ("zstd", "xray"): 1, ("zstd", "loss"): 1,
     ("bash", "gcc"): 1,
+    ("lua", "tree"): 0.2, ("zstd", "tree"): 1, ("bash", "tree"): 1,
 }
 
 if __name__ == "__main__":

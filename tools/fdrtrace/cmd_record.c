@@ -1,19 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_record.c - "fdrtrace record [options] -- PROGRAM ARGS": run a program
- * with tracing on and say where its trace is.
+ * cmd_record.c - "fdrtrace record [options] -- PROGRAM ARGS": run a
+ * program, instrumented or not, with tracing on, and record the whole
+ * process tree it starts into one run directory.
  *
- * Sets FDRTRACE_MODE=fdr and appends the options to FDRTRACE_OPTIONS (later
- * settings win, so the command line overrides the environment). When the
- * program does not link libfdrtrace itself (no DT_NEEDED entry for it and
- * no __cyg_profile_func_enter of its own: a program built with
- * -finstrument-functions alone, or a script), the
- * library is preloaded with LD_PRELOAD. After the program ends, the traces
- * of its process, "BASE<name>.<pid>.fdr" (one per image when it execs), are
- * looked up by its pid and their paths printed on stderr, then those of the
- * processes it started (any BASE*.fdr the directory did not hold before the
- * run); when it left none, it says whether the program was built with
- * -finstrument-functions.
+ * Sets FDRTRACE_MODE=fdr and appends the options to FDRTRACE_OPTIONS
+ * (later settings win, so the command line overrides the environment),
+ * verbosity=0 first unless -O verbosity=... is given: the processes print
+ * nothing on the program's stderr, record prints one summary for the
+ * whole run. When the program does not link libfdrtrace itself (no
+ * DT_NEEDED entry for it and no __cyg_profile_func_enter of its own: a
+ * program built with -finstrument-functions alone, a shell, make), the
+ * library is preloaded with LD_PRELOAD, so every process of the tree that
+ * runs instrumented code leaves a trace, "DIR/fdrtrace.<name>.<pid>.fdr"
+ * (one per image when it execs).
+ *
+ * The run directory (default ./fdrtrace.run) is created when missing; one
+ * that holds an earlier run (its index file) is first renamed DIR.N (the
+ * first free N), never overwritten. After the program ended (and the
+ * processes it left running had a moment to create their traces), the
+ * run's traces are read at their two ends (run.c), the index written
+ * (docs/format.md "Run directory") and the summary printed on stderr.
  *
  * Contract: single-threaded; forks once.
  */
@@ -26,6 +33,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -36,6 +44,7 @@
 #include <fdrtrace/reader.h>
 
 #include "analysis.h"
+#include "run.h"
 #include "symbolizer.h"
 #include "util.h"
 
@@ -91,7 +100,7 @@ static char *rec_which(const char *prog)
 	char buf[PATH_MAX];
 
 	if (strchr(prog, '/'))
-		return strdup(prog);
+		return access(prog, X_OK) == 0 ? strdup(prog) : NULL;
 	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
 		size_t n;
 
@@ -182,25 +191,190 @@ static const char *rec_find_lib(char *buf, size_t cap, struct rec_tried *t)
 	return NULL;
 }
 
-/* Traces of the processes the program started printed one by one; then a count. */
-#define REC_SHOW_OTHERS 20
+/* The default run directory, in the current directory. */
+#define REC_DEFAULT_DIR "fdrtrace.run"
 
-/* The names of traces in a directory: BASE*.fdr, not snapshots; sorted. */
-struct rec_names {
-	char **v;
-	size_t n, cap;
-};
-
-/* The directory and the file-name prefix of @base ("DIR/PREFIX"). */
-static void rec_split(const char *base, char dir[PATH_MAX], const char **prefix)
+/*
+ * Create @dir and its missing parents (mkdir -p). Return: 0 or -errno.
+ */
+static int rec_mkdirs(const char *dir)
 {
-	const char *slash = strrchr(base, '/');
+	char buf[PATH_MAX];
+	size_t n = strlen(dir);
 
-	*prefix = slash ? slash + 1 : base;
-	if (slash)
-		snprintf(dir, PATH_MAX, "%.*s", (int)(slash - base) + (slash == base), base);
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, dir, n + 1);
+	for (char *s = buf + 1; ; s++) {
+		if (*s && *s != '/')
+			continue;
+		char c = *s;
+
+		*s = '\0';
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return -errno;
+		if (!c)
+			break;
+		*s = c;
+	}
+	return run_is_dir(dir) == 1 ? 0 : -ENOTDIR;
+}
+
+/* Does directory @dir hold anything? */
+static bool rec_dir_empty(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	bool empty = true;
+
+	if (!d)
+		return true;
+	while (empty && (de = readdir(d)))
+		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+	closedir(d);
+	return empty;
+}
+
+/*
+ * Make @dir ready for a new run: created when missing; an earlier run in
+ * it (its index) renamed DIR.N, the first free N, unless it is being
+ * recorded now (its index locked); a default directory (@explicit false)
+ * that holds other files refused. Return: 0, or 1 with the message
+ * printed.
+ */
+static int rec_prepare_dir(const char *dir, bool explicit)
+{
+	char index[PATH_MAX + 16], aside[PATH_MAX + 16];
+	struct stat st;
+	int is = run_is_dir(dir), fd;
+
+	if (is == -ENOENT) {
+		int rc = rec_mkdirs(dir);
+
+		if (rc)
+			tool_err("%s: cannot create it: %s", dir, strerror(-rc));
+		return rc ? 1 : 0;
+	}
+	if (is <= 0) {
+		/* "Not a directory", "Permission denied"...: what stat said */
+		tool_err("%s: %s", dir, strerror(is ? -is : ENOTDIR));
+		return 1;
+	}
+	snprintf(index, sizeof(index), "%s/%s", dir, RUN_INDEX);
+	if (lstat(index, &st) != 0) {
+		if (explicit || rec_dir_empty(dir))
+			return 0;
+		tool_err("%s holds files but no %s: not a run of fdrtrace record (or one cut "
+			 "short before it began); remove it, or give -d DIR", dir, RUN_INDEX);
+		return 1;
+	}
+	if (!run_is_index(index)) {
+		/* a file of the user's that happens to be named so: never ours to replace */
+		tool_err("%s holds a file named %s that is not a run's index (fdrtrace record "
+			 "writes \"%s\" first): not overwritten; give another -d DIR", dir,
+			 RUN_INDEX, RUN_INDEX_MAGIC);
+		return 1;
+	}
+	fd = open(index, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK) {
+		close(fd);
+		tool_err("%s: a run is being recorded there now (its %s is locked); give "
+			 "another -d DIR", dir, RUN_INDEX);
+		return 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	for (unsigned n = 1; n < 100000; n++) {
+		snprintf(aside, sizeof(aside), "%s.%u", dir, n);
+		if (lstat(aside, &st) == 0 || errno != ENOENT)
+			continue;
+		if (rename(dir, aside) == 0) {
+			fprintf(stderr, "fdrtrace record: the earlier run in %s moved to %s\n", dir,
+				aside);
+			if (mkdir(dir, 0777) == 0)
+				return 0;
+			tool_err("%s: cannot create it: %s", dir, strerror(errno));
+			return 1;
+		}
+		if (errno != EEXIST && errno != ENOTEMPTY) {
+			tool_err("%s holds an earlier run, and it could not be moved to %s: %s", dir,
+				 aside, strerror(errno));
+			return 1;
+		}
+	}
+	tool_err("%s holds an earlier run, and no free name to move it to", dir);
+	return 1;
+}
+
+/*
+ * The index while the run goes on: its header and "running", locked (a
+ * second record into the same directory refuses rather than moves a
+ * run in progress). Return: the locked descriptor, or -1.
+ */
+static int rec_begin_index(const char *dir, char *const *argv)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, RUN_INDEX);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	flock(fd, LOCK_EX | LOCK_NB);
+	f = fdopen(dup(fd), "w");
+	if (f) {
+		fputs(RUN_INDEX_MAGIC " 1\n# status: running (fdrtrace record", f);
+		fprintf(f, " pid %d)\n# command:", (int)getpid());
+		for (; *argv; argv++)
+			fprintf(f, " %s", *argv);
+		fputc('\n', f);
+		fclose(f);
+	}
+	return fd;
+}
+
+/* The header of the final index: the command, its status, the times. */
+static char *rec_index_header(char *const *argv, int st, uint64_t start_ns, uint64_t end_ns)
+{
+	char *text = NULL, cmd[4096];
+	size_t len = 0;
+	struct run_proc p = { 0 };
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	/* the command line, quoted as run_command() quotes a trace's */
+	for (char *const *a = argv; *a; a++) {
+		p.args_len += (uint32_t)strlen(*a) + 1;
+		p.argc++;
+	}
+	p.args = malloc(p.args_len + 1);
+	if (p.args) {
+		char *o = p.args;
+
+		for (char *const *a = argv; *a; a++)
+			o = stpcpy(o, *a) + 1;
+		run_command(&p, cmd, sizeof(cmd), true);
+		fprintf(f, "# command: %s\n", cmd);
+		free(p.args);
+	}
+	if (WIFEXITED(st))
+		fprintf(f, "# status: exited %d\n", WEXITSTATUS(st));
 	else
-		snprintf(dir, PATH_MAX, ".");
+		fprintf(f, "# status: killed by SIG%s\n",
+			sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
+	fprintf(f, "# start_ns: %" PRIu64 "\n# end_ns: %" PRIu64 "\n", start_ns, end_ns);
+	fclose(f);
+	return text;
+}
+
+static uint64_t rec_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static int rec_cmp(const void *a, const void *b)
@@ -208,244 +382,10 @@ static int rec_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void rec_names_free(struct rec_names *l)
+/* Do the sorted names @v hold @name? */
+static bool rec_had(char *const *v, size_t n, const char *name)
 {
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-/*
- * List the traces under @base into @l. Return: 0, or -errno (the
- * directory unreadable, out of memory), @l then empty.
- */
-static int rec_list(const char *base, struct rec_names *l)
-{
-	char dir[PATH_MAX];
-	const char *prefix;
-	size_t plen;
-	struct dirent *de;
-	DIR *d;
-
-	memset(l, 0, sizeof(*l));
-	rec_split(base, dir, &prefix);
-	plen = strlen(prefix);
-	d = opendir(dir);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-
-		if (n <= plen + 4 || strncmp(de->d_name, prefix, plen) != 0 ||
-		    strcmp(de->d_name + n - 4, ".fdr") != 0 || strstr(de->d_name + plen, ".snap"))
-			continue;
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 64;
-			char **v = realloc(l->v, cap * sizeof(*v));
-
-			if (!v)
-				goto nomem;
-			l->v = v;
-			l->cap = cap;
-		}
-		if (!(l->v[l->n] = strdup(de->d_name)))
-			goto nomem;
-		l->n++;
-	}
-	closedir(d);
-	if (l->n)
-		qsort(l->v, l->n, sizeof(*l->v), rec_cmp);
-	return 0;
-nomem:
-	closedir(d);
-	rec_names_free(l);
-	return -ENOMEM;
-}
-
-/*
- * The number ending @name before @end (the digits just before, preceded by
- * a '.'), or -1; *@start gets where its digits begin.
- */
-static long rec_field(const char *name, size_t end, size_t *start)
-{
-	size_t i = end;
-
-	while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
-		i--;
-	if (i == end || i == 0 || name[i - 1] != '.' || end - i > 9)
-		return -1;
-	*start = i;
-	return strtol(name + i, NULL, 10);
-}
-
-static bool rec_had(const struct rec_names *l, const char *name)
-{
-	return l->n && bsearch(&name, l->v, l->n, sizeof(*l->v), rec_cmp);
-}
-
-/*
- * The pid in a trace's name: NAME.PID.fdr, or NAME.PID.N.fdr (N from 2: a
- * later image of the same program after an exec, or a name an earlier
- * run of the same pid had taken; runtime/file_writer.c). Numbered only
- * when NAME.PID.fdr is (or was) there too, which tells it from a NAME
- * that ends in digits ("python3.11.PID.fdr"). 0 when there is none.
- */
-static pid_t rec_trace_pid(const char *name, const struct rec_names *before,
-			   const struct rec_names *after)
-{
-	size_t n = strlen(name), at, at2;
-	long last, prev;
-	char unnumbered[PATH_MAX];
-
-	if (n < 4 || strcmp(name + n - 4, ".fdr") != 0)
-		return 0;
-	last = rec_field(name, n - 4, &at);
-	if (last < 0)
-		return 0;
-	prev = rec_field(name, at - 1, &at2);
-	if (prev > 0 && last >= 2 &&
-	    snprintf(unnumbered, sizeof(unnumbered), "%.*s.fdr", (int)(at - 1), name) <
-		    (int)sizeof(unnumbered) &&
-	    (rec_had(before, unnumbered) || rec_had(after, unnumbered)))
-		return (pid_t)prev;
-	return (pid_t)last;
-}
-
-/*
- * The close marker is the runtime's last write, in the file's last buffer
- * (docs/format.md): read from the tail, never the whole trace (gigabytes).
- * The tail's buffers are found from the end: in version 1 at the fixed
- * buffer size, in version 2 and later each starts with a BufferExtents
- * whose size reaches the next; candidates are tried from the last one.
- */
-#define REC_TAIL_MAX (1u << 20)
-
-/* The close record in the @len bytes of @buf, a whole buffer at file offset @off. */
-static bool rec_close_in(const struct fdrtrace_file_header *hdr, const uint8_t *buf, size_t len,
-			 uint64_t off, struct fdrtrace_ext *close)
-{
-	struct fdrtrace_reader *rd = fdrtrace_reader_open(FDRTRACE_FD_NONE);
-	struct fdrtrace_event ev;
-	bool found = false, fed = false;
-
-	if (!rd)
-		return false;
-	fdrtrace_reader_feed(rd, hdr, sizeof(*hdr));
-	if (fdrtrace_reader_read(rd, &ev) != 0 || fdrtrace_reader_set_offset(rd, off)) {
-		fdrtrace_reader_close(rd);
-		return false;
-	}
-	fdrtrace_reader_feed(rd, buf, len);
-	for (;;) {
-		struct fdrtrace_ext x;
-
-		if (fdrtrace_reader_read(rd, &ev) == 0) {
-			if (ev.type == FDRTRACE_EV_CUSTOM_EVENT &&
-			    fdrtrace_ext_decode(ev.u.event.data, ev.u.event.size, &x) == 0 &&
-			    x.kind == FDRTRACE_EXT_CLOSE) {
-				*close = x;
-				found = true;
-			}
-			continue;
-		}
-		if (ev.state != FDRTRACE_REQUIRE_DATA || fed)
-			break;
-		fdrtrace_reader_feed(rd, NULL, 0);	/* the end */
-		fed = true;
-	}
-	fdrtrace_reader_close(rd);
-	return found;
-}
-
-/*
- * Read the close record of the trace at @path into @out. Opened without
- * following a link or blocking (a FIFO named like a trace), regular files
- * only. Return: true when it has one.
- */
-static bool rec_read_close(const char *path, struct fdrtrace_ext *out)
-{
-	struct fdrtrace_file_header hdr;
-	uint8_t *tail = NULL;
-	bool found = false;
-	struct stat st;
-	size_t len;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= sizeof(hdr) ||
-	    pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
-		goto out;
-	len = (uint64_t)st.st_size - sizeof(hdr) < REC_TAIL_MAX ?
-		      (size_t)((uint64_t)st.st_size - sizeof(hdr)) : REC_TAIL_MAX;
-	tail = malloc(len);
-	if (!tail || pread(fd, tail, len, st.st_size - (off_t)len) != (ssize_t)len)
-		goto out;
-	if (hdr.version == 1) {
-		uint64_t body = (uint64_t)st.st_size - sizeof(hdr), bs = hdr.buffer_size;
-
-		if (bs && bs <= len && body % bs == 0)
-			found = rec_close_in(&hdr, tail + len - bs, (size_t)bs,
-					     (uint64_t)st.st_size - bs, out);
-		goto out;
-	}
-	for (size_t o = len < FDRTRACE_METADATA_RECORD_SIZE ? 0 :
-			len - FDRTRACE_METADATA_RECORD_SIZE + 1;
-	     o-- > 0 && !found;) {
-		uint64_t size;
-
-		if (tail[o] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS))
-			continue;
-		memcpy(&size, tail + o + 1, sizeof(size));
-		if (size == len - o - FDRTRACE_METADATA_RECORD_SIZE)
-			found = rec_close_in(&hdr, tail + o, len - o,
-					     (uint64_t)st.st_size - (len - o), out);
-	}
-out:
-	free(tail);
-	close(fd);
-	return found;
-}
-
-/*
- * What the trace's close record says, after its path: how many records,
- * how many lost (those left out on purpose named apart), or that it has
- * no close. Said here because the runtime's own exit line goes to the
- * program's standard error, which the program may have closed (xz does)
- * or sent to /dev/null (a daemon).
- */
-static void rec_print_summary(const char *path)
-{
-	struct fdrtrace_ext c;
-	uint64_t lost;
-
-	if (!rec_read_close(path, &c)) {
-		fputs(": no close marker: the trace may be incomplete (fdrtrace info says more)",
-		      stderr);
-		return;
-	}
-	if (!c.u.close.has_left_out) {
-		fprintf(stderr, ": %" PRIu64 " records, %" PRIu64 " dropped", c.u.close.records,
-			c.u.close.records_dropped);
-	} else {
-		lost = c.u.close.records_dropped - (c.u.close.records_left_out <
-							    c.u.close.records_dropped ?
-						    c.u.close.records_left_out :
-						    c.u.close.records_dropped);
-		fprintf(stderr, ": %" PRIu64 " records, %" PRIu64 " lost", c.u.close.records, lost);
-		if (c.u.close.records_left_out)
-			fprintf(stderr, ", %" PRIu64 " left out on purpose",
-				c.u.close.records_left_out);
-	}
-	if (c.u.close.how == FDRTRACE_CLOSE_SIGNAL)
-		fputs(", closed at a fatal signal", stderr);
-	else if (c.u.close.how == FDRTRACE_CLOSE_STOPPED)
-		fprintf(stderr, ", recording stopped early: a write failed (%s)",
-			c.u.close.error ? strerror((int)c.u.close.error) : "error not known");
-	if (c.u.close.records_dropped > (c.u.close.has_left_out ? c.u.close.records_left_out : 0))
-		fputs(" (fdrtrace info says why; the lost ones' places are marked in the trace)",
-		      stderr);
+	return n && bsearch(&name, v, n, sizeof(*v), rec_cmp);
 }
 
 /* The program, for the signals record passes on (0 before the fork). */
@@ -517,32 +457,33 @@ static size_t rec_descendants(pid_t *pids, size_t max)
  */
 #define REC_GRACE_MS 1000
 
-static size_t rec_wait_descendants(const char *base, const struct rec_names *before,
-				   const pid_t *pids, size_t n)
+static size_t rec_wait_descendants(const char *dir, const char *prefix, char *const *before,
+				   size_t n_before, const pid_t *pids, size_t n)
 {
 	size_t missing = n;
 
 	for (int ms = 0; missing && ms <= REC_GRACE_MS; ms += 20) {
-		struct rec_names now;
+		char **now;
+		size_t n_now;
 
 		if (ms) {
 			struct timespec ts = { 0, 20 * 1000000L };
 
 			nanosleep(&ts, NULL);
 		}
-		if (rec_list(base, &now))
+		if (run_list(dir, prefix, &now, &n_now))
 			break;
 		missing = 0;
 		for (size_t i = 0; i < n; i++) {
 			bool found = false;
 
-			for (size_t k = 0; k < now.n && !found; k++)
-				found = !rec_had(before, now.v[k]) &&
-					rec_trace_pid(now.v[k], before, &now) == pids[i];
+			for (size_t k = 0; k < n_now && !found; k++)
+				found = !rec_had(before, n_before, now[k]) &&
+					run_name_pid(now[k], now, n_now) == pids[i];
 			/* one that ended meanwhile wrote what it would */
 			missing += !found && kill(pids[i], 0) == 0;
 		}
-		rec_names_free(&now);
+		run_names_free(now, n_now);
 	}
 	return missing;
 }
@@ -554,75 +495,117 @@ static bool rec_running(pid_t pid)
 }
 
 /*
- * Print the traces the run left under @base that were not there before
- * it (@before): first those of the program's process @pid (one per
- * image: an exec starts another), then those of the processes it started
- * (fork children, the programs they ran), marked so, their number in
- * @others. Return: how many of the program's own.
+ * A trace's losses, after its path, when it has any to say: lost records
+ * (those left out on purpose named apart), no close, recording stopped.
+ * Said here because the runtime's own lines are off (verbosity=0), and
+ * the program's stderr is no place for them. Return: whether it printed.
  */
-static int rec_print_traces(const char *base, pid_t pid, const struct rec_names *before,
-			    size_t *others_out)
+static bool rec_print_losses(const char *dir, const struct run_proc *p)
 {
-	char dir[PATH_MAX];
-	const char *prefix;
-	struct rec_names after;
-	size_t others = 0;
-	int own = 0;
+	if (p->has_close && !p->lost && !p->left_out && p->how != FDRTRACE_CLOSE_STOPPED &&
+	    p->how != FDRTRACE_CLOSE_SIGNAL)
+		return false;
+	fprintf(stderr, "fdrtrace record: %s/%s", dir, p->file);
+	if (!p->readable) {
+		fputs(p->size ? ": not a trace\n" : ": empty file: the process was killed as its "
+		      "recording began\n", stderr);
+		return true;
+	}
+	if (!p->has_close) {
+		fputs(p->running ? " (still running: its trace is not closed yet)\n" :
+		      ": no close marker: the trace may be incomplete (the process was killed, "
+		      "or the file cut short; fdrtrace info says more)\n", stderr);
+		return true;
+	}
+	fprintf(stderr, ": %" PRIu64 " records, %" PRIu64 " lost", p->records, p->lost);
+	if (p->left_out)
+		fprintf(stderr, ", %" PRIu64 " left out on purpose", p->left_out);
+	if (p->how == FDRTRACE_CLOSE_SIGNAL)
+		fputs(", closed at a fatal signal", stderr);
+	else if (p->how == FDRTRACE_CLOSE_STOPPED)
+		fprintf(stderr, ", recording stopped early: a write failed (%s)",
+			p->error ? strerror((int)p->error) : "error not known");
+	if (p->lost)
+		fputs(" (fdrtrace info says why; the lost ones' places are marked in the trace)",
+		      stderr);
+	fputc('\n', stderr);
+	return true;
+}
 
-	rec_split(base, dir, &prefix);
-	if (rec_list(base, &after))
+/* Losses by process printed one by one; then a count. */
+#define REC_SHOW_LOSSES 20
+
+/*
+ * The summary of the run @r on stderr: "N processes traced, M records, K
+ * lost", the directory, then the traces with losses. Return: the number
+ * of processes traced (a process that exec'd is one, with a trace per
+ * image).
+ */
+static size_t rec_summary(const struct run_dir *r)
+{
+	uint64_t records = 0, lost = 0, left_out = 0;
+	size_t procs = 0, shown = 0, more = 0, idle = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct run_proc *p = &r->procs[i];
+
+		procs += p->prev_image < 0;
+		records += p->records;
+		lost += p->lost;
+		left_out += p->left_out;
+		idle += p->has_close && !p->records && !p->lost && !p->left_out;
+	}
+	if (!r->n)
 		return 0;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < after.n; i++) {
-			const char *name = after.v[i];
-			pid_t of = rec_trace_pid(name, before, &after);
-			bool mine = of == pid;
-
-			if (mine != (pass == 0) || rec_had(before, name))
-				continue;
-			if (mine || others < REC_SHOW_OTHERS) {
-				bool running = !mine && rec_running(of);
-				char path[2 * PATH_MAX];
-
-				snprintf(path, sizeof(path), "%s/%s", dir, name);
-				fprintf(stderr, "fdrtrace record: %s%s", path,
-					mine ? "" : running ? " (a process it started, still "
-							      "running: its trace is not closed yet)" :
-							      " (a process it started)");
-				if (!running)
-					rec_print_summary(path);
-				fputc('\n', stderr);
-			}
-			if (mine)
-				own++;
-			else
-				others++;
+	fprintf(stderr, "fdrtrace record: %zu process%s traced, %" PRIu64 " records, %" PRIu64
+		" lost", procs, procs == 1 ? "" : "es", records, lost);
+	if (left_out)
+		fprintf(stderr, ", %" PRIu64 " left out on purpose", left_out);
+	if (r->n != procs)
+		fprintf(stderr, " (%zu traces: a process that exec'd has one per image)", r->n);
+	fputc('\n', stderr);
+	if (idle)
+		fprintf(stderr, "fdrtrace record: %zu trace%s without a function record (a process "
+			"that exec'd, or ran no instrumented function, before its first)\n", idle,
+			idle == 1 ? "" : "s");
+	fprintf(stderr, "fdrtrace record: run in %s (fdrtrace info %s)\n", r->path, r->path);
+	for (size_t i = 0; i < r->n; i++) {
+		if (shown == REC_SHOW_LOSSES) {
+			more += !r->procs[i].has_close || r->procs[i].lost || r->procs[i].left_out;
+			continue;
 		}
-	if (others > REC_SHOW_OTHERS)
-		fprintf(stderr, "fdrtrace record: and %zu more traces of processes it started, in %s\n",
-			others - REC_SHOW_OTHERS, dir);
-	rec_names_free(&after);
-	*others_out = others;
-	return own;
+		shown += rec_print_losses(r->path, &r->procs[i]);
+	}
+	if (more)
+		fprintf(stderr, "fdrtrace record: and %zu more traces with losses (fdrtrace info "
+			"%s)\n", more, r->path);
+	return procs;
 }
 
 static const char record_help[] =
 	"Usage: fdrtrace record [options] -- PROGRAM [ARGS...]\n"
 	"\n"
-	"Run PROGRAM with fdrtrace recording on (FDRTRACE_MODE=fdr), then print the\n"
-	"path of its trace on stderr, and those of the processes it started (the\n"
-	"first 20, then how many more). PROGRAM must be built with\n"
-	"-finstrument-functions; when it does not link libfdrtrace, the library is\n"
-	"preloaded (LD_PRELOAD). The options become FDRTRACE_OPTIONS settings, after\n"
-	"any already in the environment (so they win).\n"
+	"Run PROGRAM, instrumented or not, with fdrtrace recording on\n"
+	"(FDRTRACE_MODE=fdr), and record its whole process tree into one run\n"
+	"directory: a trace for each process that runs instrumented code (built\n"
+	"with -finstrument-functions), one per image when it execs, and an index.\n"
+	"PROGRAM's output and exit status are those of an untraced run: the\n"
+	"processes print nothing (verbosity=0), and record prints one summary on its\n"
+	"stderr at the end. When PROGRAM does not link libfdrtrace, the library is\n"
+	"preloaded (LD_PRELOAD), so the processes it starts are traced too. The\n"
+	"options become FDRTRACE_OPTIONS settings, after any already in the\n"
+	"environment (so they win).\n"
 	"\n"
 	"Options:\n"
-	"  -d, --output-dir DIR      write the trace in DIR (logfile_base=DIR/fdrtrace.)\n"
+	"  -d, --output-dir DIR      the run directory (default ./" REC_DEFAULT_DIR "), created\n"
+	"                            when missing; one that holds an earlier run is\n"
+	"                            first renamed DIR.N (the first free N)\n"
 	"  -b, --buffer-size SIZE    buffer_size (bytes; K, M, G suffixes)\n"
 	"  -m, --buffer-max N        buffer_max (buffers in the pool)\n"
 	"  -t, --threshold-us N      func_duration_threshold_us\n"
 	"  -V, --format-version V    format_version (5 or 1)\n"
-	"  -O, --option KEY=VALUE    any FDRTRACE_OPTIONS setting (repeatable)\n"
+	"  -O, --option KEY=VALUE    any FDRTRACE_OPTIONS setting (repeatable);\n"
+	"                            -O verbosity=1 lets the processes print again\n"
 	"      --lib PATH            the libfdrtrace to preload (default: $FDRTRACE_LIB,\n"
 	"                            the build tree's, one beside this fdrtrace\n"
 	"                            (../lib), one in LD_LIBRARY_PATH, the installed one)\n"
@@ -630,13 +613,14 @@ static const char record_help[] =
 	"      --no-preload          never preload\n"
 	"  -h, --help                show this help\n"
 	"\n"
-	"A process that runs no instrumented function leaves no trace: when PROGRAM\n"
-	"left none, record says whether PROGRAM was built with -finstrument-functions\n"
-	"at all. A program that execs gets one trace per image, all printed.\n"
+	"The summary: \"N processes traced, M records, K lost\", the directory, and\n"
+	"the traces that lost records. fdrtrace info DIR shows the process tree.\n"
+	"A process that runs no instrumented function may leave no trace; when no\n"
+	"process was traced, record says so and whether PROGRAM is instrumented.\n"
 	"\n"
 	"Exit status: PROGRAM's (128+N when signal N killed it); 127 when it could\n"
-	"not be run; 1 when it exited 0 and neither it nor a process it started left\n"
-	"a trace; 2 on usage errors.\n";
+	"not be run; 1 when the run directory could not be made ready; 2 on usage\n"
+	"errors.\n";
 
 int cmd_record(int argc, char **argv)
 {
@@ -655,15 +639,17 @@ int cmd_record(int argc, char **argv)
 	};
 	static const char optstring[] = "+d:b:m:t:V:O:h";
 	struct rec_opts o = { 0 };
-	const char *dir = NULL, *lib = NULL, *old, *user_base = NULL;
-	char base[PATH_MAX], libbuf[PATH_MAX], absdir[PATH_MAX], *prog_path, *eq;
-	int c, preload = -1, rc = 0, st, status;
+	const char *dir = NULL, *lib = NULL, *old, *user_base = NULL, *prefix;
+	char base[PATH_MAX], libbuf[PATH_MAX], absdir[PATH_MAX], rundir[PATH_MAX];
+	char *prog_path = NULL, *eq, **before = NULL, **after = NULL, **mine = NULL, *header;
+	int c, preload = -1, rc = 0, st, status, index_fd = -1;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit, old_term, old_hup;
 	struct sigaction fwd = { .sa_handler = rec_forward, .sa_flags = SA_RESTART };
+	bool quiet = true, explicit, instrumented;
 	pid_t left[64];
-	size_t n_left, missing;
-	struct rec_names before;
-	size_t others = 0;
+	size_t n_left, missing, n_before = 0, n_after = 0, n_mine = 0, procs;
+	uint64_t start_ns;
+	struct run_dir run;
 	pid_t pid;
 
 	opterr = 0;
@@ -697,6 +683,8 @@ int cmd_record(int argc, char **argv)
 				user_base = eq + 1;	/* added last, below */
 			else
 				rc = rec_add(&o, optarg, eq + 1);
+			if (strcmp(optarg, "verbosity") == 0)
+				quiet = false;
 			*eq = '=';
 			break;
 		case 'L':
@@ -725,42 +713,17 @@ int cmd_record(int argc, char **argv)
 		free(o.buf);
 		return tool_usage_err("record", "missing PROGRAM");
 	}
-	/* An absolute directory, so that the path printed at the end is one. */
-	if (!dir && getcwd(absdir, sizeof(absdir)))
-		dir = absdir;
-	else if (dir && realpath(dir, absdir))
-		dir = absdir;
-	if (user_base)	/* -O logfile_base=...: as given, relative to the directory */
-		rc = snprintf(base, sizeof(base), "%s%s%s", user_base[0] == '/' || !dir ? "" : dir,
-			      user_base[0] == '/' || !dir ? "" : "/", user_base) >= (int)sizeof(base);
-	else
-		rc = snprintf(base, sizeof(base), "%s%sfdrtrace.", dir ? dir : "",
-			      dir && *dir && dir[strlen(dir) - 1] != '/' ? "/" : "") >=
-		     (int)sizeof(base);
-	if (rc || rec_add(&o, "logfile_base", base)) {
-		tool_err("output directory too long, or out of memory");
-		free(o.buf);
-		return EXIT_FAIL;
-	}
-	if (dir) {
-		struct stat sb;
-
-		int bad = stat(dir, &sb) ? errno : S_ISDIR(sb.st_mode) ? 0 : ENOTDIR;
-
-		if (bad) {
-			/* "No such file or directory", "Permission denied"...: what stat said */
-			tool_err("%s: %s", dir, strerror(bad));
-			free(o.buf);
-			return EXIT_FAIL;
-		}
-	}
-
 	prog_path = rec_which(argv[optind]);
 	if (!prog_path) {
-		tool_err("%s: command not found", argv[optind]);
+		if (strchr(argv[optind], '/'))
+			tool_err("%s: %s", argv[optind], strerror(errno));
+		else
+			tool_err("%s: command not found", argv[optind]);
 		free(o.buf);
 		return 127;
 	}
+	instrumented = rec_defines_hooks(prog_path) ||
+		       sym_references(prog_path, "__cyg_profile_func_enter") != 0;
 	if (preload < 0)
 		preload = sym_needs(prog_path, "libfdrtrace.so") == 1 || rec_defines_hooks(prog_path) ?
 			  0 : 1;
@@ -777,14 +740,65 @@ int cmd_record(int argc, char **argv)
 			return 127;	/* it could not be run */
 		}
 	}
+	/*
+	 * The run directory: -d DIR or the default; with -O logfile_base, the
+	 * directory of that base (relative to -d DIR or the current directory).
+	 * Made ready only now that the program can be run.
+	 */
+	explicit = dir != NULL;
+	if (user_base) {
+		/* as before run directories: relative to -d DIR, or to the current one */
+		const char *slash = strrchr(user_base, '/');
 
-	/* what is there already is not this run's (a trace of its child is told apart so) */
-	if (rec_list(base, &before) == -ENOMEM) {
-		tool_err("out of memory");
-		free(o.buf);
-		free(prog_path);
-		return EXIT_FAIL;
+		if (!dir)
+			dir = ".";
+		rc = user_base[0] == '/' ?
+			     snprintf(rundir, sizeof(rundir), "%.*s", slash == user_base ? 1 :
+					      (int)(slash - user_base), user_base) :
+		     slash ? snprintf(rundir, sizeof(rundir), "%s/%.*s", dir,
+				      (int)(slash - user_base), user_base) :
+			     snprintf(rundir, sizeof(rundir), "%s", dir);
+		explicit = true;
+		prefix = slash ? slash + 1 : user_base;
+	} else {
+		if (!dir)
+			dir = REC_DEFAULT_DIR;
+		rc = snprintf(rundir, sizeof(rundir), "%s", dir);
+		prefix = "fdrtrace.";
 	}
+	if (rc < 0 || rc >= (int)sizeof(rundir)) {
+		tool_err("output directory too long");
+		goto fail;
+	}
+	for (size_t n = strlen(rundir); n > 1 && rundir[n - 1] == '/';)
+		rundir[--n] = '\0';	/* "out/" is moved aside as out.1, not out/.1 */
+	if (rec_prepare_dir(rundir, explicit))
+		goto fail;
+	/* an absolute directory, so that the processes that chdir find it */
+	if (!realpath(rundir, absdir) ||
+	    snprintf(base, sizeof(base), "%s/%s", strcmp(absdir, "/") ? absdir : "",
+		     prefix) >= (int)sizeof(base)) {
+		tool_err("%s: %s", rundir, strerror(errno ? errno : ENAMETOOLONG));
+		goto fail;
+	}
+	if (rec_add(&o, "logfile_base", base) ||
+	    (quiet && rec_add(&o, "verbosity", "0"))) {
+		tool_err("out of memory");
+		goto fail;
+	}
+
+	if (!instrumented)
+		fprintf(stderr, "fdrtrace record: %s is not instrumented (no "
+			"__cyg_profile_func_enter): only the processes it starts that run "
+			"instrumented code are traced\n", argv[optind]);
+
+	/* what is there already is not this run's (-d DIR with older traces) */
+	if (run_list(absdir, prefix, &before, &n_before) == -ENOMEM) {
+		tool_err("out of memory");
+		goto fail;
+	}
+	index_fd = rec_begin_index(absdir, argv + optind);
+	start_ns = rec_now_ns();
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	sigaction(SIGTERM, &fwd, &old_term);
@@ -795,10 +809,7 @@ int cmd_record(int argc, char **argv)
 	pid = fork();
 	if (pid < 0) {
 		tool_err("fork: %s", strerror(errno));
-		free(o.buf);
-		free(prog_path);
-		rec_names_free(&before);
-		return EXIT_FAIL;
+		goto fail;
 	}
 	if (pid == 0) {
 		char *env;
@@ -827,13 +838,12 @@ int cmd_record(int argc, char **argv)
 		_exit(127);
 	}
 	free(o.buf);
+	o.buf = NULL;
 	rec_child = pid;
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
 			tool_err("waitpid: %s", strerror(errno));
-			free(prog_path);
-			rec_names_free(&before);
-			return EXIT_FAIL;
+			goto fail;
 		}
 	}
 	sigaction(SIGINT, &old_int, NULL);
@@ -843,39 +853,60 @@ int cmd_record(int argc, char **argv)
 	rec_child = 0;
 	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	n_left = rec_descendants(left, sizeof(left) / sizeof(left[0]));
-	missing = n_left ? rec_wait_descendants(base, &before, left, n_left) : 0;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-		free(prog_path);
-		rec_names_free(&before);
-		return 127;
-	}
-	if (!rec_print_traces(base, pid, &before, &others)) {
-		/* the runtime writes no file for a process that ran no instrumented function */
-		bool none = sym_references(prog_path, "__cyg_profile_func_enter") == 0;
+	missing = n_left ? rec_wait_descendants(absdir, prefix, before, n_before, left, n_left) : 0;
 
-		if (others)
-			fprintf(stderr, "fdrtrace record: %s itself left no trace (%s)\n",
-				argv[optind],
-				none ? "no function of it is instrumented" :
-				       "it ran no instrumented function, or see the messages above");
-		else if (none)
-			fprintf(stderr, "fdrtrace record: no trace: no function of %s is "
-				"instrumented (it has no __cyg_profile_func_enter reference); build "
-				"it with -finstrument-functions\n", argv[optind]);
+	/* this run's traces: those the directory did not hold before it */
+	if (run_list(absdir, prefix, &after, &n_after) == 0 && n_after &&
+	    (mine = calloc(n_after, sizeof(*mine))))
+		for (size_t i = 0; i < n_after; i++)
+			if (!rec_had(before, n_before, after[i]))
+				mine[n_mine++] = after[i];
+	if (run_open(&run, absdir, mine, n_mine)) {
+		tool_err("%s: cannot read the run: out of memory", absdir);
+		run_close(&run);
+		goto fail;
+	}
+	for (size_t i = 0; i < run.n; i++)
+		run.procs[i].running = !run.procs[i].has_close && rec_running(run.procs[i].pid);
+	header = rec_index_header(argv + optind, st, start_ns, rec_now_ns());
+	rc = run_write_index(&run, header);
+	free(header);
+	if (rc)
+		tool_err("%s/%s: %s", absdir, RUN_INDEX, strerror(-rc));
+	if (index_fd >= 0)
+		close(index_fd);
+	procs = rec_summary(&run);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && !procs) {
+		/* it could not be run (execvp failed: said above) */
+	} else if (!procs) {
+		/* the runtime writes no file for a process that ran no instrumented function */
+		if (!instrumented)
+			fprintf(stderr, "fdrtrace record: no process was traced: no function of %s is "
+				"instrumented (it has no __cyg_profile_func_enter reference), nor "
+				"of a program it started; build them with -finstrument-functions\n",
+				argv[optind]);
 		else
-			fprintf(stderr, "fdrtrace record: no trace %s*.%d.fdr: %s ran no "
+			fprintf(stderr, "fdrtrace record: no process was traced: %s ran no "
 				"instrumented function (was it built with -finstrument-functions?), "
-				"or the trace could not be written (see the messages above)\n", base,
-				(int)pid, argv[optind]);
-		/* a run that left traces of the processes it started is not a failure */
-		if (status == 0 && !others)
-			status = EXIT_FAIL;
+				"or the trace could not be written (see the messages above)\n",
+				argv[optind]);
+		fprintf(stderr, "fdrtrace record: run in %s (an index, no trace)\n", absdir);
 	}
 	if (missing)
 		fprintf(stderr, "fdrtrace record: %zu process%s it started still run%s with no trace "
 			"yet (a trace appears when one runs instrumented code)\n", missing,
 			missing == 1 ? "" : "es", missing == 1 ? "s" : "");
-	rec_names_free(&before);
+	run_close(&run);
+	free(mine);
+	run_names_free(after, n_after);
+	run_names_free(before, n_before);
 	free(prog_path);
 	return status;
+fail:
+	if (index_fd >= 0)
+		close(index_fd);
+	free(o.buf);
+	free(prog_path);
+	run_names_free(before, n_before);
+	return EXIT_FAIL;
 }

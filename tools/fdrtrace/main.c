@@ -23,7 +23,7 @@ static const struct tool_cmd commands[] = {
 	{ "dump", "print every record of a trace as text, losslessly", cmd_dump },
 	{ "assemble", "write a binary trace from dump's text form", cmd_assemble },
 	{ "verify", "check that traces are well formed", cmd_verify },
-	{ "info", "summarize a trace: clock, threads, time span, drops", cmd_info },
+	{ "info", "summarize a trace, or a run directory's process tree", cmd_info },
 	{ "account", "per-function calls and times (min, percentiles, max, sum, self)",
 	  cmd_account },
 	{ "stack", "folded call stacks for flame graphs (by time or count)", cmd_stack },
@@ -33,7 +33,7 @@ static const struct tool_cmd commands[] = {
 	{ "diff", "compare two traces per function: calls, total, self, median", cmd_diff },
 	{ "graph", "the call graph in Graphviz DOT, edges with calls and times", cmd_graph },
 	{ "extract-map", "an XRay YAML instrumentation map for llvm-xray", cmd_extract_map },
-	{ "record", "run a program with tracing on and print its trace's path", cmd_record },
+	{ "record", "record a program's whole process tree into a run directory", cmd_record },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
