@@ -48,6 +48,7 @@ enum {
 	CLI_OPT_LOCATIONS,
 	CLI_OPT_DEBUG_DIR,
 	CLI_OPT_INSTR_MAP,
+	CLI_OPT_PID,
 	CLI_OPT_CMD = 512,	/* a command's own long-only options start here */
 	/*
 	 * A common option whose short letter the command uses for one of its
@@ -58,6 +59,10 @@ enum {
 
 /* --debug-dir may be given this many times. */
 #define CLI_MAX_DEBUG_DIRS 16
+/* FILE arguments of a command that reads a run (input.h) */
+#define CLI_MAX_FILES 100000
+/* --pid, as many */
+#define CLI_MAX_PIDS 64
 
 struct cli;
 
@@ -99,7 +104,9 @@ struct cli_cmd {
  * @quiet: -q
  * @output: -o, NULL when not given ("-" is standard output)
  * @sel: the selectors (CLI_SELECT)
- * @files, @n_files: the FILE arguments
+ * @pids, @n_pids: each --pid (of a run, the processes to read: input.h)
+ * @files, @n_files: the FILE arguments (a FILE may be a run directory:
+ *	commands read them with ri_open(), input.h)
  */
 struct cli {
 	const struct cli_cmd *cmd;
@@ -112,6 +119,8 @@ struct cli {
 	bool quiet;
 	const char *output;
 	struct sel_opts sel;
+	int32_t pids[CLI_MAX_PIDS];
+	int n_pids;
 	char **files;
 	int n_files;
 };

@@ -19,6 +19,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "input.h"
 #include "select.h"
 #include "util.h"
 
@@ -138,8 +139,11 @@ static void acc_csv_str(const char *s)
 struct acc_opts {
 	const char *order;
 	bool csv;
+	bool per_process;
 	long top;
 };
+
+#define ACC_OPT_PER_PROCESS CLI_OPT_CMD
 
 static int acc_option(struct cli *cl, int c, const char *arg)
 {
@@ -166,6 +170,9 @@ static int acc_option(struct cli *cl, int c, const char *arg)
 		return cli_top(cl, arg, &o->top);
 	case 'f':
 		return cli_table_format(cl, arg, &o->csv);
+	case ACC_OPT_PER_PROCESS:
+		o->per_process = true;
+		break;
 	}
 	return 0;
 }
@@ -175,13 +182,14 @@ static const struct option acc_longopts[] = {
 	{ "sortorder", required_argument, NULL, 'r' },
 	{ "top", required_argument, NULL, 'p' },
 	{ "format", required_argument, NULL, 'f' },
+	{ "per-process", no_argument, NULL, ACC_OPT_PER_PROCESS },
 	{ NULL, 0, NULL, 0 },
 };
 
 static const struct cli_cmd account_cli = {
 	.name = "account",
 	.usage =
-	"Usage: fdrtrace account [options] FILE\n"
+	"Usage: fdrtrace account [options] FILE|DIR...\n"
 	"\n"
 	"Per function of the trace FILE ('-': standard input): calls, min, median,\n"
 	"90th and 99th percentile, max, sum (inclusive) and self time, in seconds\n"
@@ -191,32 +199,35 @@ static const struct cli_cmd account_cli = {
 	"typed events are not in the table: a line on stderr counts them (see\n"
 	"replay, convert). replay's selectors keep the calls replay would show\n"
 	"(--time-range here: -r is the sort order, as in llvm-xray account); a\n"
-	"call's self time then leaves out only its shown callees.\n",
+	"call's self time then leaves out only its shown callees.\n"
+	"\n"
+	"A run (a directory of traces, one per process, or several FILEs): the\n"
+	"functions of every process merged by name (ids differ between processes;\n"
+	"funcid is the first process's), times at one frequency; --pid selects\n"
+	"processes, --per-process shows each process's table before the run's.\n",
 	.options =
 	"  -s, --sort COL        sort by funcid, count, min, med, 90p, 99p, max, sum,\n"
 	"                        self or func (default: sum)\n"
 	"  -r, --sortorder ORD   asc or dsc (default: dsc; asc for funcid and func)\n"
 	"  -p, --top N           only the first N rows\n"
 	"  -f, --format FMT      text (default) or csv (llvm-xray account -f csv columns:\n"
-	"                        funcid,count,min,median,90%ile,99%ile,max,sum,debug,function)\n",
+	"                        funcid,count,min,median,90%ile,99%ile,max,sum,debug,function)\n"
+	"      --per-process     of a run, each process's table too (in CSV: a first\n"
+	"                        column pid, '*' for the run's rows)\n",
 	.epilog = "Exit status: 0, 1 when the trace cannot be read, 2 on usage errors.\n",
 	.optstring = "s:r:p:f:",
 	.longopts = acc_longopts,
 	.groups = CLI_QUIET | CLI_SELECT,
 	.min_files = 1,
-	.max_files = 1,
+	.max_files = CLI_MAX_FILES,
 	.option = acc_option,
 };
 
-/* A row of the table from a function's numbers (@d: its shown calls, NULL: all its calls). */
-static void acc_fill(struct acc_row *r, struct analysis *a, struct an_func *f,
-		     const struct an_tally *d)
+/* A row of the table from a function's numbers. */
+static void acc_fill(struct acc_row *r, const char *name, uint32_t id, const struct an_tally *d)
 {
-	if (!d)
-		d = &f->tally;
-	r->fn = f;
-	r->name = an_func_name(a, f);
-	r->v[COL_FUNCID] = f->id;
+	r->name = name;
+	r->v[COL_FUNCID] = id;
 	r->v[COL_COUNT] = d->calls;
 	r->v[COL_MIN] = d->min;
 	r->v[COL_MED] = hist_rank(&d->hist, 1, 2);
@@ -229,139 +240,301 @@ static void acc_fill(struct acc_row *r, struct analysis *a, struct an_func *f,
 	r->unwound = d->unwound;
 }
 
+static double acc_sec(uint64_t freq, uint64_t ticks)
+{
+	return freq ? (double)ticks / (double)freq : (double)ticks;
+}
+
+/*
+ * Sort and print @n rows: the table's title line (text) or its header
+ * (CSV, when @header); @pid: CSV rows' first column with --per-process
+ * (NULL: no such column).
+ */
+static void acc_print(const struct acc_opts *o, struct acc_row *rows, uint32_t n, uint64_t freq,
+		      const char *pid, bool header)
+{
+	bool span = false, unw = false;
+	uint32_t i, total;
+
+	for (i = 0; i < n; i++) {
+		span |= rows[i].spanning != 0;
+		unw |= rows[i].unwound != 0;
+	}
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), acc_cmp);
+	total = n;
+	if (o->top >= 0 && (uint64_t)o->top < n)
+		n = (uint32_t)o->top;
+
+	if (o->csv) {
+		if (header)
+			printf("%sfuncid,count,min,median,90%%ile,99%%ile,max,sum,debug,function\n",
+			       pid ? "pid," : "");
+		for (i = 0; i < n; i++) {
+			const struct acc_row *r = &rows[i];
+			int k;
+
+			if (pid)
+				printf("%s,", pid);
+			printf("%" PRIu64 ",%" PRIu64, r->v[COL_FUNCID], r->v[COL_COUNT]);
+			for (k = COL_MIN; k <= COL_SUM; k++)
+				printf(",%.9e", acc_sec(freq, r->v[k]));
+			fputs(",\"\",", stdout);
+			acc_csv_str(r->name);
+			putchar('\n');
+		}
+		return;
+	}
+	/*
+	 * Calls open across a loss have no duration: counted in their own
+	 * column, never in count, min ... self. A function with no timed
+	 * call shows '-' where a time would be. Calls ended by an outer
+	 * exit are timed to it (an upper bound) and counted again in a
+	 * column of their own, so that a number built on them is marked.
+	 */
+	printf("Functions with latencies: %" PRIu32 "\n", total);
+	printf("%9s %10s", "funcid", "count");
+	if (span)
+		printf(" %8s", "spanning");
+	if (unw)
+		printf(" %8s", "unwound");
+	printf(" [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "min", "med", "90p", "99p",
+	       "max", "sum", "self", "function");
+	for (i = 0; i < n; i++) {
+		const struct acc_row *r = &rows[i];
+
+		printf("%9" PRIu64 " %10" PRIu64, r->v[COL_FUNCID], r->v[COL_COUNT]);
+		if (span)
+			printf(" %8" PRIu64, r->spanning);
+		if (unw)
+			printf(" %8" PRIu64, r->unwound);
+		if (!r->v[COL_COUNT]) {
+			printf(" [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "-", "-", "-",
+			       "-", "-", "-", "-", r->name);
+			continue;
+		}
+		printf(" [%12.9f, %12.9f, %12.9f, %12.9f, %12.9f] %12.9f %12.9f  %s\n",
+		       acc_sec(freq, r->v[COL_MIN]), acc_sec(freq, r->v[COL_MED]),
+		       acc_sec(freq, r->v[COL_P90]), acc_sec(freq, r->v[COL_P99]),
+		       acc_sec(freq, r->v[COL_MAX]), acc_sec(freq, r->v[COL_SUM]),
+		       acc_sec(freq, r->v[COL_SELF]), r->name);
+	}
+	if (span)
+		printf("(spanning: calls open where their thread lost records; not timed, "
+		       "not in count, sum or self)\n");
+	if (unw)
+		printf("(unwound: of count, calls whose own exit is not in the trace, ended "
+		       "by their caller's: a C++ exception through code built by clang, which "
+		       "records no exit when unwinding, or a longjmp; each is timed to that "
+		       "exit, an upper bound that may be far off, and so are the sum and self "
+		       "times they are in)\n");
+}
+
+/* A function of a run: its calls in every process, merged by name. */
+struct acc_merged {
+	struct an_tally tally;
+	uint32_t id;	/* its id in the first process that called it */
+};
+
+/*
+ * Read one trace: the table of its functions in @rows (*@n of them; names
+ * point into @a, which the caller frees). Return: 0 or -1.
+ */
+static int acc_read(const struct cli *cl, const struct acc_opts *o, const char *path,
+		    struct analysis *a, struct acc_sel *s, struct acc_row **rows, uint32_t *n)
+{
+	uint32_t i;
+
+	memset(a, 0, sizeof(*a));
+	memset(s, 0, sizeof(*s));
+	*rows = NULL;
+	*n = 0;
+	cli_apply(cl, a);
+	sel_init(&s->sel, &cl->sel);
+	if (s->sel.plain) {
+		a->want_hist = true;	/* the core keeps every call's numbers */
+	} else {
+		a->ops = &acc_ops;
+		a->ctx = s;
+	}
+	if (an_run(a, path))
+		return -1;
+	if (s->oom || s->sel.oom)
+		tool_err("%s: out of memory: some calls are missing from the table", path);
+	*rows = calloc(a->n_fns ? a->n_fns : 1, sizeof(**rows));
+	if (!*rows) {
+		tool_err("out of memory");
+		return -1;
+	}
+	for (i = 0; i < a->n_fns; i++) {
+		struct an_func *f = a->fns[i];
+		const struct an_tally *d = &f->tally;
+		struct acc_row *r = &(*rows)[*n];
+
+		if (!s->sel.plain) {
+			if (!f->uptr)
+				continue;	/* no shown call */
+			d = &s->v[*(const uint32_t *)f->uptr];
+		}
+		acc_fill(r, an_func_name(a, f), f->id, d);
+		r->fn = f;
+		if (!r->v[COL_COUNT] && (!r->spanning || o->csv))
+			continue;	/* CSV keeps llvm-xray's rows: timed calls only */
+		(*n)++;
+	}
+	return 0;
+}
+
+static void acc_done(struct analysis *a, struct acc_sel *s, struct acc_row *rows)
+{
+	uint32_t i;
+
+	free(rows);
+	for (i = 0; i < s->n; i++)
+		hist_free(&s->v[i].hist);
+	free(s->v);
+	sel_fini(&s->sel);
+	an_fini(a);
+}
+
+/* The tally a row was made from (its function's, or its shown calls'). */
+static const struct an_tally *acc_tally(const struct acc_sel *s, const struct acc_row *r)
+{
+	if (s->sel.plain)
+		return &r->fn->tally;
+	return &s->v[*(const uint32_t *)r->fn->uptr];
+}
+
+/* account of a run: every process's functions merged by name. */
+static int acc_run(const struct cli *cl, const struct acc_opts *o, struct run_input *ri)
+{
+	static struct analysis a;	/* large: not on the stack */
+	struct ri_names names = { 0 };
+	struct acc_merged *m = NULL;
+	uint32_t m_cap = 0, i, k, n, read = 0;
+	struct acc_row *rows;
+	struct acc_sel s;
+	int status = EXIT_OK;
+	bool first = true;
+
+	for (k = 0; k < ri->n; k++) {
+		const struct ri_trace *t = &ri->t[k];
+		char pid[16];
+
+		if (!t->selected)
+			continue;
+		if (acc_read(cl, o, t->path, &a, &s, &rows, &n)) {
+			status = EXIT_FAIL;
+			acc_done(&a, &s, rows);
+			continue;
+		}
+		read++;
+		for (i = 0; i < n; i++) {
+			const struct acc_row *r = &rows[i];
+			uint32_t j = ri_names_get(&names, r->name, strlen(r->name));
+			struct an_tally d = *acc_tally(&s, r);
+
+			if (j == UINT32_MAX)
+				goto oom;
+			if (j >= m_cap) {
+				uint32_t cap = m_cap ? m_cap * 2 : 256;
+				struct acc_merged *v;
+
+				while (cap <= j)
+					cap *= 2;
+				v = realloc(m, cap * sizeof(*v));
+				if (!v)
+					goto oom;
+				memset(v + m_cap, 0, (cap - m_cap) * sizeof(*v));
+				m = v;
+				m_cap = cap;
+			}
+			if (!m[j].tally.calls && !m[j].tally.spanning)
+				m[j].id = r->fn->id;
+			d.min = ri_ticks(ri, a.freq, d.min);
+			d.max = ri_ticks(ri, a.freq, d.max);
+			d.sum = ri_ticks(ri, a.freq, d.sum);
+			d.self = ri_ticks(ri, a.freq, d.self);
+			if (ri_tally_merge(&m[j].tally, &d))
+				goto oom;
+		}
+		if (o->per_process) {
+			snprintf(pid, sizeof(pid), "%d", (int)t->pid);
+			if (!o->csv)
+				printf("%s== process %d%s: %s\n", first ? "" : "\n", (int)t->pid,
+				       t->origin == RI_EXEC ? " (after exec)" : "", ri_name(t));
+			acc_print(o, rows, n, a.freq, o->csv ? pid : NULL, first);
+			first = false;
+		}
+		an_summary(&a, "account");
+		an_events_note(&a, "account");
+		acc_done(&a, &s, rows);
+	}
+	rows = calloc(names.n ? names.n : 1, sizeof(*rows));
+	if (!rows)
+		goto oom_end;
+	for (i = n = 0; i < names.n; i++) {
+		acc_fill(&rows[n], ri_names_str(&names, i), m[i].id, &m[i].tally);
+		if (!rows[n].v[COL_COUNT] && (!rows[n].spanning || o->csv))
+			continue;
+		n++;
+	}
+	if (o->per_process && !o->csv)
+		printf("\n== the run: %u processes\n", read);
+	acc_print(o, rows, n, ri->freq, o->per_process && o->csv ? "*" : NULL, first);
+	free(rows);
+	goto end;
+oom:
+	acc_done(&a, &s, rows);
+oom_end:
+	tool_err("out of memory");
+	status = EXIT_FAIL;
+end:
+	ri_say_read(ri, cl->quiet, read);
+	for (i = 0; i < names.n && m; i++)
+		hist_free(&m[i].tally.hist);
+	free(m);
+	ri_names_free(&names);
+	return status;
+}
+
 int cmd_account(int argc, char **argv)
 {
 	struct acc_opts o = { .top = -1 };
-	struct acc_sel s = { 0 };
-	bool span = false, unw = false;
-	struct analysis a;
-	struct acc_row *rows;
+	static struct analysis a;	/* large: not on the stack */
+	struct acc_row *rows = NULL;
+	struct run_input ri;
+	struct acc_sel s;
 	struct cli cl;
-	uint32_t i, n = 0, total;
+	uint32_t n;
 	int status = EXIT_OK;
 
 	acc_sort_col = COL_SUM;
 	if (!cli_parse(&account_cli, &o, &cl, argc, argv, &status))
 		return status;
-	memset(&a, 0, sizeof(a));
-	cli_apply(&cl, &a);
-	sel_init(&s.sel, &cl.sel);
-	if (s.sel.plain) {
-		a.want_hist = true;	/* the core keeps every call's numbers */
-	} else {
-		a.ops = &acc_ops;
-		a.ctx = &s;
-	}
 	acc_ascending = o.order ? strcmp(o.order, "asc") == 0 :
 			acc_sort_col == COL_FUNCID || acc_sort_col == COL_FUNC;
-
-	if (an_run(&a, cl.files[0])) {
-		for (i = 0; i < s.n; i++)
-			hist_free(&s.v[i].hist);
-		free(s.v);
-		sel_fini(&s.sel);
-		an_fini(&a);
+	if (ri_open(&ri, &cl, 0, cl.n_files))
+		return EXIT_FAIL;
+	if (ri.run) {
+		status = acc_run(&cl, &o, &ri);
+		ri_close(&ri);
+		if (tool_finish_stdout())
+			status = EXIT_FAIL;
+		return status;
+	}
+	if (acc_read(&cl, &o, ri.t[0].path, &a, &s, &rows, &n)) {
+		acc_done(&a, &s, rows);
+		ri_close(&ri);
 		return EXIT_FAIL;
 	}
-	if (s.oom || s.sel.oom) {
-		tool_err("out of memory: some calls are missing from the table");
+	if (s.oom || s.sel.oom)
 		status = EXIT_FAIL;
-	}
-	rows = calloc(a.n_fns ? a.n_fns : 1, sizeof(*rows));
-	if (!rows) {
-		tool_err("out of memory");
-		an_fini(&a);
-		return EXIT_FAIL;
-	}
-	for (i = 0; i < a.n_fns; i++) {
-		struct an_func *f = a.fns[i];
-		const struct an_tally *d = NULL;
-		struct acc_row *r = &rows[n];
-
-		if (!s.sel.plain) {
-			if (!f->uptr)
-				continue;	/* no shown call */
-			d = &s.v[*(const uint32_t *)f->uptr];
-		}
-		acc_fill(r, &a, f, d);
-		if (!r->v[COL_COUNT] && (!r->spanning || o.csv))
-			continue;	/* CSV keeps llvm-xray's rows: timed calls only */
-		span |= r->spanning != 0;
-		unw |= r->unwound != 0;
-		n++;
-	}
-	if (n > 1)
-		qsort(rows, n, sizeof(*rows), acc_cmp);
-	total = n;
-	if (o.top >= 0 && (uint64_t)o.top < n)
-		n = (uint32_t)o.top;
-
-	if (o.csv) {
-		puts("funcid,count,min,median,90%ile,99%ile,max,sum,debug,function");
-		for (i = 0; i < n; i++) {
-			const struct acc_row *r = &rows[i];
-			int k;
-
-			printf("%" PRIu64 ",%" PRIu64, r->v[COL_FUNCID], r->v[COL_COUNT]);
-			for (k = COL_MIN; k <= COL_SUM; k++)
-				printf(",%.9e", an_seconds(&a, r->v[k]));
-			fputs(",\"\",", stdout);
-			acc_csv_str(r->name);
-			putchar('\n');
-		}
-	} else {
-		/*
-		 * Calls open across a loss have no duration: counted in their own
-		 * column, never in count, min ... self. A function with no timed
-		 * call shows '-' where a time would be. Calls ended by an outer
-		 * exit are timed to it (an upper bound) and counted again in a
-		 * column of their own, so that a number built on them is marked.
-		 */
-		printf("Functions with latencies: %" PRIu32 "\n", total);
-		printf("%9s %10s", "funcid", "count");
-		if (span)
-			printf(" %8s", "spanning");
-		if (unw)
-			printf(" %8s", "unwound");
-		printf(" [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "min", "med", "90p", "99p",
-		       "max", "sum", "self", "function");
-		for (i = 0; i < n; i++) {
-			const struct acc_row *r = &rows[i];
-
-			printf("%9" PRIu64 " %10" PRIu64, r->v[COL_FUNCID], r->v[COL_COUNT]);
-			if (span)
-				printf(" %8" PRIu64, r->spanning);
-			if (unw)
-				printf(" %8" PRIu64, r->unwound);
-			if (!r->v[COL_COUNT]) {
-				printf(" [%12s, %12s, %12s, %12s, %12s] %12s %12s  %s\n", "-", "-", "-",
-				       "-", "-", "-", "-", r->name);
-				continue;
-			}
-			printf(" [%12.9f, %12.9f, %12.9f, %12.9f, %12.9f] %12.9f %12.9f  %s\n",
-			       an_seconds(&a, r->v[COL_MIN]), an_seconds(&a, r->v[COL_MED]),
-			       an_seconds(&a, r->v[COL_P90]), an_seconds(&a, r->v[COL_P99]),
-			       an_seconds(&a, r->v[COL_MAX]), an_seconds(&a, r->v[COL_SUM]),
-			       an_seconds(&a, r->v[COL_SELF]), r->name);
-		}
-		if (span)
-			printf("(spanning: calls open where their thread lost records; not timed, "
-			       "not in count, sum or self)\n");
-		if (unw)
-			printf("(unwound: of count, calls whose own exit is not in the trace, ended "
-			       "by their caller's: a C++ exception through code built by clang, which "
-			       "records no exit when unwinding, or a longjmp; each is timed to that "
-			       "exit, an upper bound that may be far off, and so are the sum and self "
-			       "times they are in)\n");
-	}
-	free(rows);
-	for (i = 0; i < s.n; i++)
-		hist_free(&s.v[i].hist);
-	free(s.v);
-	sel_fini(&s.sel);
+	acc_print(&o, rows, n, a.freq, NULL, true);
 	an_summary(&a, "account");
 	an_events_note(&a, "account");
-	an_fini(&a);
+	acc_done(&a, &s, rows);
+	ri_close(&ri);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;
 	return status;

@@ -1,0 +1,99 @@
+#!/bin/bash
+# run.sh FDRTRACE SPAWN WORKDIR
+#
+# Runs of several processes (docs/analysis.md, "Runs of several
+# processes"): SPAWN (targets/spawn.c) forks a child that execs itself and
+# another child, after a thread: four traces in one directory. Every
+# command reads the directory (and the traces named one by one) as one run:
+# account's and graph's totals are the sums of the traces' own, stack's
+# merged lines too, --pid selects, replay's headers come in start order,
+# convert writes one pid per process (with a flow from parent to child),
+# diff of the run against itself changes nothing, extract-map makes one map
+# of one program. Then 100 and 1,000 processes (one trace copied with other
+# pids through dump and assemble): every command completes, and the peak
+# RSS does not grow with the number of processes.
+set -eu
+
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+fdr=$(abs "$1") prog=$(abs "$2") work=$(abs "$3")
+rm -rf "$work"
+mkdir -p "$work/run"
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok   $*"; }
+
+n=200
+FDRTRACE_MODE=fdr FDRTRACE_OPTIONS=logfile_base=$work/run/ "$prog" $n 2>spawn.err
+traces=(run/*.fdr)
+[ "${#traces[@]}" -eq 4 ] || fail "expected 4 traces: ${traces[*]}"
+# the parent: the trace whose pid is in no other trace's name twice and
+# that is the run's first (the smallest start): replay's first header
+parent=$("$fdr" replay -D 1 run 2>/dev/null | awk '/^# ==== process/ { print $4; exit }')
+parent=${parent%:}
+[ -n "$parent" ] || fail "no process header in replay"
+
+# --- account: the run's counts per name are the sums of the traces'
+acc_counts() { tail -n +2 | awk -F, '{ n = $NF; gsub(/"/, "", n); c[n] += $2 } END { for (k in c) print k, c[k] }' | sort; }
+"$fdr" account -f csv run >acc.csv 2>acc.err
+grep -q "read 4 of 4 traces (3 processes) as one run" acc.err || { cat acc.err; fail "account: no count of traces"; }
+acc_counts <acc.csv >acc.run
+for t in "${traces[@]}"; do "$fdr" account -f csv "$t" 2>/dev/null | tail -n +2; done |
+	(echo; cat) | acc_counts >acc.sum
+diff -u acc.sum acc.run || fail "account: run's counts are not the traces' sums"
+grep -qx "step $((5 * n))" acc.run || fail "account: step is not $((5 * n))"
+grep -qx "work 5" acc.run || fail "account: work is not 5"
+# several files named one by one: the same as the directory
+"$fdr" account -f csv "${traces[@]}" 2>/dev/null | acc_counts >acc.files
+diff -u acc.run acc.files || fail "account: files differ from the directory"
+# --per-process: each process's table, then the run's
+"$fdr" account --per-process run >acc.pp 2>/dev/null
+[ "$(grep -c '^== process' acc.pp)" -eq 4 ] || fail "account --per-process: not 4 sections"
+grep -q '^== the run: 4 processes' acc.pp || fail "account --per-process: no run section"
+"$fdr" account --per-process -f csv run 2>/dev/null | awk -F, 'NR > 1 && $1 == "*"' |
+	awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $3 }' | sort >acc.pp.run
+diff -u acc.run acc.pp.run || fail "account --per-process -f csv: run rows differ"
+ok "account: totals are the sums of the traces'"
+# --pid: the parent alone is its own trace
+"$fdr" account -f csv --pid "$parent" run 2>/dev/null | acc_counts >acc.pid
+ptrace=$(ls run/*."$parent".fdr)
+"$fdr" account -f csv "$ptrace" 2>/dev/null | acc_counts >acc.ptrace
+diff -u acc.ptrace acc.pid || fail "account --pid: not the parent's trace"
+"$fdr" account --pid 1 run >/dev/null 2>pid.err && fail "account --pid 1: no such process, but success"
+grep -q "no trace of process 1" pid.err || fail "account --pid 1: $(cat pid.err)"
+ok "account --pid"
+
+# --- replay: one header per trace, in start order; --pid
+"$fdr" replay run >replay.out 2>/dev/null
+grep '^# ==== process' replay.out >replay.heads
+[ "$(wc -l <replay.heads)" -eq 4 ] || fail "replay: not 4 headers"
+head -1 replay.heads | grep -q "process $parent " || fail "replay: the parent is not first"
+# the exec'd image comes right after the image it replaced
+child=$(grep -m1 "(forked by $parent)" replay.heads | awk '{ print $4 }')
+grep -A1 "process $child (forked by $parent)" replay.heads | grep -q "process $child (after exec)" ||
+	fail "replay: the exec'd image does not follow its first image"
+[ "$(grep -c 'step();' replay.out)" -eq $((5 * n)) ] || fail "replay: not every step"
+"$fdr" replay --pid "$child" run 2>/dev/null | grep '^# ====' >replay.pid
+[ "$(wc -l <replay.pid)" -eq 2 ] || fail "replay --pid: not the two images of $child"
+grep -vq "process $child " replay.pid && fail "replay --pid: another process"
+# selectors apply to every process
+[ "$("$fdr" replay -F leaf run 2>/dev/null | grep -c 'step();')" -eq $n ] || fail "replay -F leaf"
+ok "replay: headers in start order, --pid, selectors"
+
+# --- stack: merged lines are the traces' lines summed
+for t in "${traces[@]}"; do "$fdr" stack -c "$t" 2>/dev/null; done |
+	awk '{ v = $NF; $NF = ""; c[$0] += v } END { for (k in c) print k c[k] }' | sort >stack.sum
+"$fdr" stack -c run 2>/dev/null | sort >stack.run
+diff -u stack.sum stack.run || fail "stack: run's lines are not the traces' sums"
+"$fdr" stack -c --per-process run 2>/dev/null | grep -c "^an_spawn $parent;" >/dev/null ||
+	fail "stack --per-process: no line of the parent"
+ok "stack"
+
+# --- graph: vertices' calls are the traces' sums
+gcalls() { sed -n 's/.*label="\([^\\]*\)\\n\([0-9]*\) call.*/\1 \2/p' | grep -v ' -> ' ; }
+for t in "${traces[@]}"; do "$fdr" graph "$t" 2>/dev/null | grep -v -- '->' | gcalls; done |
+	awk '{ c[$1] += $2 } END { for (k in c) print k, c[k] }' | sort >graph.sum
+"$fdr" graph run 2>/dev/null | grep -v -- '->' | gcalls | sort >graph.run
+diff -u graph.sum graph.run || fail "graph: calls are not the traces' sums"
+"$fdr" graph run 2>/dev/null | grep -q "f[0-9]* -> f[0-9]* \\[label=\"$((5 * n)) calls" ||
+	fail "graph: no edge of the $((5 * n)) calls of step"
+ok "graph"
