@@ -46,7 +46,7 @@ done
 for c in account stack convert replay graph extract-map; do
 	check "$c-no-such-file" 1 "$fdr" $c no-such.fdr && has err "no-such.fdr"
 	case $c in
-	convert|extract-map)
+	extract-map)
 		check "$c-two-files" 2 "$fdr" $c a.fdr b.fdr && has err "one FILE only" ;;
 	*)	# several files are a run (input.h): each must be there
 		check "$c-two-missing-files" 1 "$fdr" $c a.fdr b.fdr && has err "a.fdr: No such file" ;;

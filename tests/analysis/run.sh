@@ -15,6 +15,7 @@
 set -eu
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+here=$(abs "$(dirname "$0")")
 fdr=$(abs "$1") prog=$(abs "$2") work=$(abs "$3")
 rm -rf "$work"
 mkdir -p "$work/run"
@@ -97,3 +98,48 @@ diff -u graph.sum graph.run || fail "graph: calls are not the traces' sums"
 "$fdr" graph run 2>/dev/null | grep -q "f[0-9]* -> f[0-9]* \\[label=\"$((5 * n)) calls" ||
 	fail "graph: no edge of the $((5 * n)) calls of step"
 ok "graph"
+
+# --- convert: one Chrome JSON, one pid per process, an arrow per child
+"$fdr" convert run -o run.json 2>convert.err
+grep -q "read 4 of 4 traces (3 processes) as one run" convert.err || fail "convert: no count of traces"
+if command -v python3 >/dev/null; then
+	python3 - run.json "$parent" acc.run <<'PY' || fail "convert: the run's JSON"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+parent = int(sys.argv[2])
+want = dict(l.split() for l in open(sys.argv[3]))
+calls = {}
+for e in ev:
+    if e["ph"] == "X":
+        calls[e["name"]] = calls.get(e["name"], 0) + 1
+assert calls == {k: int(v) for k, v in want.items()}, (calls, want)
+pids = {e["pid"] for e in ev if e["ph"] == "X"}
+assert len(pids) == 3 and parent in pids, pids
+names = {e["pid"]: e["args"]["name"] for e in ev if e["name"] == "process_name"}
+assert set(names) == pids, names
+s = {e["id"]: e for e in ev if e["ph"] == "s"}
+f = {e["id"]: e for e in ev if e["ph"] == "f"}
+assert len(s) == 3 and set(s) == set(f), (s, f)	# 2 forks, 1 exec
+for i in f:
+    assert f[i]["name"] == s[i]["name"] and s[i]["ts"] <= f[i]["ts"], (s[i], f[i])
+    assert f[i]["bp"] == "e"
+assert sum(1 for e in s.values() if e["name"] == "fork" and e["pid"] == parent) == 2
+assert sum(1 for e in s.values() if e["name"] == "exec") == 1
+# one time axis: from the run's earliest start
+assert min(e["ts"] for e in ev if "ts" in e) < 1e6, "times are not from the run's start"
+PY
+	ok "convert chrome: one pid per process, 3 flows, counts"
+	"$fdr" convert -f perfetto run -o run.pftrace 2>/dev/null
+	python3 "$here/perfetto_check.py" run.pftrace acc.run 2>pf.err >/dev/null ||
+		{ cat pf.err; fail "convert perfetto: not valid"; }
+	grep -qx "# flows: 3" pf.err || { cat pf.err; fail "convert perfetto: not 3 flows"; }
+	if command -v protoc >/dev/null; then
+		protoc --decode_raw <run.pftrace >/dev/null || fail "convert perfetto: protoc cannot decode it"
+	fi
+	ok "convert perfetto: valid, counts, 3 flows"
+fi
+# --pid: the child's two images, one pid, the exec arrow between them
+"$fdr" convert --pid "$child" run -o child.json 2>/dev/null
+[ "$(grep -c '"ph":"s"' child.json)" -eq 1 ] || fail "convert --pid: not the exec's arrow alone"
+grep -q "\"pid\":$parent," child.json && fail "convert --pid: the parent is there"
+ok "convert --pid"

@@ -194,7 +194,7 @@ static int ri_scan(struct ri_trace *t)
 		} else if (x.kind == FDRTRACE_EXT_FORK) {
 			t->origin = RI_FORK;
 			t->ppid = (int32_t)x.u.fork.parent_pid;
-			if (x.u.fork.has_point) {
+			if (x.u.fork.has_point && x.u.fork.tsc) {	/* 0: not filled in */
 				t->fork_point = true;
 				t->parent_tid = (int32_t)x.u.fork.parent_tid;
 				t->fork_tsc = x.u.fork.tsc;
