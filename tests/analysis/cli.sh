@@ -45,16 +45,13 @@ for c in account stack convert replay graph extract-map record diff; do
 done
 for c in account stack convert replay graph extract-map; do
 	check "$c-no-such-file" 1 "$fdr" $c no-such.fdr && has err "no-such.fdr"
-	case $c in
-	extract-map)
-		check "$c-two-files" 2 "$fdr" $c a.fdr b.fdr && has err "one FILE only" ;;
-	*)	# several files are a run (input.h): each must be there
-		check "$c-two-missing-files" 1 "$fdr" $c a.fdr b.fdr && has err "a.fdr: No such file" ;;
-	esac
+	# several files are a run (input.h): each must be there
+	check "$c-two-missing-files" 1 "$fdr" $c a.fdr b.fdr && has err "a.fdr: No such file"
 done
 mkdir -p empty-run
 check account-empty-run 1 "$fdr" account empty-run && has err "no trace (*.fdr) in the directory"
 check account-bad-pid 2 "$fdr" account --pid x a.fdr && has err "bad --pid 'x'"
+check diff-pid 2 "$fdr" diff --pid 1 a.fdr b.fdr && has err "compares two runs as wholes"
 check account-bad-sort 2 "$fdr" account -s frob x.fdr && has err "unknown sort column 'frob'"
 check account-bad-order 2 "$fdr" account -r up x.fdr && has err "asc or dsc"
 check account-bad-top 2 "$fdr" account -p -1 x.fdr && has err "bad --top"

@@ -143,3 +143,21 @@ fi
 [ "$(grep -c '"ph":"s"' child.json)" -eq 1 ] || fail "convert --pid: not the exec's arrow alone"
 grep -q "\"pid\":$parent," child.json && fail "convert --pid: the parent is there"
 ok "convert --pid"
+
+# --- diff: a run against itself changes nothing; against one of its traces
+"$fdr" diff -f csv run run >diff.csv 2>/dev/null
+awk -F, 'NR > 1 && ($2 != "both" || $5 != 0 || $9 != 0 || $13 != 0) { bad = 1 } END { exit bad }' diff.csv ||
+	{ cat diff.csv; fail "diff: a run against itself changed"; }
+[ "$(tail -n +2 diff.csv | wc -l)" -eq "$(wc -l <acc.run)" ] || fail "diff: not every function"
+"$fdr" diff -f csv "$ptrace" run 2>/dev/null | awk -F, '$1 == "\"step\"" { print $3, $4 }' >diff.step
+[ "$(cat diff.step)" = "$((2 * n)) $((5 * n))" ] || fail "diff: step of a trace and of the run: $(cat diff.step)"
+ok "diff: run against itself, trace against run"
+
+# --- extract-map: the ids of one program's processes; refused when they differ
+"$fdr" extract-map --pid "$parent" run -o parent.map 2>/dev/null
+"$fdr" extract-map "$ptrace" -o ptrace.map
+cmp -s parent.map ptrace.map || fail "extract-map --pid: not the parent's map"
+# the exec'd image numbered its functions anew: refused, naming the processes
+"$fdr" extract-map run -o all.map 2>xm.err && fail "extract-map: ids that differ, but a map"
+grep -q "pick one with --pid" xm.err || { cat xm.err; fail "extract-map: no advice"; }
+ok "extract-map"
