@@ -161,3 +161,65 @@ cmp -s parent.map ptrace.map || fail "extract-map --pid: not the parent's map"
 "$fdr" extract-map run -o all.map 2>xm.err && fail "extract-map: ids that differ, but a map"
 grep -q "pick one with --pid" xm.err || { cat xm.err; fail "extract-map: no advice"; }
 ok "extract-map"
+
+# --- 100 and 1,000 processes: every command completes; the peak RSS does
+# not grow with the number of processes (the traces are read one after
+# another). The copies are of the second child (forked by the parent,
+# whose trace is in the run too: 1,000 arrows).
+if ! command -v python3 >/dev/null; then
+	echo "note: no python3: runs of 100 and 1,000 processes not made"
+	exit 0
+fi
+peak() {	# peak OUT COMMAND...: the command's peak RSS in KiB on stdout
+	local out=$1
+	shift
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f %M -o peak.txt "$@" >"$out" 2>/dev/null || return 1
+		tail -1 peak.txt
+	else
+		python3 -c 'import resource, subprocess, sys
+with open(sys.argv[1], "wb") as o:
+    r = subprocess.call(sys.argv[2:], stdout=o, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(r)' "$out" "$@"
+	fi
+}
+copy=$(grep -v "(after exec)" replay.heads | awk -v p="$parent" '$4 != p":" { t = $NF } END { print t }' | tr -d '[]')
+[ -f "$copy" ] || fail "no trace to copy: '$copy'"
+"$fdr" dump -n "$copy" >copy.txt
+for count in 100 1000; do
+	mkdir -p "copies$count" "many$count"
+	python3 "$here/run_copies.py" copy.txt "copies$count" $((count - 1))
+	for t in "copies$count"/*.txt; do
+		b=${t##*/}
+		"$fdr" assemble "$t" -o "many$count/${b%.txt}.fdr"
+	done
+	cp "$ptrace" "many$count/"
+	[ "$(ls "many$count" | wc -l)" -eq $count ] || fail "not $count traces"
+	i=0
+	for c in "account" "account --per-process" "replay" "stack" "graph" "convert" \
+		"convert -f perfetto" "extract-map"; do
+		kb=$(peak "out$count.$i" "$fdr" $c "many$count") || fail "$c on $count processes failed"
+		echo "${c// /_} $kb" >>"rss$count"
+		i=$((i + 1))
+	done
+	kb=$(peak "out$count.diff" "$fdr" diff "many$count" "many$count") || fail "diff on $count failed"
+	echo "diff $kb" >>"rss$count"
+done
+# what the runs hold: every process's calls
+[ "$(grep -c '^# ==== process' out1000.2)" -eq 1000 ] || fail "replay: not 1,000 headers"
+python3 - out1000.5 1000 <<'PY' || fail "convert: 1,000 processes"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+pids = {e["pid"] for e in ev if e["ph"] == "X"}
+assert len(pids) == int(sys.argv[2]), len(pids)
+assert sum(1 for e in ev if e["ph"] == "f") == int(sys.argv[2]) - 1
+PY
+python3 "$here/perfetto_check.py" out1000.6 >/dev/null 2>pf1000.err || { cat pf1000.err; fail "perfetto of 1,000 processes"; }
+grep -qx "# flows: 999" pf1000.err || fail "perfetto: not 999 flows"
+# peak RSS: under 64 MiB, and 1,000 processes within 1.5 times 100 (KiB)
+paste rss100 rss1000 | awk '{
+	printf "  %-22s 100: %6d KiB  1000: %6d KiB\n", $1, $2, $4
+	if ($4 > 65536 || $4 > 1.5 * $2 + 2048) bad = bad " " $1
+} END { if (bad) { print "FAIL: peak RSS grows with the processes:" bad; exit 1 } }'
+ok "100 and 1,000 processes: every command, bounded memory"
