@@ -51,7 +51,7 @@ done
 mkdir -p empty-run
 check account-empty-run 1 "$fdr" account empty-run && has err "no trace (*.fdr) in the directory"
 check account-bad-pid 2 "$fdr" account --pid x a.fdr && has err "bad --pid 'x'"
-check diff-pid 2 "$fdr" diff --pid 1 a.fdr b.fdr && has err "compares two runs as wholes"
+check diff-pid 2 "$fdr" diff --pid 1 a.fdr b.fdr && has err "unknown option '--pid'"
 check account-bad-sort 2 "$fdr" account -s frob x.fdr && has err "unknown sort column 'frob'"
 check account-bad-order 2 "$fdr" account -r up x.fdr && has err "asc or dsc"
 check account-bad-top 2 "$fdr" account -p -1 x.fdr && has err "bad --top"

@@ -47,7 +47,7 @@ static const struct cli_opt cli_table[] = {
 	{ "time-range", required_argument, 'r', CLI_SELECT,
 	  "  -r, --time-range A~B  only calls that begin between A and B seconds after the\n"
 	  "                        first call of the trace (A~ or ~B leave an end open)\n" },
-	{ "pid", required_argument, CLI_OPT_PID, CLI_BASE,
+	{ "pid", required_argument, CLI_OPT_PID, CLI_RUN,
 	  "      --pid PID         of a run (a directory, or several traces), only the\n"
 	  "                        process PID: its traces, before and after an exec\n"
 	  "                        (repeatable)\n" },

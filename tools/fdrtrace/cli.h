@@ -39,6 +39,7 @@ enum cli_group {
 	CLI_QUIET = 1u << 1,	/* -q/--quiet */
 	CLI_SELECT = 1u << 2,	/* -F, -N, -D, -t, --tid, -r (select.h) */
 	CLI_OUTPUT = 1u << 3,	/* -o/--output FILE */
+	CLI_RUN = 1u << 4,	/* --pid: the processes of a run to read (input.h) */
 };
 
 /* Values of long-only common options (above every short letter). */
@@ -104,7 +105,7 @@ struct cli_cmd {
  * @quiet: -q
  * @output: -o, NULL when not given ("-" is standard output)
  * @sel: the selectors (CLI_SELECT)
- * @pids, @n_pids: each --pid (of a run, the processes to read: input.h)
+ * @pids, @n_pids: each --pid (CLI_RUN: of a run, the processes to read, input.h)
  * @files, @n_files: the FILE arguments (a FILE may be a run directory:
  *	commands read them with ri_open(), input.h)
  */

@@ -256,7 +256,7 @@ static const struct cli_cmd convert_cli = {
 	"a begin/end pair instead of one complete event.\n",
 	.optstring = "f:",
 	.longopts = cvt_longopts,
-	.groups = CLI_QUIET | CLI_SELECT | CLI_OUTPUT,
+	.groups = CLI_QUIET | CLI_SELECT | CLI_OUTPUT | CLI_RUN,
 	.min_files = 1,
 	.max_files = CLI_MAX_FILES,
 	.option = cvt_option,

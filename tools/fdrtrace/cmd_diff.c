@@ -376,7 +376,7 @@ static const struct cli_cmd diff_cli = {
 	"\n"
 	"OLD and NEW may each be a run (a directory of traces, one per process): its\n"
 	"processes' calls are merged by name and the two runs compared as wholes,\n"
-	"times at each run's frequency (--pid does not apply: pids differ).\n",
+	"times at each run's frequency (no --pid: two runs have other pids).\n",
 	.options =
 	"  -s, --sort COL        count, total (default), self or median\n"
 	"  -f, --format FMT      text (default) or csv\n"
@@ -412,10 +412,6 @@ int cmd_diff(int argc, char **argv)
 
 	if (!cli_parse(&diff_cli, &o, &cl, argc, argv, &status))
 		return status;
-	if (cl.n_pids) {
-		/* two runs have other pids: they are compared as wholes */
-		return tool_usage_err("diff", "--pid: diff compares two runs as wholes");
-	}
 	if (df_read(&old, &cl, 0) || df_read(&new, &cl, 1)) {
 		status = EXIT_FAIL;
 		goto out;

@@ -52,7 +52,7 @@ static const struct cli_cmd extract_map_cli = {
 	"run several programs (pick one's with --pid), or naming the two processes\n"
 	"when they give an id two names.\n",
 	.optstring = "",
-	.groups = CLI_OUTPUT,
+	.groups = CLI_OUTPUT | CLI_RUN,
 	.min_files = 1,
 	.max_files = CLI_MAX_FILES,
 };

@@ -48,7 +48,7 @@ static const struct cli_cmd graph_cli = {
 	"of every process, functions merged by name (vertex fN: the Nth name met);\n"
 	"--pid selects processes.\n",
 	.optstring = "",
-	.groups = CLI_QUIET,
+	.groups = CLI_QUIET | CLI_RUN,
 	.min_files = 1,
 	.max_files = CLI_MAX_FILES,
 };

@@ -646,7 +646,7 @@ static const struct cli_cmd replay_cli = {
 	"the selectors apply to every process (--time-range from each one's first\n"
 	"call); --pid selects processes.\n",
 	.optstring = "",
-	.groups = CLI_QUIET | CLI_SELECT,
+	.groups = CLI_QUIET | CLI_SELECT | CLI_RUN,
 	.min_files = 1,
 	.max_files = CLI_MAX_FILES,
 };

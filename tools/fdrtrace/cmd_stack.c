@@ -119,7 +119,7 @@ static const struct cli_cmd stack_cli = {
 	"are not in the stacks: a line on stderr counts them (see replay, convert).\n",
 	.optstring = "cu:P",
 	.longopts = stk_longopts,
-	.groups = CLI_QUIET | CLI_SELECT,
+	.groups = CLI_QUIET | CLI_SELECT | CLI_RUN,
 	.min_files = 1,
 	.max_files = CLI_MAX_FILES,
 	.option = stk_option,

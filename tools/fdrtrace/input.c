@@ -226,7 +226,9 @@ static int ri_start_cmp(const void *x, const void *y)
 
 /*
  * Each trace's parent in the run: the latest earlier trace of the same pid
- * (an exec replaced it), else the latest earlier trace of its parent pid.
+ * (an exec replaced it), else the latest earlier trace of its parent pid
+ * (one that began before the fork, when the fork's time is known: the
+ * parent may have exec'd since).
  */
 static void ri_link(struct run_input *ri)
 {
@@ -246,12 +248,15 @@ static void ri_link(struct run_input *ri)
 		if (t->parent >= 0)
 			continue;
 		for (j = (int32_t)i - 1; j >= 0 && t->ppid; j--) {
-			if (ri->t[j].pid == t->ppid) {
-				t->parent = j;
-				if (t->origin != RI_FORK)
-					t->origin = RI_FORK;
-				break;
-			}
+			const struct ri_trace *p = &ri->t[j];
+
+			if (p->pid != t->ppid)
+				continue;
+			if (t->fork_point && p->start_tsc > t->fork_tsc)
+				continue;	/* an image begun after the fork */
+			t->parent = j;
+			t->origin = RI_FORK;
+			break;
 		}
 		if (t->parent < 0)
 			t->origin = RI_ROOT;
