@@ -162,6 +162,53 @@ cmp -s parent.map ptrace.map || fail "extract-map --pid: not the parent's map"
 grep -q "pick one with --pid" xm.err || { cat xm.err; fail "extract-map: no advice"; }
 ok "extract-map"
 
+# --- the process tree's fields (writers since 2026-12-01), from text
+# (run-golden/*.txt): command lines name the processes, the fork record's
+# point and the exec record's start the arrows, on one time axis (TSC -
+# the earliest start, 1000; 1 GHz)
+mkdir -p gold
+for t in parent child leaf; do
+	"$fdr" assemble "$here/run-golden/$t.txt" -o "gold/$t.fdr"
+done
+"$fdr" replay gold >gold.replay 2>/dev/null
+diff -u - gold.replay <<'OUT' || fail "replay of the golden run"
+#    DURATION        TID   FUNCTION
+# ==== process 100 (parent 1): demo --serve  [gold/parent.fdr]
+              [    100] | main() {
+   200.000 ns [    100] |   spawn();
+   900.000 ns [    100] | } /* main */
+
+# ==== process 101 (forked by 100): demo --worker  [gold/child.fdr]
+   100.000 ns [    101] | work();
+
+# ==== process 101 (after exec): leaf 7  [gold/leaf.fdr]
+   200.000 ns [    101] | leaf();
+OUT
+"$fdr" convert gold 2>/dev/null | grep -v '"ph":"X"' >gold.json
+diff -u - gold.json <<'OUT' || fail "convert of the golden run"
+{"displayTimeUnit":"ns","traceEvents":[
+{"name":"process_name","ph":"M","pid":100,"args":{"name":"demo --serve"}},
+{"name":"thread_name","ph":"M","pid":100,"tid":100,"args":{"name":"thread 100"}},
+{"name":"fork","cat":"process","ph":"s","id":2,"ts":0.500,"pid":100,"tid":100},
+{"name":"process_name","ph":"M","pid":101,"args":{"name":"demo --worker; exec leaf 7"}},
+{"name":"thread_name","ph":"M","pid":101,"tid":101,"args":{"name":"thread 101"}},
+{"name":"fork","cat":"process","ph":"f","bp":"e","id":2,"ts":0.700,"pid":101,"tid":101},
+{"name":"exec","cat":"process","ph":"s","id":3,"ts":0.900,"pid":101,"tid":101},
+{"name":"process_name","ph":"M","pid":101,"args":{"name":"demo --worker; exec leaf 7"}},
+{"name":"thread_name","ph":"M","pid":101,"tid":101,"args":{"name":"thread 101"}},
+{"name":"exec","cat":"process","ph":"f","bp":"e","id":3,"ts":1.100,"pid":101,"tid":101}
+]}
+OUT
+"$fdr" convert gold 2>/dev/null | grep -q '"name":"main","cat":"function","ph":"X","ts":0.100,"dur":0.900' ||
+	fail "convert of the golden run: main is not at 0.1 us"
+if command -v python3 >/dev/null; then
+	"$fdr" convert -f perfetto gold -o gold.pftrace 2>/dev/null
+	python3 "$here/perfetto_check.py" gold.pftrace >/dev/null 2>gold.pf.err ||
+		{ cat gold.pf.err; fail "perfetto of the golden run"; }
+	grep -qx "# flows: 2" gold.pf.err || fail "perfetto of the golden run: not 2 flows"
+fi
+ok "golden run: names, fork and exec points, one time axis"
+
 # --- 100 and 1,000 processes: every command completes; the peak RSS does
 # not grow with the number of processes (the traces are read one after
 # another). The copies are of the second child (forked by the parent,

@@ -350,6 +350,7 @@ static int cvt_trace(struct cvt *c, const struct cli *cl, const struct run_input
 	static struct analysis a;	/* large: not on the stack */
 	const struct ri_trace *t = &ri->t[k];
 	struct an_ops ops;
+	char *name = NULL;
 	uint32_t i;
 	int rc;
 
@@ -365,7 +366,9 @@ static int cvt_trace(struct cvt *c, const struct cli *cl, const struct run_input
 	c->first_t = NULL;
 	c->first_tsc = 0;
 	if (ri->run) {
-		c->cv.proc_name = ri_name(t);
+		/* one name for a process, whatever image: its pid's track is one */
+		name = ri_process_name(ri, k);
+		c->cv.proc_name = name ? name : ri_name(t);
 		c->cv.uuid_base = (uint64_t)k << 33;
 	}
 	rc = an_run(&a, t->path) ? -EIO : 0;
@@ -385,6 +388,8 @@ static int cvt_trace(struct cvt *c, const struct cli *cl, const struct run_input
 	ord_fini(&c->ord);
 	sel_fini(&c->sel);
 	an_fini(&a);
+	c->cv.proc_name = NULL;
+	free(name);
 	return rc;
 }
 

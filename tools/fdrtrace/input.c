@@ -53,6 +53,7 @@ static struct ri_trace *ri_add(struct run_input *ri, const char *path)
 	t = &ri->t[ri->n];
 	memset(t, 0, sizeof(*t));
 	t->parent = -1;
+	t->exec_next = -1;
 	t->selected = true;
 	t->path = strdup(path);
 	if (!t->path)
@@ -242,6 +243,7 @@ static void ri_link(struct run_input *ri)
 			if (ri->t[j].pid == t->pid) {
 				t->origin = RI_EXEC;
 				t->parent = j;
+				ri->t[j].exec_next = (int32_t)i;
 				break;
 			}
 		}
@@ -354,6 +356,25 @@ const char *ri_name(const struct ri_trace *t)
 	if (t->program && *t->program)
 		return t->program;
 	return t->path;
+}
+
+char *ri_process_name(const struct run_input *ri, uint32_t k)
+{
+	static const char sep[] = "; exec ";
+	size_t len = 0;
+	int32_t i = (int32_t)k;
+	char *s, *p;
+
+	while (ri->t[i].origin == RI_EXEC)
+		i = ri->t[i].parent;
+	for (int32_t j = i; j >= 0; j = ri->t[j].exec_next)
+		len += strlen(ri_name(&ri->t[j])) + sizeof(sep);
+	s = p = malloc(len + 1);
+	if (!s)
+		return NULL;
+	for (int32_t j = i; j >= 0; j = ri->t[j].exec_next)
+		p += sprintf(p, "%s%s", j == i ? "" : sep, ri_name(&ri->t[j]));
+	return s;
 }
 
 void ri_say_read(const struct run_input *ri, bool quiet, uint32_t read)

@@ -51,6 +51,7 @@ enum ri_origin {
  * @parent_tid, @fork_tsc: that thread and time
  * @origin, @parent: enum ri_origin and the index of the parent trace in
  *	the sorted list (-1 for RI_ROOT)
+ * @exec_next: the trace of the image this one exec'd (-1: none)
  * @selected: --pid keeps it (true without --pid)
  */
 struct ri_trace {
@@ -64,6 +65,7 @@ struct ri_trace {
 	uint64_t fork_tsc;
 	enum ri_origin origin;
 	int32_t parent;
+	int32_t exec_next;
 	bool selected;
 };
 
@@ -112,6 +114,16 @@ void ri_close(struct run_input *ri);
  * Return: the name.
  */
 const char *ri_name(const struct ri_trace *t);
+
+/**
+ * ri_process_name - a process named for people across its execs: the
+ * names (ri_name()) of its images, joined by "; exec "
+ * @ri: the run
+ * @k: one of the process's traces
+ *
+ * Return: the name, malloc()ed; NULL when out of memory.
+ */
+char *ri_process_name(const struct run_input *ri, uint32_t k);
 
 /**
  * ri_say_read - "fdrtrace CMD: read N traces (M processes) of a run" on
