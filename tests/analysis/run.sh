@@ -207,7 +207,10 @@ if command -v python3 >/dev/null; then
 		{ cat gold.pf.err; fail "perfetto of the golden run"; }
 	grep -qx "# flows: 2" gold.pf.err || fail "perfetto of the golden run: not 2 flows"
 fi
-ok "golden run: names, fork and exec points, one time axis"
+"$fdr" extract-map gold >/dev/null 2>gold.xm && fail "extract-map of two programs made a map"
+grep -q "run 2 programs" gold.xm && grep -qx "  /bin/leaf: pids 101" gold.xm ||
+	{ cat gold.xm; fail "extract-map of two programs: not named"; }
+ok "golden run: names, fork and exec points, one time axis; extract-map names the programs"
 
 # --- 100 and 1,000 processes: every command completes; the peak RSS does
 # not grow with the number of processes (the traces are read one after

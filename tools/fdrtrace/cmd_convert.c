@@ -307,11 +307,12 @@ static void cvt_flows(struct cvt *c, struct analysis *a, const struct run_input 
 		}
 		c->fmt->flow(&c->cv, a, &fl);
 	}
-	for (j = k + 1; j < ri->n; j++) {
-		const struct ri_trace *ch = &ri->t[j];
+	for (int32_t x = t->first_child; x >= 0; x = ri->t[x].next_sibling) {
+		const struct ri_trace *ch = &ri->t[x];
 		struct cv_flow *v;
 
-		if (ch->parent != (int32_t)k || !ch->selected)
+		j = (uint32_t)x;
+		if (!ch->selected)
 			continue;
 		v = realloc(out, (n + 1) * sizeof(*v));
 		if (!v)

@@ -87,51 +87,50 @@ static void xm_write(const struct xm_fn *v, uint32_t n)
 	puts("...");
 }
 
+/* At most this many pids are named per program when refusing. */
+#define XM_PIDS_SAID 8
+
 /*
- * The processes of @ri (those selected) run one program: say which ones
- * do not and return -1 when they run several.
+ * The processes of @ri (those selected) run one program: else say which
+ * programs they run, with (some of) their pids, and return -1.
  */
 static int xm_one_program(const struct run_input *ri)
 {
-	const struct ri_trace *first = NULL;
-	uint32_t k, j;
+	struct ri_names progs = { 0 };
+	uint32_t k, p, *said;
 
 	for (k = 0; k < ri->n; k++) {
-		const struct ri_trace *t = &ri->t[k];
+		const char *prog = ri->t[k].program ? ri->t[k].program : "(unknown program)";
 
-		if (!t->selected)
-			continue;
-		if (!first) {
-			first = t;
-			continue;
+		if (ri->t[k].selected && ri_names_get(&progs, prog, strlen(prog)) == UINT32_MAX) {
+			tool_err("out of memory");
+			ri_names_free(&progs);
+			return -1;
 		}
-		if (strcmp(t->program ? t->program : "", first->program ? first->program : ""))
-			break;
 	}
-	if (k == ri->n)
+	if (progs.n <= 1) {
+		ri_names_free(&progs);
 		return 0;
-	tool_err("extract-map: the run's processes run several programs; a map is of one: "
-		 "pick its processes with --pid");
-	for (k = 0; k < ri->n; k++) {
-		const struct ri_trace *t = &ri->t[k];
+	}
+	tool_err("extract-map: the run's processes run %u programs; a map is of one: "
+		 "pick its processes with --pid", progs.n);
+	said = calloc(progs.n, sizeof(*said));
+	for (p = 0; said && p < progs.n; p++) {
+		fprintf(stderr, "  %s: pids", ri_names_str(&progs, p));
+		for (k = 0; k < ri->n; k++) {
+			const char *prog = ri->t[k].program ? ri->t[k].program : "(unknown program)";
 
-		if (!t->selected)
-			continue;
-		for (j = 0; j < k; j++)
-			if (ri->t[j].selected &&
-			    strcmp(ri->t[j].program ? ri->t[j].program : "",
-				   t->program ? t->program : "") == 0)
-				break;
-		if (j < k)
-			continue;	/* said */
-		fprintf(stderr, "  %s: pids", t->program ? t->program : "(unknown program)");
-		for (j = k; j < ri->n; j++)
-			if (ri->t[j].selected &&
-			    strcmp(ri->t[j].program ? ri->t[j].program : "",
-				   t->program ? t->program : "") == 0)
-				fprintf(stderr, " %d", (int)ri->t[j].pid);
+			if (!ri->t[k].selected || strcmp(prog, ri_names_str(&progs, p)))
+				continue;
+			if (said[p]++ < XM_PIDS_SAID)
+				fprintf(stderr, " %d", (int)ri->t[k].pid);
+		}
+		if (said[p] > XM_PIDS_SAID)
+			fprintf(stderr, " (and %u more)", said[p] - XM_PIDS_SAID);
 		fputc('\n', stderr);
 	}
+	free(said);
+	ri_names_free(&progs);
 	return -1;
 }
 

@@ -54,6 +54,7 @@ static struct ri_trace *ri_add(struct run_input *ri, const char *path)
 	memset(t, 0, sizeof(*t));
 	t->parent = -1;
 	t->exec_next = -1;
+	t->first_child = t->next_sibling = t->prev_same = -1;
 	t->selected = true;
 	t->path = strdup(path);
 	if (!t->path)
@@ -225,44 +226,66 @@ static int ri_start_cmp(const void *x, const void *y)
 	return strcmp(p->path, q->path);
 }
 
+/* The slot of @pid in @h (a power of two @cap of trace index + 1, 0 empty). */
+static uint32_t ri_pid_slot(const struct run_input *ri, const uint32_t *h, uint32_t cap,
+			    int32_t pid)
+{
+	uint32_t j = ((uint32_t)pid * 0x9e3779b1u) & (cap - 1);
+
+	while (h[j] && ri->t[h[j] - 1].pid != pid)
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
 /*
  * Each trace's parent in the run: the latest earlier trace of the same pid
  * (an exec replaced it), else the latest earlier trace of its parent pid
  * (one that began before the fork, when the fork's time is known: the
- * parent may have exec'd since).
+ * parent may have exec'd since). A hash of pid -> its latest trace so far,
+ * and each trace's earlier one of its pid: linear in the traces.
  */
-static void ri_link(struct run_input *ri)
+static int ri_link(struct run_input *ri)
 {
-	uint32_t i;
-	int32_t j;
+	uint32_t i, cap = 16, *h;
 
+	while (cap < 2 * ri->n)
+		cap *= 2;
+	h = calloc(cap, sizeof(*h));
+	if (!h)
+		return -1;
 	for (i = 0; i < ri->n; i++) {
 		struct ri_trace *t = &ri->t[i];
+		int32_t j = -1;
+		uint32_t slot;
 
-		for (j = (int32_t)i - 1; j >= 0 && t->pid; j--) {
-			if (ri->t[j].pid == t->pid) {
+		if (t->ppid && t->ppid != t->pid) {
+			slot = ri_pid_slot(ri, h, cap, t->ppid);
+			for (j = (int32_t)h[slot] - 1; j >= 0; j = ri->t[j].prev_same)
+				if (!t->fork_point || ri->t[j].start_tsc <= t->fork_tsc)
+					break;	/* not an image begun after the fork */
+		}
+		if (t->pid) {
+			slot = ri_pid_slot(ri, h, cap, t->pid);
+			if (h[slot]) {
+				j = (int32_t)h[slot] - 1;
+				t->prev_same = j;
 				t->origin = RI_EXEC;
-				t->parent = j;
 				ri->t[j].exec_next = (int32_t)i;
-				break;
 			}
+			h[slot] = i + 1;
 		}
-		if (t->parent >= 0)
-			continue;
-		for (j = (int32_t)i - 1; j >= 0 && t->ppid; j--) {
-			const struct ri_trace *p = &ri->t[j];
-
-			if (p->pid != t->ppid)
-				continue;
-			if (t->fork_point && p->start_tsc > t->fork_tsc)
-				continue;	/* an image begun after the fork */
-			t->parent = j;
+		if (j >= 0 && t->origin != RI_EXEC)
 			t->origin = RI_FORK;
-			break;
-		}
-		if (t->parent < 0)
+		else if (j < 0)
 			t->origin = RI_ROOT;
+		t->parent = j;
+		if (j >= 0) {
+			t->next_sibling = ri->t[j].first_child;
+			ri->t[j].first_child = (int32_t)i;
+		}
 	}
+	free(h);
+	return 0;
 }
 
 int ri_open(struct run_input *ri, const struct cli *cl, int from, int count)
@@ -300,7 +323,10 @@ int ri_open(struct run_input *ri, const struct cli *cl, int from, int count)
 				goto fail;
 		}
 		qsort(ri->t, ri->n, sizeof(*ri->t), ri_start_cmp);
-		ri_link(ri);
+		if (ri_link(ri)) {
+			tool_err("out of memory");
+			goto fail;
+		}
 		ri->freq = ri->t[0].freq;
 		for (i = 0; i < (int)ri->n; i++) {
 			uint64_t s = ri->t[i].start_tsc;

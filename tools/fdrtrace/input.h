@@ -52,6 +52,9 @@ enum ri_origin {
  * @origin, @parent: enum ri_origin and the index of the parent trace in
  *	the sorted list (-1 for RI_ROOT)
  * @exec_next: the trace of the image this one exec'd (-1: none)
+ * @first_child, @next_sibling: the traces whose @parent it is, linked
+ *	(-1 ends; in no particular order)
+ * @prev_same: the latest earlier trace of the same pid (-1: none)
  * @selected: --pid keeps it (true without --pid)
  */
 struct ri_trace {
@@ -66,6 +69,8 @@ struct ri_trace {
 	enum ri_origin origin;
 	int32_t parent;
 	int32_t exec_next;
+	int32_t first_child, next_sibling;
+	int32_t prev_same;
 	bool selected;
 };
 
