@@ -53,7 +53,7 @@ check() {	# check SUBDIR FDRTRACE_OPTIONS
 	echo "--- account"
 	"$fdr" account -f csv "$trace" >acc.csv 2>acc.err
 	[ -s acc.err ] && { cat acc.err >&2; fail "account reported imperfections"; }
-	tail -n +2 acc.csv | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >counts
+	tail -n +2 acc.csv | awk -F, '{ n = $10; gsub(/"/, "", n); print n, $2 }' | sort >counts
 	diff -u <(echo "$expected") counts
 
 	echo "--- account with selectors"
@@ -63,7 +63,7 @@ check() {	# check SUBDIR FDRTRACE_OPTIONS
 	for tid in $("$fdr" info "$trace" | sed -n 's/^threads: *[0-9]*: //p' |
 		     sed 's/([^)]*)//g' | tr -d ,); do
 		"$fdr" account -q -f csv --tid "$tid" "$trace" | tail -n +2 |
-			awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >"tid$tid"
+			awk -F, '{ n = $10; gsub(/"/, "", n); print n, $2 }' | sort >"tid$tid"
 		grep -q '^main 1$' "tid$tid" && mains=$((mains + 1))
 		diff -u <(echo "$expected" | awk '$1 != "main" { print $1, ($1 == "worker") ? 1 : $2 / 2 }') \
 			<(grep -v '^main ' "tid$tid") || fail "account --tid $tid"
@@ -71,7 +71,7 @@ check() {	# check SUBDIR FDRTRACE_OPTIONS
 	[ "$mains" -eq 1 ] || fail "account --tid: main on $mains threads"
 	# -F: the calls inside evaluate (itself included); -r is still the sort order
 	"$fdr" account -q -f csv -F evaluate -s func -r asc "$trace" | tail -n +2 |
-		awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' >filtered
+		awk -F, '{ n = $10; gsub(/"/, "", n); print n, $2 }' >filtered
 	diff -u <(echo "$expected" | grep -v -e '^main ' -e '^worker ') filtered ||
 		fail "account -F evaluate"
 	# a time range: no call begins after the end of the run
@@ -130,14 +130,14 @@ grep -q '^ext func .*address=' noname.txt || fail "no func records to rewrite"
 grep -q ' name=' <(grep '^ext func' noname.txt) && fail "names left in func records"
 "$fdr" assemble noname.txt -o noname.fdr
 "$fdr" account -f csv noname.fdr | tail -n +2 |
-	awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >noname.counts
+	awk -F, '{ n = $10; gsub(/"/, "", n); print n, $2 }' | sort >noname.counts
 diff -u <(echo "$expected") noname.counts
 sed -E 's/(^ext module_map .*build_id=)[0-9a-f]{2}/\1ff/' noname.txt >stale.txt
 cmp -s noname.txt stale.txt &&
 	sed -E 's/(^ext module_map .*build_id=)[0-9a-f]{2}/\100/' noname.txt >stale.txt
 cmp -s noname.txt stale.txt && fail "could not change the build-id"
 "$fdr" assemble stale.txt -o stale.fdr
-n=$("$fdr" account -f csv stale.fdr | grep -c '"#[0-9]*@0x[0-9a-f]*"$' || true)
+n=$("$fdr" account -f csv stale.fdr | grep -c '"#[0-9]*@0x[0-9a-f]*",' || true)
 [ "$n" -eq 9 ] || fail "with a stale build-id, $n of 9 functions fell back to #ID@0xADDR"
 if [ -n "$xray" ]; then
 	echo "=== llvm-xray"

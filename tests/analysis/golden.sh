@@ -12,6 +12,7 @@
 #   replay-tid      fdrtrace replay --tid 2 FILE
 #   replay-range    fdrtrace replay -r 0.0000004~0.0000008 FILE
 #   replay-threshold fdrtrace replay -t 100ns FILE
+#   replay-fields   fdrtrace replay -f time,delta,elapsed,duration,tid,pid FILE
 #   stack-filtered  fdrtrace stack -F main -N fact -D 2 FILE
 #   stack-threshold fdrtrace stack -t 250ns FILE
 #   stack-tid-range fdrtrace stack --tid 100 -r 0.0000005~ FILE
@@ -75,6 +76,7 @@ for f in "$exp/$name".*; do
 	replay-tid) run "$what" "$fdr" replay --tid 2 trace.fdr ;;
 	replay-range) run "$what" "$fdr" replay -r 0.0000004~0.0000008 trace.fdr ;;
 	replay-threshold) run "$what" "$fdr" replay -t 100ns trace.fdr ;;
+	replay-fields) run "$what" "$fdr" replay -f time,delta,elapsed,duration,tid,pid trace.fdr ;;
 	graph) run "$what" "$fdr" graph trace.fdr ;;
 	chrome)
 		run "$what" "$fdr" convert --format chrome trace.fdr -o out.json

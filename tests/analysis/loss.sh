@@ -40,9 +40,9 @@ cd "$work"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# account's text table as "name count sum self" (times '-' when untimed)
+# account's text table in seconds as "name count total self" (times '-' when untimed)
 table() {
-	"$fdr" account -q "$1" | awk '
+	"$fdr" account -q --seconds "$1" | awk '
 		NR == 1 { next }
 		NR == 2 { off = ($0 ~ /spanning/) + ($0 ~ /unwound/); next }
 		/^\((spanning|unwound)/ { next }

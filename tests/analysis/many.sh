@@ -30,7 +30,7 @@ echo "--- $buffers buffers"
 
 "$fdr" account -f csv "$trace" >acc.csv 2>acc.err
 [ -s acc.err ] && { cat acc.err >&2; fail "account reported imperfections"; }
-tail -n +2 acc.csv | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >counts
+tail -n +2 acc.csv | awk -F, '{ n = $10; gsub(/"/, "", n); print n, $2 }' | sort >counts
 diff -u <(printf 'inner %d\nmain 1\nouter %d\n' $((2 * n)) $n) counts
 
 echo "--- buffers in reverse order"

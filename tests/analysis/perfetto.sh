@@ -76,7 +76,7 @@ FDRTRACE_MODE=fdr FDRTRACE_OPTIONS=logfile_base=calc. "$calc" >run.out 2>run.err
 set -- calc.*.fdr
 if [ -e "$1" ]; then
 	"$fdr" account -q -f csv "$1" | tail -n +2 |
-		awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >calc.want
+		awk -F, '{ n = $10; gsub(/"/, "", n); print n, $2 }' | sort >calc.want
 	"$fdr" convert -q -f perfetto "$1" -o calc.pftrace
 	"$fdr" convert -q "$1" -o calc.json
 	decode calc calc.pftrace calc.want

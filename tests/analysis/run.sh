@@ -34,7 +34,8 @@ parent=${parent%:}
 [ -n "$parent" ] || fail "no process header in replay"
 
 # --- account: the run's counts per name are the sums of the traces'
-acc_counts() { tail -n +2 | awk -F, '{ n = $NF; gsub(/"/, "", n); c[n] += $2 } END { for (k in c) print k, c[k] }' | sort; }
+# CSV columns: funcid,count,...,debug,function(10),total
+acc_counts() { tail -n +2 | awk -F, '{ n = $10; gsub(/"/, "", n); c[n] += $2 } END { for (k in c) print k, c[k] }' | sort; }
 "$fdr" account -f csv run >acc.csv 2>acc.err
 grep -q "read 4 of 4 traces (3 processes) as one run" acc.err || { cat acc.err; fail "account: no count of traces"; }
 acc_counts <acc.csv >acc.run
@@ -51,7 +52,7 @@ diff -u acc.run acc.files || fail "account: files differ from the directory"
 [ "$(grep -c '^== process' acc.pp)" -eq 4 ] || fail "account --per-process: not 4 sections"
 grep -q '^== the run: 4 processes' acc.pp || fail "account --per-process: no run section"
 "$fdr" account --per-process -f csv run 2>/dev/null | awk -F, 'NR > 1 && $1 == "*"' |
-	awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $3 }' | sort >acc.pp.run
+	awk -F, '{ n = $11; gsub(/"/, "", n); print n, $3 }' | sort >acc.pp.run
 diff -u acc.run acc.pp.run || fail "account --per-process -f csv: run rows differ"
 ok "account: totals are the sums of the traces'"
 # --pid: the parent alone is its own trace

@@ -95,7 +95,7 @@ EOF
 "$cc" -O0 -g -finstrument-functions main.c a.c b.c -o dup
 if [ "$sanitized" = 0 ]; then
 	t=$(trace_of ./dup)
-	"$fdr" account -q -f csv "$t" | tail -n +2 | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' |
+	"$fdr" account -q -f csv "$t" | tail -n +2 | awk -F, '{ n = $10; gsub(/"/, "", n); print n, $2 }' |
 		sort >dup.account
 	cat dup.account
 	grep -qx 'helper (a.c:3) 3' dup.account || fail "account: helper (a.c:3) with 3 calls"
@@ -142,7 +142,7 @@ if [ "$sanitized" = 0 ]; then
 	grep -q '"from_a"' nodbg.csv && fail "a name without the debug file: is the program stripped?"
 	grep -q '"#[0-9]*@0x' nodbg.csv || fail "no #ID@0xADDRESS names without the debug file"
 	"$fdr" account -q -f csv --debug-dir /nonexistent --debug-dir "$work/dbg/" "$t" |
-		tail -n +2 | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' | sort >dbg.account
+		tail -n +2 | awk -F, '{ n = $10; gsub(/"/, "", n); print n, $2 }' | sort >dbg.account
 	diff -u dup.account dbg.account || fail "names through the build-id tree differ"
 	"$fdr" account -q --locations --debug-dir dbg -f csv "$t" | grep -q '"from_a (a.c:9)"' ||
 		fail "no line from the compressed debug file"
@@ -152,7 +152,7 @@ if [ "$sanitized" = 0 ]; then
 	cp full.debug link/prog.debug
 	objcopy --add-gnu-debuglink=link/prog.debug link/prog
 	t=$(trace_of ./link/prog)
-	"$fdr" account -q -f csv "$t" | tail -n +2 | awk -F, '{ n = $NF; gsub(/"/, "", n); print n, $2 }' |
+	"$fdr" account -q -f csv "$t" | tail -n +2 | awk -F, '{ n = $10; gsub(/"/, "", n); print n, $2 }' |
 		sort >link.account
 	diff -u dup.account link.account || fail "names through .gnu_debuglink differ"
 else
@@ -202,16 +202,24 @@ int main()
 EOF
 	"$cxx" -O0 -g -finstrument-functions shapes.cc -o shapes
 	t=$(trace_of ./shapes)
-	"$fdr" account -q --locations -f csv "$t" >cxx.csv
+	"$fdr" account -q --locations --full-names -f csv "$t" >cxx.csv
 	cat cxx.csv
-	grep -q ',"geo::square::area() const (shapes.cc:15)"$' cxx.csv ||
+	grep -q ',"geo::square::area() const (shapes.cc:15)",' cxx.csv ||
 		fail "C++: geo::square::area() const (shapes.cc:15)"
-	grep -q '^[0-9]*,4,.*"int twice<int>(int) (shapes.cc:21)"$' cxx.csv ||
+	grep -q '^[0-9]*,4,.*"int twice<int>(int) (shapes.cc:21)",' cxx.csv ||
 		fail "C++: int twice<int>(int) (shapes.cc:21), 4 calls"
-	grep -q '"double twice<double>(double) (shapes.cc:21)"$' cxx.csv ||
+	grep -q '"double twice<double>(double) (shapes.cc:21)",' cxx.csv ||
 		fail "C++: double twice<double>(double) (shapes.cc:21)"
-	grep -q '"geo::square::square(double) (shapes.cc:11)"$' cxx.csv ||
+	grep -q '"geo::square::square(double) (shapes.cc:11)",' cxx.csv ||
 		fail "C++: the constructor geo::square::square(double) (shapes.cc:11)"
+	# by default the short form: no template arguments, no return type, the
+	# parameters only where they tell overloads (twice's instances) apart
+	"$fdr" account -q --locations -f csv "$t" >cxx-short.csv
+	grep -q ',"geo::square::area (shapes.cc:15)",' cxx-short.csv &&
+		grep -q '^[0-9]*,4,.*,"twice(int) (shapes.cc:21)",' cxx-short.csv &&
+		grep -q ',"twice(double) (shapes.cc:21)",' cxx-short.csv &&
+		grep -q ',"geo::square::square (shapes.cc:11)",' cxx-short.csv ||
+		{ cat cxx-short.csv; fail "C++: the short names"; }
 	"$fdr" account -q --no-demangle -f csv "$t" | grep -q '"_ZNK3geo6square4areaEv"' ||
 		fail "C++: --no-demangle shows the symbol"
 	# a destructor's variants (deleting D0, base D2) demangle alike and sit
@@ -421,8 +429,9 @@ EOF
 		[ "$#" -eq 1 ] || fail "expected one XRay trace: $*"
 		"$xray" account -f csv -m xr "$1" | tail -n +2 | awk -F, '{ print $1, $2, $NF }' |
 			sort >xr.llvm
-		"$fdr" account -q -f csv --instr-map xr "$1" | tail -n +2 |
-			awk -F, '{ print $1, $2, $NF }' | sort >xr.ours
+		# llvm-xray names functions whole: so does --full-names
+		"$fdr" account -q -f csv --full-names --instr-map xr "$1" | tail -n +2 |
+			awk -F, '{ print $1, $2, $10 }' | sort >xr.ours
 		cat xr.ours
 		[ "$(wc -l <xr.ours)" -ge 5 ] || fail "fewer than 5 functions"
 		grep -q '"#' xr.ours && fail "an unnamed function"
@@ -430,10 +439,10 @@ EOF
 		"$fdr" account -q -f csv "$1" | grep -q '"#2"' || fail "without a map: #ID names"
 		# llvm-xray extract's YAML: ids from the map, names it holds
 		"$xray" extract -s xr >xr.yaml
-		"$fdr" account -q -f csv --instr-map xr.yaml "$1" | tail -n +2 |
-			awk -F, '{ print $1, $2, $NF }' | sort >xr.yaml-names
+		"$fdr" account -q -f csv --full-names --instr-map xr.yaml "$1" | tail -n +2 |
+			awk -F, '{ print $1, $2, $10 }' | sort >xr.yaml-names
 		diff -u xr.ours xr.yaml-names || fail "names from the YAML map differ"
-		"$fdr" replay -q --locations --instr-map xr "$1" | grep -q 'geo::box::area() const (xr.cc:11)' ||
+		"$fdr" replay -q --locations --full-names --instr-map xr "$1" | grep -q 'geo::box::area() const (xr.cc:11)' ||
 			fail "replay --locations --instr-map: geo::box::area() const (xr.cc:11)"
 	else
 		echo "(clang cannot build an XRay program here: skipped)"

@@ -23,7 +23,8 @@ prefix=$($meson introspect "$build" --buildoptions |
 root=$work/root$prefix
 pc=$(dirname "$(find "$root" -name fdrtrace.pc | head -n 1)")
 [ -n "$pc" ] || fail "no fdrtrace.pc installed"
-for f in include/fdrtrace/fdrtrace.h include/fdrtrace/format.h include/fdrtrace/reader.h bin/fdrtrace; do
+for f in include/fdrtrace/fdrtrace.h include/fdrtrace/format.h include/fdrtrace/reader.h bin/fdrtrace \
+	share/man/man3/fdrtrace-api.3 share/man/man1/fdrtrace.1 share/man/man1/fdrtrace-record.1; do
 	[ -e "$root/$f" ] || fail "$f not installed"
 done
 libdir=$(dirname "$(find "$root" -name 'libfdrtrace.so' | head -n 1)")
@@ -65,3 +66,17 @@ for app in app app-early app-static; do
 		fail "$app: summary line: $(cat "$work/$app.err")"
 	echo "ok   $app (pkg-config $( [ $app = app-static ] && echo static || echo shared ))"
 done
+
+# The install's last step refreshes the dynamic linker's cache, so that a
+# linked program starts without LD_LIBRARY_PATH (what the README says);
+# a staged install (DESTDIR) leaves that to the packager, and a directory
+# the linker does not search is named with what to do.
+post=$src/tools/install/post-install.sh
+grep -q "post-install.sh" "$src/meson.build" || fail "meson.build does not run post-install.sh"
+out=$(DESTDIR=$work/root sh "$post" "$libdir" 2>&1) || fail "post-install.sh with DESTDIR failed"
+[ -z "$out" ] || fail "post-install.sh with DESTDIR said: $out"
+out=$(env -u DESTDIR sh "$post" "$libdir" 2>&1) || fail "post-install.sh failed"
+case $out in
+*"$libdir"*LD_LIBRARY_PATH*) echo "ok   post-install names $libdir, which the linker does not search" ;;
+*) fail "post-install.sh for an unsearched directory said: '$out'" ;;
+esac

@@ -711,9 +711,9 @@ def check_file_size_limit(env, wl, binary, work, ref):
 # ---------------------------------------------------------------- account
 
 def fdr_account(env, trace):
-    """{name: (count, sum, self)} of a trace: fdrtrace account's text table
-    (its CSV, llvm-xray's columns, has no self time)."""
-    out = run([env.fdrtrace, "account", "-q", trace], text=True).stdout
+    """{name: (count, total, self)} of a trace: fdrtrace account's text table
+    in seconds (its CSV, llvm-xray's columns, has no self time)."""
+    out = run([env.fdrtrace, "account", "-q", "--seconds", trace], text=True).stdout
     return parse_account_text(out)
 
 
@@ -727,7 +727,7 @@ def seconds(text):
 
 def parse_account_text(out):
     """fdrtrace account's rows: funcid count [spanning] [unwound] [min, med,
-    90p, 99p, max] sum self function (the spanning column, calls open across
+    90p, 99p, max] total self function (the spanning column, calls open across
     a loss, and the unwound one, calls ended by an outer exit, appear when
     there are some). Functions with the same name add up."""
     res = {}

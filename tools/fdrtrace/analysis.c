@@ -19,6 +19,7 @@
 #include <fdrtrace/reader.h>
 
 #include "analysis.h"
+#include "shortname.h"
 #include "printable.h"
 #include "util.h"
 
@@ -145,6 +146,17 @@ static struct an_module *an_module_find(struct analysis *a, uint32_t id)
 		if (a->mods[i - 1].id == id)
 			return &a->mods[i - 1];
 	return NULL;
+}
+
+const char *an_func_module(struct analysis *a, const struct an_func *f)
+{
+	const struct an_module *m = f->module_id != 0xffffffffu ? an_module_find(a, f->module_id) : NULL;
+	const char *slash;
+
+	if (!m || !m->path || !m->path[0])
+		return NULL;
+	slash = strrchr(m->path, '/');
+	return slash && slash[1] ? slash + 1 : m->path;
 }
 
 /*
@@ -319,7 +331,17 @@ static const char *an_func_base(struct analysis *a, struct an_func *f)
 		int status = -1;
 		char *d = dm ? dm(raw, NULL, NULL, &status) : NULL;
 
-		if (d && status == 0 && printable_valid(d)) {
+		if (d && status == 0 && !a->full_names) {
+			/* the short form names it; the whole one tells namesakes apart */
+			f->full = printable_valid(d) ? d : printable_dup(d, strlen(d));
+			if (f->full != d)
+				free(d);
+			f->base = f->full ? cxx_short_name(f->full, CXX_SHORT) : NULL;
+			if (f->base && strcmp(f->base, f->full) == 0) {
+				free(f->full);
+				f->full = NULL;
+			}
+		} else if (d && status == 0 && printable_valid(d)) {
 			f->base = d;
 		} else if (d && status == 0) {
 			/* The demangler may cut a multibyte character of a name. */
@@ -385,10 +407,62 @@ static bool an_same_place(struct analysis *a, const struct an_func *f, const cha
 	return false;
 }
 
+/*
+ * Is @name, @form (shortname.h) of @f's whole name, @f's alone among its
+ * namesakes (the first AN_PLACE_WALK each way; past them, assumed not)?
+ * @form -1: the whole name.
+ */
+static bool an_form_unique(const struct an_func *f, const char *name, int form)
+{
+	unsigned walked = 0;
+
+	for (int next = 0; next < 2; next++)
+		for (const struct an_func *g = next ? f->same_next : f->same_prev; g;
+		     g = next ? g->same_next : g->same_prev) {
+			const char *gw = g->full ? g->full : g->base;
+			char *gn;
+			bool same;
+
+			if (++walked > AN_PLACE_WALK)
+				return false;
+			gn = form >= 0 ? cxx_short_name(gw, (enum cxx_form)form) : NULL;
+			same = strcmp(gn ? gn : gw, name) == 0;
+			free(gn);
+			if (same)
+				return false;
+		}
+	return true;
+}
+
+/*
+ * The name of a C++ function whose short form a namesake shares: the
+ * first of its longer forms no namesake has (with its parameter list:
+ * overloads; with the outermost template arguments: instances of a
+ * template), else whole. Return: a new string, or NULL (out of memory:
+ * the short form stays). *@unique: no namesake has it.
+ */
+static char *an_func_longer(const struct an_func *f, bool *unique)
+{
+	static const enum cxx_form forms[] = { CXX_PARAMS, CXX_OUTER };
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char *p = cxx_short_name(f->full, forms[i]);
+
+		if (p && an_form_unique(f, p, (int)forms[i])) {
+			*unique = true;
+			return p;
+		}
+		free(p);
+	}
+	*unique = an_form_unique(f, f->full, -1);
+	return strdup(f->full);
+}
+
 const char *an_func_name(struct analysis *a, struct an_func *f)
 {
 	struct sym_file *file;
 	const char *base, *raw, *src;
+	char *longer = NULL;
 	uint64_t addr = 0;
 	unsigned line;
 	bool collide;
@@ -402,10 +476,18 @@ const char *an_func_name(struct analysis *a, struct an_func *f)
 		return base;
 	file = an_func_origin(a, f, &addr);
 	collide = f->collides;
+	if (collide && f->full) {
+		bool unique = false;
+
+		if ((longer = an_func_longer(f, &unique))) {
+			base = longer;
+			collide = !unique;
+		}
+	}
 	if (!collide && file && (raw = an_func_raw(a, f)))
 		collide = sym_name_count(file, raw) > 1;
 	if (!collide && !a->locations) {
-		f->display = f->base;
+		f->display = longer ? longer : f->base;
 		return f->display;
 	}
 	if (file && !sym_location(file, addr, &src, &line)) {
@@ -425,6 +507,7 @@ const char *an_func_name(struct analysis *a, struct an_func *f)
 			     addr);
 	else
 		n = asprintf(&d, "%s (#%" PRIu32 ")", base, f->id);
+	free(longer);
 	if (n < 0) {
 		f->display = f->base;
 	} else if (!printable_valid(d)) {
@@ -455,7 +538,8 @@ static void an_func_rename(struct analysis *a, struct an_func *f)
 	if (f->display != f->base)
 		free(f->display);
 	free(f->base);
-	f->display = f->base = NULL;
+	free(f->full);
+	f->display = f->base = f->full = NULL;
 	f->base_len = 0;
 	f->collides = false;
 	f->name_gen++;
@@ -731,6 +815,57 @@ static uint32_t an_open_count(struct an_thread *t, uint32_t id)
 }
 
 /*
+ * Is a call of @id open on @t (before the one being pushed)? Asked only
+ * when another thread has calls of its function open too.
+ */
+static __attribute__((noinline)) bool an_open_on(struct an_thread *t, uint32_t id)
+{
+	uint32_t n = an_open_count(t, id), i;
+
+	if (n != UINT32_MAX)
+		return n != 0;
+	for (i = 0; i < t->depth; i++)
+		if (t->stack[i].id == id)
+			return true;
+	return false;
+}
+
+/*
+ * A call of @fn is pushed on @t: is it nested in another of @fn's there?
+ * One thread at a time counts its open calls in @fn (the common case: a
+ * function recursing on one thread); a call on another thread meanwhile
+ * walks its stack and is counted apart.
+ */
+static inline __attribute__((always_inline)) void an_open_enter(struct an_thread *t, struct an_func *fn, struct an_frame *f)
+{
+	uint32_t me = t->index + 1;
+
+	if (__builtin_expect(fn->open_n == 0 && fn->open_far == 0, 1)) {
+		fn->open_thread = me;
+		fn->open_n = 1;
+		f->counted = true;
+		f->nested = false;
+	} else if (fn->open_thread == me && fn->open_n) {
+		fn->open_n++;
+		f->counted = true;
+		f->nested = true;
+	} else {
+		f->nested = an_open_on(t, fn->id);
+		f->counted = false;
+		fn->open_far++;
+	}
+}
+
+/* The call @f of its function is no longer open. */
+static inline __attribute__((always_inline)) void an_open_leave(const struct an_frame *f)
+{
+	if (f->counted)
+		f->fn->open_n--;
+	else
+		f->fn->open_far--;
+}
+
+/*
  * @plain (a constant where it is inlined): the command has no enter or
  * exit callback and no calling-context tree is built, so neither is
  * looked for (account's loop).
@@ -757,7 +892,9 @@ static inline __attribute__((always_inline)) struct an_frame *an_push(struct ana
 		t->stack = n;
 		t->cap = cap;
 	}
-	f = &t->stack[t->depth++];
+	f = &t->stack[t->depth];
+	an_open_enter(t, fn, f);	/* before the push: the walk sees the calls below */
+	t->depth++;
 	f->fn = fn;
 	f->id = fn->id;
 	/* after the id: a rebuild of the counts reads the whole stack, this frame too */
@@ -803,6 +940,8 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 		self = dur > f->children ? dur - f->children : 0;
 		a->st.calls++;
 		an_tally_add(&fn->tally, dur, self, a->want_hist);	/* out of memory: not in hist */
+		if (!f->nested)
+			fn->tally.total += dur;
 		if (!plain && f->node) {
 			a->nodes[f->node].calls++;
 			a->nodes[f->node].incl += dur;
@@ -812,6 +951,7 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 			t->stack[t->depth - 2].children += dur;
 	}
 	t->depth--;
+	an_open_leave(f);
 	if (__builtin_expect(t->open != NULL, 0))
 		an_open_note(t, f->id, -1);
 }
@@ -868,6 +1008,7 @@ static void an_forget(struct analysis *a, struct an_thread *t, uint32_t depth)
 	while (t->depth > depth) {
 		if (a->ops && a->ops->dropped)
 			a->ops->dropped(a, t, &t->stack[t->depth - 1]);
+		an_open_leave(&t->stack[t->depth - 1]);
 		t->depth--;
 	}
 	an_open_forget(t);	/* made again if needed */
@@ -1223,6 +1364,11 @@ static void an_event(struct analysis *a, const struct fdrtrace_event *ev)
 		return;
 	case FDRTRACE_EV_TYPED_EVENT:
 		an_app_event(a, ev);
+		return;
+	case FDRTRACE_EV_CALL_ARGUMENT:
+		t = a->cur;
+		if (t && a->pass_mode != 1 && !a->buf_repeat && a->ops && a->ops->arg && t->depth)
+			a->ops->arg(a, t, ev->u.arg.arg);
 		return;
 	default:
 		return;
@@ -1652,6 +1798,9 @@ static int an_fast_buffer(struct analysis *a, uint64_t pos, uint64_t len)
 		case FDRTRACE_MD_CALL_ARGUMENT:
 			if (!args)
 				return an_reader_buffer(a, pos, len, p);
+			/* the value of the entry just applied (an_event() too) */
+			if (apply && a->ops && a->ops->arg && t->depth)
+				a->ops->arg(a, t, an_le64(r + 1));
 			p += 16;
 			break;
 		case FDRTRACE_MD_END_OF_BUFFER:
@@ -1851,9 +2000,11 @@ static void an_finish_threads(struct analysis *a)
 				a->st.unmatched_entries++;
 			}
 		}
-		for (; t->depth; t->depth--)
+		for (; t->depth; t->depth--) {
 			if (a->ops && a->ops->unfinished)
 				a->ops->unfinished(a, t, &t->stack[t->depth - 1]);
+			an_open_leave(&t->stack[t->depth - 1]);
+		}
 		an_open_forget(t);
 		t->over = 0;
 	}
@@ -2007,6 +2158,7 @@ void an_fini(struct analysis *a)
 		if (a->fns[i]->display != a->fns[i]->base)
 			free(a->fns[i]->display);
 		free(a->fns[i]->base);
+		free(a->fns[i]->full);
 		hist_free(&a->fns[i]->tally.hist);
 		free(a->fns[i]->uptr);
 		free(a->fns[i]);

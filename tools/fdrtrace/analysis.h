@@ -80,13 +80,17 @@
  * struct an_tally - the numbers of a function's calls (zeroed before use)
  * @calls, @sum, @min, @max: its timed calls (not partial, not across a
  *	loss; counted by an_tally_add()) and their durations (ticks)
+ * @total: the durations of those of its timed calls that no call of the
+ *	same function on their thread encloses: a recursive function counted
+ *	once per outermost call (set by the core, and by a command that keeps
+ *	tallies of its own, from an_frame.nested)
  * @self: their durations less their callees' (which callees: the caller's)
  * @spanning: calls whose lifetime crossed a loss (not in the numbers above)
  * @unwound: of @calls, those ended by an outer exit (timed to it: an upper bound)
  * @hist: the durations, for percentiles (when the caller asks for them)
  */
 struct an_tally {
-	uint64_t calls, sum, self, min, max;
+	uint64_t calls, sum, self, min, max, total;
 	uint64_t spanning, unwound;
 	struct hist hist;
 };
@@ -119,7 +123,9 @@ static inline __attribute__((always_inline)) int an_tally_add(struct an_tally *t
  * @address: from FDRTRACE_EXT_FUNC, 0 when unknown
  * @name: the symbol as recorded (mangled), NULL when unknown
  * @base: the printable name without location (see an_func_name()), built
- *	on first use
+ *	on first use: a demangled C++ name in its short form (shortname.h)
+ *	unless struct analysis.full_names
+ * @full: the whole demangled name when @base is its short form, else NULL
  * @display: @base and, when it must be told apart, its location; built on
  *	first use (the same pointer as @base when there is nothing to add)
  * @base_len: strlen(@base): @display starts with it
@@ -130,6 +136,11 @@ static inline __attribute__((always_inline)) int an_tally_add(struct an_tally *t
  *	(its @base and @display are then made again): a command that keeps
  *	a name of its own made from them compares it
  * @tally: its completed calls (@tally.hist when struct analysis.want_hist)
+ * @open_thread, @open_n: its calls open on one thread (struct
+ *	an_thread.index + 1), the first that had one open; @open_far: its
+ *	calls open on other threads meanwhile (found by a walk of their
+ *	stacks): what tells a recursive call (an_frame.nested) at no cost in
+ *	the common case
  * @uptr: for the command (freed with free() by an_fini() when not NULL)
  */
 struct an_func {
@@ -138,12 +149,14 @@ struct an_func {
 	uint64_t address;
 	char *name;
 	char *base;
+	char *full;
 	char *display;
 	uint32_t base_len;
 	uint32_t name_gen;
 	bool collides;
 	struct an_func *same_next, *same_prev;
 	struct an_tally tally;
+	uint32_t open_thread, open_n, open_far;
 	void *uptr;
 };
 
@@ -157,6 +170,9 @@ struct an_func {
  * @partial: the entry was not seen (seeded from an FDRTRACE_EXT_STACK
  *	record), or records of the call were lost (@lost): no duration is known
  * @lost: the call was open where its thread lost records (a gap)
+ * @nested: a call of the same function encloses it on its thread (timed
+ *	or not): a recursive call, not in an_tally.total
+ * @counted: in its function's @open_n (else its @open_far)
  */
 struct an_frame {
 	struct an_func *fn;
@@ -166,6 +182,8 @@ struct an_frame {
 	uint32_t node;
 	bool partial;
 	bool lost;
+	bool nested;
+	bool counted;
 };
 
 /* A thread's count of open frames of one function id (struct an_thread.open). */
@@ -270,6 +288,8 @@ struct analysis;
  *	overwritten), when is not known; @last_tsc is that buffer's start
  * @wait: @t waited for a free buffer from @first_tsc to @last_tsc
  *	(on_full=wait; nothing was lost)
+ * @arg: a value fdrtrace_log_arg() logged for the innermost call on @t
+ *	(a CallArgument record after its Entry_Args), in order
  */
 struct an_ops {
 	void (*enter)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
@@ -283,6 +303,7 @@ struct an_ops {
 	void (*gap)(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc,
 		    uint64_t records, unsigned reason);
 	void (*wait)(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc);
+	void (*arg)(struct analysis *a, struct an_thread *t, uint64_t value);
 };
 
 /* What was imperfect, for the summary line. */
@@ -322,6 +343,7 @@ struct analysis {
 	const struct an_ops *ops;
 	void *ctx;
 	bool demangle;
+	bool full_names;	/* C++ names whole, not in their short form */
 	bool want_hist;
 	bool want_cct;
 	bool cct_per_thread;
@@ -439,6 +461,9 @@ void an_fini(struct analysis *a);
  * Return: the name. Never empty.
  */
 const char *an_func_name(struct analysis *a, struct an_func *f);
+
+/* The file name of @f's module (its path's last part); NULL when not known. */
+const char *an_func_module(struct analysis *a, const struct an_func *f);
 
 /* an_func_get()'s slow path: ids beyond the direct table, and new ones. */
 struct an_func *an_func_get_slow(struct analysis *a, uint32_t id);

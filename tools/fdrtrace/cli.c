@@ -55,6 +55,10 @@ static const struct cli_opt cli_table[] = {
 	  "  -o, --output OUT      write to OUT (default: standard output)\n" },
 	{ "no-demangle", no_argument, CLI_OPT_NO_DEMANGLE, CLI_BASE,
 	  "      --no-demangle     print C++ names as recorded\n" },
+	{ "full-names", no_argument, CLI_OPT_FULL_NAMES, CLI_BASE,
+	  "      --full-names      C++ names whole (return type, template arguments,\n"
+	  "                        parameters); by default short (std::map::operator[]),\n"
+	  "                        with the parameters where that tells overloads apart\n" },
 	{ "locations", no_argument, CLI_OPT_LOCATIONS, CLI_BASE,
 	  "      --locations       add every function's source file and line (from DWARF);\n"
 	  "                        same-named functions always get theirs\n" },
@@ -135,7 +139,7 @@ int cli_parse_time(const char *s, uint64_t *ns)
 }
 
 /* -r A~B: seconds from the first call; either end may be left open. */
-static int cli_range(struct cli *cl, const char *arg)
+int cli_range(struct cli *cl, const char *arg)
 {
 	const char *name = cl->cmd->name, *tilde = strchr(arg, '~');
 	struct sel_opts *o = &cl->sel;
@@ -217,6 +221,9 @@ static int cli_common(struct cli *cl, int c, const char *arg)
 		return 0;
 	case CLI_OPT_NO_DEMANGLE:
 		cl->demangle = false;
+		return 0;
+	case CLI_OPT_FULL_NAMES:
+		cl->full_names = true;
 		return 0;
 	case CLI_OPT_LOCATIONS:
 		cl->locations = true;
@@ -353,6 +360,7 @@ bool cli_parse(const struct cli_cmd *cmd, void *ctx, struct cli *cl, int argc, c
 void cli_apply(const struct cli *cl, struct analysis *a)
 {
 	a->demangle = cl->demangle;
+	a->full_names = cl->full_names;
 	a->quiet = cl->quiet;
 	a->locations = cl->locations;
 	a->debug_dirs = cl->debug_dirs;

@@ -50,6 +50,7 @@ enum {
 	CLI_OPT_DEBUG_DIR,
 	CLI_OPT_INSTR_MAP,
 	CLI_OPT_PID,
+	CLI_OPT_FULL_NAMES,
 	CLI_OPT_CMD = 512,	/* a command's own long-only options start here */
 	/*
 	 * A common option whose short letter the command uses for one of its
@@ -99,6 +100,7 @@ struct cli_cmd {
  * @cmd: the command
  * @ctx: the command's, for its @option callback
  * @demangle: false with --no-demangle
+ * @full_names: --full-names
  * @locations: --locations
  * @debug_dirs, @n_debug_dirs: each --debug-dir, in order
  * @instr_map: --instr-map, NULL when not given
@@ -113,6 +115,7 @@ struct cli {
 	const struct cli_cmd *cmd;
 	void *ctx;
 	bool demangle;
+	bool full_names;
 	bool locations;
 	const char *debug_dirs[CLI_MAX_DEBUG_DIRS];
 	int n_debug_dirs;
@@ -170,6 +173,17 @@ int cli_parse_time(const char *s, uint64_t *ns);
  * Return: 0, or the exit status of the usage error it reported.
  */
 int cli_table_format(const struct cli *cl, const char *arg, bool *csv);
+
+/**
+ * cli_range - the argument of -r/--time-range, A~B (seconds after the first
+ * call of the trace), into @cl's selectors; for a command whose own option
+ * takes -r and hands it on (account)
+ * @cl: the command line being parsed
+ * @arg: the argument
+ *
+ * Return: 0, or the exit status of the usage error it reported.
+ */
+int cli_range(struct cli *cl, const char *arg);
 
 /**
  * cli_top - the argument of -p/--top: how many rows, 0 or more

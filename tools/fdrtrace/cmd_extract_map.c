@@ -156,6 +156,7 @@ static int xm_run(const struct cli *cl, const struct run_input *ri)
 			continue;
 		memset(&a, 0, sizeof(a));
 		cli_apply(cl, &a);
+		a.full_names = true;	/* the map names each function whole, as llvm-xray's would */
 		a.quiet = true;
 		if (an_run(&a, ri->t[k].path)) {
 			status = EXIT_FAIL;
@@ -245,6 +246,7 @@ int cmd_extract_map(int argc, char **argv)
 	}
 	memset(&a, 0, sizeof(a));
 	cli_apply(&cl, &a);
+	a.full_names = true;	/* the map names each function whole, as llvm-xray's would */
 	a.quiet = true;
 	if (an_run(&a, ri.t[0].path)) {
 		an_fini(&a);

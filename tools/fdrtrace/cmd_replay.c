@@ -50,6 +50,40 @@
  * clock for durations, and the thread column " [    TID] | " of the last
  * thread printed.
  */
+/* -f: the columns before the call tree, in the order given. */
+enum rp_field { RF_TIME, RF_DELTA, RF_ELAPSED, RF_DURATION, RF_TID, RF_PID, RF_MODULE, RF_N };
+
+static const struct {
+	const char *name, *title;
+	int width;
+} rp_field_info[RF_N] = {
+	[RF_TIME] = { "time", "TIME", 14 },
+	[RF_DELTA] = { "delta", "DELTA", 13 },
+	[RF_ELAPSED] = { "elapsed", "ELAPSED", 13 },
+	[RF_DURATION] = { "duration", "DURATION", 13 },
+	[RF_TID] = { "tid", "TID", 7 },
+	[RF_PID] = { "pid", "PID", 7 },
+	[RF_MODULE] = { "module", "MODULE", 16 },
+};
+
+#define RP_MAX_FIELDS 8
+
+/* Values fdrtrace_log_arg() logged for one open call (by its entry's time and function). */
+#define RP_ARGS 4
+
+struct rp_args {
+	uint64_t tsc;
+	const struct an_func *fn;
+	uint32_t n;	/* logged; the first RP_ARGS kept */
+	uint64_t v[RP_ARGS];
+};
+
+/* A thread's: by depth, 0 the outermost. */
+struct rp_arg_stack {
+	struct rp_args *at;
+	uint32_t cap;
+};
+
 struct rp {
 	struct sel sel;
 	struct obuf ob;
@@ -59,6 +93,20 @@ struct rp {
 	int32_t tid;
 	uint8_t tid_len;
 	char tid_text[32];
+	/*
+	 * -f other than the default "duration,tid" (n_fields 0): the fields,
+	 * the time of the first call (--time-range's origin), and each
+	 * thread's last line's time (by an_thread.index), for delta
+	 */
+	uint8_t fields[RP_MAX_FIELDS];
+	unsigned n_fields;
+	bool have_base;
+	uint64_t base_tsc;
+	uint64_t *last;
+	uint32_t n_last;
+	/* by an_thread.index: the logged arguments of its open calls */
+	struct rp_arg_stack *args;
+	uint32_t n_args;
 };
 
 /*
@@ -201,13 +249,90 @@ static void rp_enter(struct analysis *a, struct an_thread *t, const struct an_fr
 	sel_enter(&rp->sel, a, t);
 }
 
+/* One time field's text at @p: @ticks in ns, us, ms or s, 13 columns. */
+static char *rp_human(struct analysis *a, char *p, uint64_t ticks)
+{
+	return fmt_dur_slow(p, a->freq, ticks);
+}
+
+/*
+ * rp_head() with -f: each field, right-aligned in its width, blanks where
+ * the line has no such value (a line's time is its call's entry for a
+ * call line and an opening line, its exit for a closing line; @tsc 0: not
+ * known), then " | ".
+ */
+static __attribute__((noinline)) char *rp_head_fields(struct rp *rp, struct analysis *a,
+						      struct an_thread *t, char *p, bool with_dur,
+						      uint64_t dur, uint64_t tsc,
+						      struct an_func *fn)
+{
+	uint64_t since = rp->have_base && tsc > rp->base_tsc ? tsc - rp->base_tsc : 0;
+	uint64_t *last = NULL;
+
+	if (tsc && t->index >= rp->n_last) {
+		uint32_t n = rp->n_last ? rp->n_last : 16;
+		uint64_t *v;
+
+		while (n <= t->index)
+			n *= 2;
+		v = realloc(rp->last, n * sizeof(*v));
+		if (v) {
+			memset(v + rp->n_last, 0, (n - rp->n_last) * sizeof(*v));
+			rp->last = v;
+			rp->n_last = n;
+		}
+	}
+	if (tsc && t->index < rp->n_last)
+		last = &rp->last[t->index];
+	for (unsigned i = 0; i < rp->n_fields; i++) {
+		int w = rp_field_info[rp->fields[i]].width;
+		const char *mod;
+
+		if (i)
+			*p++ = ' ';
+		switch (rp->fields[i]) {
+		case RF_TIME:
+			p += tsc ? sprintf(p, "%*.9f", w, an_seconds(a, since)) :
+				   sprintf(p, "%*s", w, "");
+			break;
+		case RF_DELTA:
+			if (last && *last && tsc >= *last)
+				p = rp_human(a, p, tsc - *last);
+			else
+				p += sprintf(p, "%*s", w, "");
+			break;
+		case RF_ELAPSED:
+			p = tsc ? rp_human(a, p, since) : p + sprintf(p, "%*s", w, "");
+			break;
+		case RF_DURATION:
+			p = with_dur ? rp_human(a, p, dur) : p + sprintf(p, "%*s", w, "");
+			break;
+		case RF_TID:
+			p += sprintf(p, "%*" PRId32, w, t->tid);
+			break;
+		case RF_PID:
+			p += t->pid ? sprintf(p, "%*" PRId32, w, t->pid) : sprintf(p, "%*s", w, "");
+			break;
+		case RF_MODULE:
+			mod = fn ? an_func_module(a, fn) : NULL;
+			p += sprintf(p, "%*.*s", w, w, mod ? mod : "");
+			break;
+		}
+	}
+	if (last)
+		*last = tsc;
+	return fmt_lit(p, " | ");
+}
+
 /*
  * A line's start at @p (room for OB_PIECE bytes): the duration (or
- * blanks) and the thread. Return: the end.
+ * blanks) and the thread; with -f, its fields. Return: the end.
  */
 static inline char *rp_head(struct rp *rp, struct analysis *a, struct an_thread *t, char *p,
-		     bool with_dur, uint64_t dur)
+		     bool with_dur, uint64_t dur, uint64_t tsc, struct an_func *fn)
 {
+	if (__builtin_expect(rp->n_fields != 0, 0))
+		return rp_head_fields(rp, a, t, p, with_dur, dur, tsc, fn);
 	if (with_dur) {
 		if (__builtin_expect(!rp->have_clock || rp->clock.freq != a->freq, 0)) {
 			fmt_dur_init(&rp->clock, a->freq);
@@ -252,9 +377,9 @@ static void rp_indent(struct rp *rp, uint32_t level)
 
 /* A line's start and the indentation of @level, for a line built of pieces. */
 static void rp_prefix(struct rp *rp, struct analysis *a, struct an_thread *t, bool with_dur,
-		      uint64_t dur, uint32_t level)
+		      uint64_t dur, uint32_t level, uint64_t tsc)
 {
-	ob_commit(&rp->ob, rp_head(rp, a, t, ob_room(&rp->ob), with_dur, dur));
+	ob_commit(&rp->ob, rp_head(rp, a, t, ob_room(&rp->ob), with_dur, dur, tsc, NULL));
 	rp_indent(rp, level);
 }
 
@@ -266,9 +391,9 @@ static void rp_prefix(struct rp *rp, struct analysis *a, struct an_thread *t, bo
 static inline __attribute__((always_inline)) void
 rp_line(struct rp *rp, struct analysis *a, struct an_thread *t, bool with_dur, uint64_t dur,
 	uint32_t level, const struct rp_affix *pre, const char *name, size_t len,
-	const struct rp_affix *post)
+	const struct rp_affix *post, uint64_t tsc, struct an_func *fn)
 {
-	char *start = ob_room(&rp->ob), *p = rp_head(rp, a, t, start, with_dur, dur);
+	char *start = ob_room(&rp->ob), *p = rp_head(rp, a, t, start, with_dur, dur, tsc, fn);
 	size_t indent = 2 * (size_t)level, k;
 
 	if ((size_t)(p - start) + indent + 32 + 2 * RP_AFFIX + len + RP_NAME_SLACK > OB_PIECE ||
@@ -295,6 +420,105 @@ rp_line(struct rp *rp, struct analysis *a, struct an_thread *t, bool with_dur, u
 	ob_commit(&rp->ob, p + post->n);
 }
 
+/* The arguments logged for frame @i of @t, or NULL. */
+static const struct rp_args *rp_args_of(const struct rp *rp, const struct an_thread *t, uint32_t i)
+{
+	const struct rp_args *r;
+
+	if (__builtin_expect(!rp->args, 1) || t->index >= rp->n_args || i >= rp->args[t->index].cap)
+		return NULL;
+	r = &rp->args[t->index].at[i];
+	return r->n && r->tsc == t->stack[i].tsc && r->fn == t->stack[i].fn ? r : NULL;
+}
+
+/* One value: decimal, negative when it is a small negative number, else hex from 2^32. */
+static int rp_arg_text(char *p, uint64_t v)
+{
+	if ((int64_t)v < 0 && (int64_t)v >= INT32_MIN)
+		return sprintf(p, "%" PRId64, (int64_t)v);
+	return sprintf(p, v < (1ull << 32) ? "%" PRIu64 : "0x%" PRIx64, v);
+}
+
+/*
+ * The call form of frame @i with its logged arguments: "square(7)", or
+ * "scale(int) (7)" for a name with its own parameter list; @buf is used
+ * (room for OB_PIECE bytes). Without arguments, rp_text()'s.
+ */
+static const char *rp_call(struct rp *rp, struct analysis *a, struct an_thread *t, uint32_t i,
+			   char *buf, size_t *len)
+{
+	const struct rp_args *r = rp_args_of(rp, t, i);
+	const char *name = rp_text(a, t->stack[i].fn, !r, len);
+	size_t n;
+	char *p;
+
+	if (!r)
+		return name;
+	n = *len < OB_PIECE - 200 ? *len : OB_PIECE - 200;
+	memcpy(buf, name, n);
+	p = buf + n;
+	if (memchr(name, '(', n))
+		*p++ = ' ';
+	*p++ = '(';
+	for (uint32_t k = 0; k < r->n && k < RP_ARGS; k++) {
+		if (k)
+			p = fmt_lit(p, ", ");
+		p += rp_arg_text(p, r->v[k]);
+	}
+	if (r->n > RP_ARGS)
+		p = fmt_lit(p, ", ...");
+	*p++ = ')';
+	memset(p, 0, RP_NAME_SLACK);	/* rp_line() copies 16 bytes at a time */
+	*len = (size_t)(p - buf);
+	return buf;
+}
+
+/* fdrtrace_log_arg()'s value for the innermost call of @t. */
+static void rp_arg(struct analysis *a, struct an_thread *t, uint64_t value)
+{
+	struct rp *rp = a->ctx;
+	const struct an_frame *f = &t->stack[t->depth - 1];
+	struct rp_arg_stack *st;
+	struct rp_args *r;
+
+	if (t->index >= rp->n_args) {
+		uint32_t n = rp->n_args ? rp->n_args : 8;
+		struct rp_arg_stack *v;
+
+		while (n <= t->index)
+			n *= 2;
+		v = realloc(rp->args, n * sizeof(*v));
+		if (!v)
+			return;	/* out of memory: the line goes without it */
+		memset(v + rp->n_args, 0, (n - rp->n_args) * sizeof(*v));
+		rp->args = v;
+		rp->n_args = n;
+	}
+	st = &rp->args[t->index];
+	if (t->depth > st->cap) {
+		uint32_t cap = st->cap ? st->cap : 16;
+		struct rp_args *v;
+
+		while (cap < t->depth)
+			cap *= 2;
+		v = realloc(st->at, cap * sizeof(*v));
+		if (!v)
+			return;
+		memset(v + st->cap, 0, (cap - st->cap) * sizeof(*v));
+		st->at = v;
+		st->cap = cap;
+	}
+	r = &st->at[t->depth - 1];
+	if (r->tsc != f->tsc || r->fn != f->fn || !r->n) {
+		r->tsc = f->tsc;
+		r->fn = f->fn;
+		r->n = 0;
+	}
+	if (r->n < RP_ARGS)
+		r->v[r->n] = value;
+	r->n++;
+}
+
 /* Print the opening lines of the shown open calls around frame index @upto. */
 static void rp_open_ancestors(struct rp *rp, struct analysis *a, struct an_thread *t,
 			      uint32_t upto)
@@ -304,19 +528,23 @@ static void rp_open_ancestors(struct rp *rp, struct analysis *a, struct an_threa
 	size_t len;
 
 	/* Below t->uptr every shown call is open already (rp_enter() lowers it). */
+	char buf[OB_PIECE];
+
 	for (; rp->sel.plain && i < upto; i++) {
-		name = rp_text(a, t->stack[i].fn, true, &len);
+		name = rp_call(rp, a, t, i, buf, &len);
 		rp_line(rp, a, t, false, 0, i, &rp_none, name, len,
-			t->stack[i].partial ? &rp_open_early_end : &rp_open_end);
+			t->stack[i].partial ? &rp_open_early_end : &rp_open_end,
+			t->stack[i].partial ? 0 : t->stack[i].tsc, t->stack[i].fn);
 	}
 	for (; i < upto; i++) {
 		struct sel_frame *s = sel_frame(&rp->sel, t, i + 1);
 
 		if (!s || !s->shown || (s->user & RP_OPENED))
 			continue;
-		name = rp_text(a, t->stack[i].fn, true, &len);
+		name = rp_call(rp, a, t, i, buf, &len);
 		rp_line(rp, a, t, false, 0, s->level, &rp_none, name, len,
-			t->stack[i].partial ? &rp_open_early_end : &rp_open_end);
+			t->stack[i].partial ? &rp_open_early_end : &rp_open_end,
+			t->stack[i].partial ? 0 : t->stack[i].tsc, t->stack[i].fn);
 		s->user |= RP_OPENED;
 	}
 	if (upto > (uint32_t)(uintptr_t)t->uptr)
@@ -393,7 +621,7 @@ static void rp_event(struct analysis *a, struct an_thread *t, const struct fdrtr
 
 	if (!rp_place(rp, a, t, ev->tsc, &level))
 		return;
-	rp_prefix(rp, a, t, false, 0, level);
+	rp_prefix(rp, a, t, false, 0, level, ev->tsc);
 	if (ev->type == FDRTRACE_EV_TYPED_EVENT)
 		rp_printf(rp, "[event typed type=%u ", (unsigned)ev->u.event.event_type);
 	else
@@ -421,7 +649,7 @@ static void rp_native(struct analysis *a, struct an_thread *t, const struct fdrt
 
 	if (!rp_place(rp, a, t, tsc, &level))
 		return;
-	rp_prefix(rp, a, t, false, 0, level);
+	rp_prefix(rp, a, t, false, 0, level, tsc);
 	if (ns_kind(x) != NS_START) {
 		rp_printf(rp, "[%s: signal %u (%s)%s", ns_kind(x) == NS_CRASH ? "crash" : "killed",
 			  x->u.native_stack.signal,
@@ -440,7 +668,7 @@ static void rp_native(struct analysis *a, struct an_thread *t, const struct fdrt
 	rp_printf(rp, "; native stack, %" PRIu32 " frames, innermost first]\n",
 		  x->u.native_stack.depth);
 	for (uint32_t i = 0; ns_resolve(&a->ns, x, i, &addr, &f) == 0; i++) {
-		rp_prefix(rp, a, t, false, 0, level);
+		rp_prefix(rp, a, t, false, 0, level, tsc);
 		rp_printf(rp, "[  #%-2" PRIu32 " %s", i, f.name ? f.name : "??");
 		if (f.module)
 			rp_printf(rp, " (%s+0x%" PRIx64 ")]\n", f.module, f.offset);
@@ -462,9 +690,9 @@ static void rp_exit_plain(struct analysis *a, struct an_thread *t, const struct 
 	bool opened = d < rp_opened(t);
 	const struct rp_affix *post;
 	const char *name;
+	char buf[OB_PIECE];
 	size_t len;
 
-	(void)end;
 	if (f->partial) {
 		/* Its entry was never seen: it was never opened here. */
 		if (!opened)
@@ -477,8 +705,9 @@ static void rp_exit_plain(struct analysis *a, struct an_thread *t, const struct 
 			rp_open_ancestors(rp, a, t, d);
 		post = how == AN_END_UNWOUND ? &rp_leaf_unwound_end : &rp_leaf_end;
 	}
-	name = rp_text(a, f->fn, !opened, &len);
-	rp_line(rp, a, t, !f->partial, dur, d, opened ? &rp_close : &rp_none, name, len, post);
+	name = opened ? rp_text(a, f->fn, false, &len) : rp_call(rp, a, t, d, buf, &len);
+	rp_line(rp, a, t, !f->partial, dur, d, opened ? &rp_close : &rp_none, name, len, post,
+		opened ? end : f->tsc, f->fn);
 }
 
 static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_frame *f,
@@ -490,14 +719,14 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	const char *name;
 	size_t len;
 
-	(void)end;
 	if (!s)
 		return;
 	if (f->partial) {
 		/* Its entry was never seen: it was never opened here. */
 		if (s->user & RP_OPENED) {
 			name = rp_text(a, f->fn, false, &len);
-			rp_line(rp, a, t, false, 0, s->level, &rp_close, name, len, &rp_close_end);
+			rp_line(rp, a, t, false, 0, s->level, &rp_close, name, len, &rp_close_end,
+				end, f->fn);
 		}
 		return;
 	}
@@ -509,11 +738,13 @@ static void rp_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	if (s->user & RP_OPENED) {
 		name = rp_text(a, f->fn, false, &len);
 		rp_line(rp, a, t, true, dur, s->level, &rp_close, name, len,
-			how == AN_END_UNWOUND ? &rp_close_unwound_end : &rp_close_end);
+			how == AN_END_UNWOUND ? &rp_close_unwound_end : &rp_close_end, end, f->fn);
 	} else {
-		name = rp_text(a, f->fn, true, &len);
+		char buf[OB_PIECE];
+
+		name = rp_call(rp, a, t, t->depth - 1, buf, &len);
 		rp_line(rp, a, t, true, dur, s->level, &rp_none, name, len,
-			how == AN_END_UNWOUND ? &rp_leaf_unwound_end : &rp_leaf_end);
+			how == AN_END_UNWOUND ? &rp_leaf_unwound_end : &rp_leaf_end, f->tsc, f->fn);
 	}
 }
 
@@ -533,7 +764,7 @@ static void rp_endless(struct analysis *a, struct an_thread *t, const struct an_
 		/* as below, every call shown: opened here when it is not yet */
 		rp_open_ancestors(rp, a, t, t->depth);
 		name = rp_text(a, f->fn, false, &len);
-		rp_line(rp, a, t, false, 0, t->depth - 1, &rp_close, name, len, end);
+		rp_line(rp, a, t, false, 0, t->depth - 1, &rp_close, name, len, end, 0, f->fn);
 		return;
 	}
 	if (!s)
@@ -548,7 +779,7 @@ static void rp_endless(struct analysis *a, struct an_thread *t, const struct an_
 	if (!(s->user & RP_OPENED))
 		return;
 	name = rp_text(a, f->fn, false, &len);
-	rp_line(rp, a, t, false, 0, s->level, &rp_close, name, len, end);
+	rp_line(rp, a, t, false, 0, s->level, &rp_close, name, len, end, 0, f->fn);
 }
 
 /*
@@ -576,7 +807,7 @@ static void rp_gap(struct analysis *a, struct an_thread *t, uint64_t first_tsc, 
 
 	if (!rp_place(rp, a, t, first_tsc ? first_tsc : last_tsc, &level))
 		return;
-	rp_prefix(rp, a, t, false, 0, level);
+	rp_prefix(rp, a, t, false, 0, level, first_tsc ? first_tsc : last_tsc);
 	if (!first_tsc) {
 		/* the thread's start: when those records were made is not known */
 		rp_printf(rp, "[lost %" PRIu64 " record%s (%s) before the thread's first kept "
@@ -598,7 +829,7 @@ static void rp_wait(struct analysis *a, struct an_thread *t, uint64_t first_tsc,
 
 	if (!rp_place(rp, a, t, first_tsc, &level))
 		return;
-	rp_prefix(rp, a, t, false, 0, level);
+	rp_prefix(rp, a, t, false, 0, level, first_tsc);
 	rp_printf(rp, "[waited %.6f s for a free buffer (on_full=wait)]\n",
 		  an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0));
 }
@@ -612,6 +843,7 @@ static const struct an_ops rp_ops = {
 	.native = rp_native,
 	.gap = rp_gap,
 	.wait = rp_wait,
+	.arg = rp_arg,
 };
 
 /* No selector: no selection state (see rp_opened()). */
@@ -624,6 +856,66 @@ static const struct an_ops rp_plain_ops = {
 	.native = rp_native,
 	.gap = rp_gap,
 	.wait = rp_wait,
+	.arg = rp_arg,
+};
+
+/* -f: the first call's time is the origin of time and elapsed, as of --time-range. */
+static void rp_note_base(struct rp *rp, const struct an_thread *t)
+{
+	if (!rp->have_base) {
+		rp->base_tsc = t->stack[t->depth - 1].tsc;
+		rp->have_base = true;
+	}
+}
+
+static void rp_enter_plain_fields(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+{
+	rp_note_base(a->ctx, t);
+	rp_enter_plain(a, t, f);
+}
+
+static void rp_enter_fields(struct analysis *a, struct an_thread *t, const struct an_frame *f)
+{
+	rp_note_base(a->ctx, t);
+	rp_enter(a, t, f);
+}
+
+/* -f FIELD[,FIELD...] */
+static int rp_option(struct cli *cl, int c, const char *arg)
+{
+	struct rp *rp = cl->ctx;
+	const char *p = arg;
+
+	if (c != 'f')
+		return 0;
+	rp->n_fields = 0;
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < RF_N; i++)
+			if (strlen(rp_field_info[i].name) == len && !strncmp(p, rp_field_info[i].name, len))
+				break;
+		if (i == RF_N)
+			return tool_usage_err("replay", "unknown field '%.*s' in '%s' (time, delta, "
+					      "elapsed, duration, tid, pid, module)", (int)len, p, arg);
+		if (rp->n_fields == RP_MAX_FIELDS)
+			return tool_usage_err("replay", "at most %d fields", RP_MAX_FIELDS);
+		rp->fields[rp->n_fields++] = (uint8_t)i;
+		p += len;
+		if (*p == ',' && !*++p)
+			return tool_usage_err("replay", "fields end with ',' in '%s'", arg);
+	}
+	if (!rp->n_fields)
+		return tool_usage_err("replay", "no field given");
+	/* the default, as it always printed: the fast line start */
+	if (rp->n_fields == 2 && rp->fields[0] == RF_DURATION && rp->fields[1] == RF_TID)
+		rp->n_fields = 0;
+	return 0;
+}
+
+static const struct option rp_longopts[] = {
+	{ "fields", required_argument, NULL, 'f' },
+	{ NULL, 0, NULL, 0 },
 };
 
 static const struct cli_cmd replay_cli = {
@@ -645,20 +937,35 @@ static const struct cli_cmd replay_cli = {
 	"PPID): COMMAND LINE  [FILE]' ('(after exec)' for the image an exec started);\n"
 	"the selectors apply to every process (--time-range from each one's first\n"
 	"call); --pid selects processes.\n",
-	.optstring = "",
+	.options =
+	"  -f, --fields F[,F]    the columns before the tree, in this order (default:\n"
+	"                        duration,tid): time (seconds since the first call,\n"
+	"                        as --time-range takes them), delta (since the\n"
+	"                        thread's previous line), elapsed (since the first\n"
+	"                        call), duration, tid, pid, module; a call's line has\n"
+	"                        its entry's time, a closing line its exit's\n",
+	.optstring = "f:",
+	.longopts = rp_longopts,
+	.option = rp_option,
 	.groups = CLI_QUIET | CLI_SELECT | CLI_RUN,
 	.min_files = 1,
 	.max_files = CLI_MAX_FILES,
 };
 
-/* Replay one trace. Return: an exit status. */
-static int rp_trace(const struct cli *cl, const char *path)
+/*
+ * Replay one trace with the fields of @opts (the -f parsed into it). Return:
+ * an exit status.
+ */
+static int rp_trace(const struct cli *cl, const struct rp *opts, const char *path)
 {
 	static struct analysis a;	/* large: not on the stack */
+	struct an_ops fields_ops;
 	struct rp rp = { .have_tid = false };	/* the rest zero too */
 	uint32_t i;
 	int status = EXIT_OK;
 
+	memcpy(rp.fields, opts->fields, sizeof(rp.fields));
+	rp.n_fields = opts->n_fields;
 	if (ob_init(&rp.ob, stdout)) {
 		tool_err("out of memory");
 		return EXIT_FAIL;
@@ -668,6 +975,11 @@ static int rp_trace(const struct cli *cl, const char *path)
 	sel_init(&rp.sel, &cl->sel);
 	a.ops = rp.sel.plain ? &rp_plain_ops : &rp_ops;
 	a.ctx = &rp;
+	if (rp.n_fields) {
+		fields_ops = *a.ops;
+		fields_ops.enter = rp.sel.plain ? rp_enter_plain_fields : rp_enter_fields;
+		a.ops = &fields_ops;
+	}
 	if (an_run(&a, path)) {
 		status = EXIT_FAIL;
 	} else {
@@ -681,22 +993,35 @@ static int rp_trace(const struct cli *cl, const char *path)
 	for (i = 0; i < a.n_threads; i++)
 		a.threads[i]->uptr = NULL;	/* a frame count, not memory */
 	sel_fini(&rp.sel);
+	free(rp.last);
+	for (i = 0; i < rp.n_args; i++)
+		free(rp.args[i].at);
+	free(rp.args);
 	an_fini(&a);
 	return status;
 }
 
 int cmd_replay(int argc, char **argv)
 {
+	struct rp opts = { .have_tid = false };	/* -f; the rest zero too */
 	struct run_input ri;
 	struct cli cl;
 	uint32_t i, read = 0;
 	int status = EXIT_OK;
 
-	if (!cli_parse(&replay_cli, NULL, &cl, argc, argv, &status))
+	if (!cli_parse(&replay_cli, &opts, &cl, argc, argv, &status))
 		return status;
 	if (ri_open(&ri, &cl, 0, cl.n_files))
 		return EXIT_FAIL;
-	printf("# %11s  %9s   %s\n", "DURATION", "TID", "FUNCTION");
+	if (opts.n_fields) {
+		fputs("#", stdout);
+		for (i = 0; i < opts.n_fields; i++)
+			printf("%s%*s", i ? " " : "", rp_field_info[opts.fields[i]].width - (i ? 0 : 1),
+			       rp_field_info[opts.fields[i]].title);
+		printf(" | FUNCTION\n");
+	} else {
+		printf("# %11s  %9s   %s\n", "DURATION", "TID", "FUNCTION");
+	}
 	for (i = 0; i < ri.n && !tool_stdout_failed(); i++) {
 		const struct ri_trace *t = &ri.t[i];
 
@@ -713,7 +1038,7 @@ int cmd_replay(int argc, char **argv)
 				printf(" (parent %d)", (int)t->ppid);
 			printf(": %s  [%s]\n", ri_name(t), t->path);
 		}
-		if (rp_trace(&cl, t->path) != EXIT_OK)
+		if (rp_trace(&cl, &opts, t->path) != EXIT_OK)
 			status = EXIT_FAIL;
 		else
 			read++;

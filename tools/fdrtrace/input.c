@@ -503,6 +503,7 @@ int ri_tally_merge(struct an_tally *dst, const struct an_tally *src)
 	dst->calls += src->calls;
 	dst->sum += src->sum;
 	dst->self += src->self;
+	dst->total += src->total;
 	dst->spanning += src->spanning;
 	dst->unwound += src->unwound;
 	return hist_merge(&dst->hist, &src->hist);
