@@ -49,14 +49,18 @@ for c in account stack convert replay graph extract-map record diff; do
 done
 for c in account stack convert replay graph extract-map; do
 	check "$c-no-such-file" 1 "$fdr" $c no-such.fdr && has err "no-such.fdr"
-	[ $c = graph ] && continue	# graph FILE FUNC
-	check "$c-two-files" 2 "$fdr" $c a.fdr b.fdr && has err "one FILE only"
+	# several files are a run (input.h): each must be there
+	check "$c-two-missing-files" 1 "$fdr" $c a.fdr b.fdr && has err "a.fdr: No such file"
 done
 check account-bad-sort 2 "$fdr" account -s frob x.fdr && has err "unknown sort key 'frob'"
 check account-bad-sort-list 2 "$fdr" account -s total,frob x.fdr && has err "unknown sort key 'frob'"
 check account-bad-order 2 "$fdr" account --sortorder up x.fdr && has err "asc or dsc"
 # -r: the time range, as in every other command, or llvm-xray's asc/dsc
 check account-r-range 2 "$fdr" account -r up x.fdr && has err "time range is A~B"
+mkdir -p empty-run
+check account-empty-run 1 "$fdr" account empty-run && has err "no trace (*.fdr) in the directory"
+check account-bad-pid 2 "$fdr" account --pid x a.fdr && has err "bad --pid 'x'"
+check diff-pid 2 "$fdr" diff --pid 1 a.fdr b.fdr && has err "unknown option '--pid'"
 check account-bad-top 2 "$fdr" account -p -1 x.fdr && has err "bad --top"
 check account-bad-format 2 "$fdr" account -f xml x.fdr && has err "unknown format 'xml'"
 check stack-bad-unit 2 "$fdr" stack -u fortnights x.fdr && has err "unknown unit"

@@ -8,7 +8,8 @@
 # ThreadDescriptor under a process track); every name_iid interned before
 # its use; per track, slices balanced as a stack with non-decreasing
 # timestamps (a begin without an end only with "ended" never / records
-# lost / unknown when written: begun early for the reorder window). Prints "NAME COUNT" per slice name, sorted; with COUNTS (a file of
+# lost / unknown when written: begun early for the reorder window); flow
+# ids (a run's arrows) fixed64, each ending one that began. Prints "NAME COUNT" per slice name, sorted; with COUNTS (a file of
 # such lines) they must be equal.
 import sys
 
@@ -60,6 +61,7 @@ if not packets or any(f != 1 or w != 2 for f, w, _ in packets):
     fail("not a Trace of packets")
 names, cats, tracks = {}, {}, {}
 stacks, last_ts, count, instants = {}, {}, {}, {}
+flows_out, flows_in = [], []
 seq = None
 for n, (_, _, raw) in enumerate(packets):
     p = fields(raw)
@@ -89,6 +91,11 @@ for n, (_, _, raw) in enumerate(packets):
             tracks[uuid] = ("thread", one(th, 2), one(th, 5, b"").decode())
         elif proc is not None:
             tracks[uuid] = ("process", one(fields(proc), 1), one(fields(proc), 6, b"").decode())
+        elif one(tf, 5) is not None and one(tf, 2) is not None:
+            # a named track under a process (a run's fork/exec arrows)
+            if tracks.get(one(tf, 5), ("",))[0] != "process":
+                fail("track %d without its process track before it" % uuid)
+            tracks[uuid] = ("track", None, one(tf, 2).decode())
         else:
             fail("a track descriptor without process or thread")
     te = one(p, 11)
@@ -99,11 +106,17 @@ for n, (_, _, raw) in enumerate(packets):
         fail("packet %d: track event without timestamp or incremental-state flag" % n)
     ef = fields(te)
     typ, uuid = one(ef, 9), one(ef, 11)
-    if tracks.get(uuid, ("",))[0] != "thread":
+    if tracks.get(uuid, ("",))[0] not in ("thread", "track"):
         fail("packet %d: event on undescribed track %r" % (n, uuid))
     if ts < last_ts.get(uuid, 0):
         fail("packet %d: time goes back on track %d" % (n, uuid))
     last_ts[uuid] = ts
+    for f, w, v in ef:
+        # flow_ids 47, terminating_flow_ids 48: fixed64
+        if f in (47, 48):
+            if w != 1:
+                fail("packet %d: flow id not fixed64" % n)
+            (flows_out if f == 47 else flows_in).append(int.from_bytes(v, "little"))
     args = {}
     for f, _, v in ef:
         if f == 4:
@@ -137,6 +150,12 @@ out = sorted("%s %d" % kv for kv in count.items())
 print("\n".join(out))
 threads = sorted("%s %s" % (t[1], t[2]) for t in tracks.values() if t[0] == "thread")
 print("# threads: " + ", ".join(threads), file=sys.stderr)
+if sorted(flows_out) != sorted(set(flows_out)) or sorted(flows_in) != sorted(set(flows_in)):
+    fail("a flow id used twice")
+if set(flows_in) - set(flows_out):
+    fail("flows ending without a start: %s" % sorted(set(flows_in) - set(flows_out)))
+if flows_out:
+    print("# flows: %d" % len(flows_in), file=sys.stderr)
 for name, n in sorted(instants.items()):
     print("# instant %s: %d" % (name, n), file=sys.stderr)
 if len(sys.argv) > 2:

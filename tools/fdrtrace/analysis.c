@@ -1328,6 +1328,14 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 		a->st.dropped_records += x.u.drop.records;
 		a->st.dropped_buffers += x.u.drop.buffers;
 		break;
+	case FDRTRACE_EXT_EXEC:
+		a->exec_seen = true;
+		if (x.u.exec.has_point && x.u.exec.tsc) {	/* 0: not filled in */
+			a->exec_point = true;
+			a->exec_tid = (int32_t)x.u.exec.tid;
+			a->exec_tsc = x.u.exec.tsc;
+		}
+		break;
 	case FDRTRACE_EXT_CLOSE:
 		a->st.have_close = true;
 		a->st.stopped = x.u.close.how == FDRTRACE_CLOSE_STOPPED;

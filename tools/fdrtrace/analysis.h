@@ -361,6 +361,10 @@ struct analysis {
 	int32_t pid;
 	struct fdrtrace_file_header hdr;
 	bool have_hdr;
+	/* an exec record: the image was replaced; where, when has_point */
+	bool exec_seen, exec_point;
+	int32_t exec_tid;
+	uint64_t exec_tsc;
 
 	/* functions: hash of id -> func, and the list in order of first use */
 #define AN_FN_DIRECT 4096

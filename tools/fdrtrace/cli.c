@@ -47,6 +47,10 @@ static const struct cli_opt cli_table[] = {
 	{ "time-range", required_argument, 'r', CLI_SELECT,
 	  "  -r, --time-range A~B  only calls that begin between A and B seconds after the\n"
 	  "                        first call of the trace (A~ or ~B leave an end open)\n" },
+	{ "pid", required_argument, CLI_OPT_PID, CLI_RUN,
+	  "      --pid PID         of a run (a directory, or several traces), only the\n"
+	  "                        process PID: its traces, before and after an exec\n"
+	  "                        (repeatable)\n" },
 	{ "output", required_argument, 'o', CLI_OUTPUT,
 	  "  -o, --output OUT      write to OUT (default: standard output)\n" },
 	{ "no-demangle", no_argument, CLI_OPT_NO_DEMANGLE, CLI_BASE,
@@ -200,6 +204,15 @@ static int cli_common(struct cli *cl, int c, const char *arg)
 			return tool_usage_err(name, "bad --tid '%s'", arg);
 		o->have_tid = true;
 		o->tid = (int32_t)v;
+		return 0;
+	case CLI_OPT_PID:
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (!*arg || *end || errno || v <= 0 || v > INT32_MAX)
+			return tool_usage_err(name, "bad --pid '%s'", arg);
+		if (cl->n_pids == CLI_MAX_PIDS)
+			return tool_usage_err(name, "too many --pid (at most %d)", CLI_MAX_PIDS);
+		cl->pids[cl->n_pids++] = (int32_t)v;
 		return 0;
 	case 'r':
 		return cli_range(cl, arg);

@@ -39,6 +39,7 @@ enum cli_group {
 	CLI_QUIET = 1u << 1,	/* -q/--quiet */
 	CLI_SELECT = 1u << 2,	/* -F, -N, -D, -t, --tid, -r (select.h) */
 	CLI_OUTPUT = 1u << 3,	/* -o/--output FILE */
+	CLI_RUN = 1u << 4,	/* --pid: the processes of a run to read (input.h) */
 };
 
 /* Values of long-only common options (above every short letter). */
@@ -48,6 +49,7 @@ enum {
 	CLI_OPT_LOCATIONS,
 	CLI_OPT_DEBUG_DIR,
 	CLI_OPT_INSTR_MAP,
+	CLI_OPT_PID,
 	CLI_OPT_FULL_NAMES,
 	CLI_OPT_CMD = 512,	/* a command's own long-only options start here */
 	/*
@@ -59,6 +61,10 @@ enum {
 
 /* --debug-dir may be given this many times. */
 #define CLI_MAX_DEBUG_DIRS 16
+/* FILE arguments of a command that reads a run (input.h) */
+#define CLI_MAX_FILES 100000
+/* --pid, as many */
+#define CLI_MAX_PIDS 64
 
 struct cli;
 
@@ -101,7 +107,9 @@ struct cli_cmd {
  * @quiet: -q
  * @output: -o, NULL when not given ("-" is standard output)
  * @sel: the selectors (CLI_SELECT)
- * @files, @n_files: the FILE arguments
+ * @pids, @n_pids: each --pid (CLI_RUN: of a run, the processes to read, input.h)
+ * @files, @n_files: the FILE arguments (a FILE may be a run directory:
+ *	commands read them with ri_open(), input.h)
  */
 struct cli {
 	const struct cli_cmd *cmd;
@@ -115,6 +123,8 @@ struct cli {
 	bool quiet;
 	const char *output;
 	struct sel_opts sel;
+	int32_t pids[CLI_MAX_PIDS];
+	int n_pids;
 	char **files;
 	int n_files;
 };

@@ -24,6 +24,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "input.h"
 #include "select.h"
 #include "util.h"
 
@@ -190,10 +191,11 @@ struct acc_opts {
 	const char *order;
 	bool csv;
 	bool seconds;
+	bool per_process;
 	long top;
 };
 
-enum { ACC_OPT_SECONDS = CLI_OPT_CMD, ACC_OPT_SORTORDER };
+enum { ACC_OPT_SECONDS = CLI_OPT_CMD, ACC_OPT_SORTORDER, ACC_OPT_PER_PROCESS };
 
 static int acc_option(struct cli *cl, int c, const char *arg)
 {
@@ -216,6 +218,9 @@ static int acc_option(struct cli *cl, int c, const char *arg)
 	case ACC_OPT_SECONDS:
 		o->seconds = true;
 		break;
+	case ACC_OPT_PER_PROCESS:
+		o->per_process = true;
+		break;
 	case 'p':
 		return cli_top(cl, arg, &o->top);
 	case 'f':
@@ -230,13 +235,14 @@ static const struct option acc_longopts[] = {
 	{ "seconds", no_argument, NULL, ACC_OPT_SECONDS },
 	{ "top", required_argument, NULL, 'p' },
 	{ "format", required_argument, NULL, 'f' },
+	{ "per-process", no_argument, NULL, ACC_OPT_PER_PROCESS },
 	{ NULL, 0, NULL, 0 },
 };
 
 static const struct cli_cmd account_cli = {
 	.name = "account",
 	.usage =
-	"Usage: fdrtrace account [options] FILE\n"
+	"Usage: fdrtrace account [options] FILE|DIR...\n"
 	"\n"
 	"Per function of the trace FILE ('-': standard input): calls, min, median,\n"
 	"90th and 99th percentile, max, total and self time, in ns, us, ms or s\n"
@@ -248,7 +254,12 @@ static const struct cli_cmd account_cli = {
 	"not in the table: a line on stderr counts them (see replay, convert).\n"
 	"replay's selectors keep the calls replay would show; a call's self time\n"
 	"then leaves out only its shown callees. -r is the time range, as in the\n"
-	"other commands, unless its value is asc or dsc: llvm-xray's sort order.\n",
+	"other commands, unless its value is asc or dsc: llvm-xray's sort order.\n"
+	"\n"
+	"A run (a directory of traces, one per process, or several FILEs): the\n"
+	"functions of every process merged by name (ids differ between processes;\n"
+	"funcid is the first process's), times at one frequency; --pid selects\n"
+	"processes, --per-process shows each process's table before the run's.\n",
 	.options =
 	"  -s, --sort KEY[,KEY]  sort by total (default), self, call (or count), avg,\n"
 	"                        min, max (uftrace's keys), med, 90p, 99p, sum, funcid,\n"
@@ -259,25 +270,24 @@ static const struct cli_cmd account_cli = {
 	"  -f, --format FMT      text (default) or csv (llvm-xray account -f csv columns:\n"
 	"                        funcid,count,min,median,90%ile,99%ile,max,sum,debug,\n"
 	"                        function, in seconds, then total)\n"
-	"      --seconds         text: every time in seconds with nine decimals\n",
+	"      --seconds         text: every time in seconds with nine decimals\n"
+	"      --per-process     of a run, each process's table too (in CSV: a first\n"
+	"                        column pid, '*' for the run's rows)\n",
 	.epilog = "Exit status: 0, 1 when the trace cannot be read, 2 on usage errors.\n",
 	.optstring = "s:r:p:f:",
 	.longopts = acc_longopts,
-	.groups = CLI_QUIET | CLI_SELECT,
+	.groups = CLI_QUIET | CLI_SELECT | CLI_RUN,
 	.min_files = 1,
-	.max_files = 1,
+	.max_files = CLI_MAX_FILES,
 	.option = acc_option,
 };
 
-/* A row of the table from a function's numbers (@d: its shown calls, NULL: all its calls). */
-static void acc_fill(struct acc_row *r, struct analysis *a, struct an_func *f,
-		     const struct an_tally *d)
+/* A row of the table from a function's numbers. */
+static void acc_fill_tally(struct acc_row *r, const char *name, uint32_t id,
+			   const struct an_tally *d)
 {
-	if (!d)
-		d = &f->tally;
-	r->fn = f;
-	r->name = an_func_name(a, f);
-	r->v[COL_FUNCID] = f->id;
+	r->name = name;
+	r->v[COL_FUNCID] = id;
 	r->v[COL_COUNT] = d->calls;
 	r->v[COL_MIN] = d->min;
 	r->v[COL_MED] = hist_rank(&d->hist, 1, 2);
@@ -292,14 +302,30 @@ static void acc_fill(struct acc_row *r, struct analysis *a, struct an_func *f,
 	r->unwound = d->unwound;
 }
 
-/* The CSV: llvm-xray account's columns, in seconds, then total. */
-static void acc_print_csv(const struct analysis *a, const struct acc_row *rows, uint32_t n)
+/* A row of the table from a function's numbers (@d: its shown calls, NULL: all its calls). */
+static void acc_fill(struct acc_row *r, struct analysis *a, struct an_func *f,
+		     const struct an_tally *d)
 {
-	puts("funcid,count,min,median,90%ile,99%ile,max,sum,debug,function,total");
+	acc_fill_tally(r, an_func_name(a, f), f->id, d ? d : &f->tally);
+	r->fn = f;
+}
+
+/*
+ * The CSV: llvm-xray account's columns, in seconds, then total; the header
+ * when @header; with @pid (a run's --per-process) a first column pid.
+ */
+static void acc_print_csv(const struct analysis *a, const struct acc_row *rows, uint32_t n,
+			  const char *pid, bool header)
+{
+	if (header)
+		printf("%sfuncid,count,min,median,90%%ile,99%%ile,max,sum,debug,function,total\n",
+		       pid ? "pid," : "");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct acc_row *r = &rows[i];
 		int k;
 
+		if (pid)
+			printf("%s,", pid);
 		printf("%" PRIu64 ",%" PRIu64, r->v[COL_FUNCID], r->v[COL_COUNT]);
 		for (k = COL_MIN; k <= COL_SUM; k++)
 			printf(",%.9e", an_seconds(a, r->v[k]));
@@ -384,86 +410,237 @@ static void acc_print_text(const struct analysis *a, const struct acc_row *rows,
 		       "times they are in)\n");
 }
 
+/* Sort @rows and print the first of them (-p), as text or CSV (acc_print_csv()). */
+static void acc_print(const struct acc_opts *o, const struct analysis *a, struct acc_row *rows,
+		      uint32_t n, const char *pid, bool header)
+{
+	bool span = false, unw = false;
+	uint32_t i, total;
+
+	for (i = 0; i < n; i++) {
+		span |= rows[i].spanning != 0;
+		unw |= rows[i].unwound != 0;
+	}
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), acc_cmp);
+	total = n;
+	if (o->top >= 0 && (uint64_t)o->top < n)
+		n = (uint32_t)o->top;
+	if (o->csv)
+		acc_print_csv(a, rows, n, pid, header);
+	else
+		acc_print_text(a, rows, n, total, span, unw, o->seconds);
+}
+
+/* A function of a run: its calls in every process, merged by name. */
+struct acc_merged {
+	struct an_tally tally;
+	uint32_t id;	/* its id in the first process that called it */
+};
+
+/*
+ * Read one trace: the table of its functions in @rows (*@n of them; names
+ * point into @a, which acc_done() frees). Return: 0 or -1.
+ */
+static int acc_read(const struct cli *cl, const struct acc_opts *o, const char *path,
+		    struct analysis *a, struct acc_sel *s, struct acc_row **rows, uint32_t *n)
+{
+	uint32_t i;
+
+	memset(a, 0, sizeof(*a));
+	memset(s, 0, sizeof(*s));
+	*rows = NULL;
+	*n = 0;
+	cli_apply(cl, a);
+	sel_init(&s->sel, &cl->sel);
+	if (s->sel.plain) {
+		a->want_hist = true;	/* the core keeps every call's numbers */
+	} else {
+		a->ops = &acc_ops;
+		a->ctx = s;
+	}
+	if (an_run(a, path))
+		return -1;
+	if (s->oom || s->sel.oom)
+		tool_err("%s: out of memory: some calls are missing from the table", path);
+	*rows = calloc(a->n_fns ? a->n_fns : 1, sizeof(**rows));
+	if (!*rows) {
+		tool_err("out of memory");
+		return -1;
+	}
+	for (i = 0; i < a->n_fns; i++) {
+		struct an_func *f = a->fns[i];
+		const struct an_tally *d = NULL;
+		struct acc_row *r = &(*rows)[*n];
+
+		if (!s->sel.plain) {
+			if (!f->uptr)
+				continue;	/* no shown call */
+			d = &s->v[*(const uint32_t *)f->uptr];
+		}
+		acc_fill(r, a, f, d);
+		if (!r->v[COL_COUNT] && (!r->spanning || o->csv))
+			continue;	/* CSV keeps llvm-xray's rows: timed calls only */
+		(*n)++;
+	}
+	return 0;
+}
+
+static void acc_done(struct analysis *a, struct acc_sel *s, struct acc_row *rows)
+{
+	uint32_t i;
+
+	free(rows);
+	for (i = 0; i < s->n; i++)
+		hist_free(&s->v[i].hist);
+	free(s->v);
+	sel_fini(&s->sel);
+	an_fini(a);
+}
+
+/* The tally a row was made from (its function's, or its shown calls'). */
+static const struct an_tally *acc_tally(const struct acc_sel *s, const struct acc_row *r)
+{
+	if (s->sel.plain)
+		return &r->fn->tally;
+	return &s->v[*(const uint32_t *)r->fn->uptr];
+}
+
+/* account of a run: every process's functions merged by name. */
+static int acc_run(const struct cli *cl, const struct acc_opts *o, struct run_input *ri)
+{
+	static struct analysis a;	/* large: not on the stack */
+	static struct analysis run;	/* the run's frequency, for an_seconds() */
+	struct ri_names names = { 0 };
+	struct acc_merged *m = NULL;
+	uint32_t m_cap = 0, i, k, n, read = 0;
+	struct acc_row *rows;
+	struct acc_sel s;
+	int status = EXIT_OK;
+	bool first = true;
+
+	for (k = 0; k < ri->n; k++) {
+		const struct ri_trace *t = &ri->t[k];
+		char pid[16];
+
+		if (!t->selected)
+			continue;
+		if (acc_read(cl, o, t->path, &a, &s, &rows, &n)) {
+			status = EXIT_FAIL;
+			acc_done(&a, &s, rows);
+			continue;
+		}
+		read++;
+		for (i = 0; i < n; i++) {
+			const struct acc_row *r = &rows[i];
+			uint32_t j = ri_names_get(&names, r->name, strlen(r->name));
+			struct an_tally d = *acc_tally(&s, r);
+
+			if (j == UINT32_MAX)
+				goto oom;
+			if (j >= m_cap) {
+				uint32_t cap = m_cap ? m_cap * 2 : 256;
+				struct acc_merged *v;
+
+				while (cap <= j)
+					cap *= 2;
+				v = realloc(m, cap * sizeof(*v));
+				if (!v)
+					goto oom;
+				memset(v + m_cap, 0, (cap - m_cap) * sizeof(*v));
+				m = v;
+				m_cap = cap;
+			}
+			if (!m[j].tally.calls && !m[j].tally.spanning)
+				m[j].id = r->fn->id;
+			d.min = ri_ticks(ri, a.freq, d.min);
+			d.max = ri_ticks(ri, a.freq, d.max);
+			d.sum = ri_ticks(ri, a.freq, d.sum);
+			d.self = ri_ticks(ri, a.freq, d.self);
+			d.total = ri_ticks(ri, a.freq, d.total);
+			if (ri_tally_merge(&m[j].tally, &d))
+				goto oom;
+		}
+		if (o->per_process) {
+			snprintf(pid, sizeof(pid), "%d", (int)t->pid);
+			if (!o->csv)
+				printf("%s== process %d%s: %s\n", first ? "" : "\n", (int)t->pid,
+				       t->origin == RI_EXEC ? " (after exec)" : "", ri_name(t));
+			acc_print(o, &a, rows, n, o->csv ? pid : NULL, first);
+			first = false;
+		}
+		an_summary(&a, "account");
+		an_events_note(&a, "account");
+		acc_done(&a, &s, rows);
+	}
+	rows = calloc(names.n ? names.n : 1, sizeof(*rows));
+	if (!rows)
+		goto oom_end;
+	for (i = n = 0; i < names.n; i++) {
+		acc_fill_tally(&rows[n], ri_names_str(&names, i), m[i].id, &m[i].tally);
+		if (!rows[n].v[COL_COUNT] && (!rows[n].spanning || o->csv))
+			continue;
+		n++;
+	}
+	if (o->per_process && !o->csv)
+		printf("\n== the run: %u processes\n", read);
+	memset(&run, 0, sizeof(run));
+	run.freq = ri->freq;
+	acc_print(o, &run, rows, n, o->per_process && o->csv ? "*" : NULL, first);
+	free(rows);
+	goto end;
+oom:
+	acc_done(&a, &s, rows);
+oom_end:
+	tool_err("out of memory");
+	status = EXIT_FAIL;
+end:
+	ri_say_read(ri, cl->quiet, read);
+	for (i = 0; i < names.n && m; i++)
+		hist_free(&m[i].tally.hist);
+	free(m);
+	ri_names_free(&names);
+	return status;
+}
+
 int cmd_account(int argc, char **argv)
 {
 	struct acc_opts o = { .top = -1 };
-	struct acc_sel s = { 0 };
-	bool span = false, unw = false;
-	struct analysis a;
-	struct acc_row *rows;
+	static struct analysis a;	/* large: not on the stack */
+	struct acc_row *rows = NULL;
+	struct run_input ri;
+	struct acc_sel s;
 	struct cli cl;
-	uint32_t i, n = 0, total;
+	uint32_t n;
 	int status = EXIT_OK;
 
 	acc_sort_cols[0] = COL_TOTAL;
 	acc_n_sort = 1;
 	if (!cli_parse(&account_cli, &o, &cl, argc, argv, &status))
 		return status;
-	memset(&a, 0, sizeof(a));
-	cli_apply(&cl, &a);
-	sel_init(&s.sel, &cl.sel);
-	if (s.sel.plain) {
-		a.want_hist = true;	/* the core keeps every call's numbers */
-	} else {
-		a.ops = &acc_ops;
-		a.ctx = &s;
-	}
 	acc_ascending = o.order ? strcmp(o.order, "asc") == 0 :
 			acc_sort_cols[0] == COL_FUNCID || acc_sort_cols[0] == COL_FUNC;
-
-	if (an_run(&a, cl.files[0])) {
-		for (i = 0; i < s.n; i++)
-			hist_free(&s.v[i].hist);
-		free(s.v);
-		sel_fini(&s.sel);
-		an_fini(&a);
+	if (ri_open(&ri, &cl, 0, cl.n_files))
+		return EXIT_FAIL;
+	if (ri.run) {
+		status = acc_run(&cl, &o, &ri);
+		ri_close(&ri);
+		if (tool_finish_stdout())
+			status = EXIT_FAIL;
+		return status;
+	}
+	if (acc_read(&cl, &o, ri.t[0].path, &a, &s, &rows, &n)) {
+		acc_done(&a, &s, rows);
+		ri_close(&ri);
 		return EXIT_FAIL;
 	}
-	if (s.oom || s.sel.oom) {
-		tool_err("out of memory: some calls are missing from the table");
+	if (s.oom || s.sel.oom)
 		status = EXIT_FAIL;
-	}
-	rows = calloc(a.n_fns ? a.n_fns : 1, sizeof(*rows));
-	if (!rows) {
-		tool_err("out of memory");
-		an_fini(&a);
-		return EXIT_FAIL;
-	}
-	for (i = 0; i < a.n_fns; i++) {
-		struct an_func *f = a.fns[i];
-		const struct an_tally *d = NULL;
-		struct acc_row *r = &rows[n];
-
-		if (!s.sel.plain) {
-			if (!f->uptr)
-				continue;	/* no shown call */
-			d = &s.v[*(const uint32_t *)f->uptr];
-		}
-		acc_fill(r, &a, f, d);
-		if (!r->v[COL_COUNT] && (!r->spanning || o.csv))
-			continue;	/* CSV keeps llvm-xray's rows: timed calls only */
-		span |= r->spanning != 0;
-		unw |= r->unwound != 0;
-		n++;
-	}
-	if (n > 1)
-		qsort(rows, n, sizeof(*rows), acc_cmp);
-	total = n;
-	if (o.top >= 0 && (uint64_t)o.top < n)
-		n = (uint32_t)o.top;
-
-	if (o.csv)
-		acc_print_csv(&a, rows, n);
-	else
-		acc_print_text(&a, rows, n, total, span, unw, o.seconds);
-	free(rows);
-	for (i = 0; i < s.n; i++)
-		hist_free(&s.v[i].hist);
-	free(s.v);
-	sel_fini(&s.sel);
+	acc_print(&o, &a, rows, n, NULL, true);
 	an_summary(&a, "account");
 	an_events_note(&a, "account");
-	an_fini(&a);
+	acc_done(&a, &s, rows);
+	ri_close(&ri);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;
 	return status;

@@ -20,6 +20,7 @@
 #include "analysis.h"
 #include "cli.h"
 #include "convert.h"
+#include "input.h"
 #include "util.h"
 
 /* An on_full=wait wait not yet queued (cvt_wait()). */
@@ -37,6 +38,9 @@ struct cvt {
 	struct cvt_wait *waits;	/* by struct an_thread.index */
 	uint32_t n_waits;
 	uint32_t waits_pending;
+	/* of a run: the trace's first call (where the arrow from its parent ends) */
+	struct an_thread *first_t;
+	uint64_t first_tsc;
 };
 
 void cv_flush(struct cv *cv)
@@ -149,6 +153,10 @@ static void cvt_enter(struct analysis *a, struct an_thread *t, const struct an_f
 	struct cvt *c = a->ctx;
 	struct sel_frame *fr = sel_enter(&c->sel, a, t);
 
+	if (__builtin_expect(!c->first_t, 0) && !f->partial) {
+		c->first_t = t;
+		c->first_tsc = f->tsc;
+	}
 	/* A call entered before the trace has no known start: not written. */
 	if (fr && fr->shown && !f->partial)
 		fr->user = ord_open(&c->ord, a, t, f->fn, f->tsc, fr->level);
@@ -318,7 +326,7 @@ static const struct option cvt_longopts[] = {
 static const struct cli_cmd convert_cli = {
 	.name = "convert",
 	.usage =
-	"Usage: fdrtrace convert [--format chrome|perfetto|xray] [options] FILE [-o OUT]\n"
+	"Usage: fdrtrace convert [--format chrome|perfetto|xray] [options] FILE|DIR... [-o OUT]\n"
 	"\n"
 	"Convert the trace FILE ('-': standard input) for trace viewers:\n"
 	"  chrome    Chrome Trace Event JSON (Perfetto UI, chrome://tracing,\n"
@@ -334,7 +342,14 @@ static const struct cli_cmd convert_cli = {
 	"(a crash) and gaps in the trace are instant events; thread and process\n"
 	"names are included.\n"
 	"Timestamps are the trace's clock. The output is written while the trace is\n"
-	"read: memory stays bounded. The selectors keep the calls replay would show.\n",
+	"read: memory stays bounded. The selectors keep the calls replay would show.\n"
+	"\n"
+	"A run (a directory of traces, one per process, or several FILEs; chrome and\n"
+	"perfetto): one output, a process track per process named by its command\n"
+	"line with its threads under it, an arrow (flow) from where a parent forked\n"
+	"(or an image exec'd) to the child's first call, and one time axis: the\n"
+	"run's clock from its earliest start, at the earliest process's frequency.\n"
+	"The traces are read one after another: memory stays that of one.\n",
 	.options =
 	"  -f, --format FMT      chrome (the default), perfetto or xray\n",
 	.epilog =
@@ -345,73 +360,213 @@ static const struct cli_cmd convert_cli = {
 	"already lasted the threshold.\n",
 	.optstring = "f:",
 	.longopts = cvt_longopts,
-	.groups = CLI_QUIET | CLI_SELECT | CLI_OUTPUT,
+	.groups = CLI_QUIET | CLI_SELECT | CLI_OUTPUT | CLI_RUN,
 	.min_files = 1,
-	.max_files = 1,
+	.max_files = CLI_MAX_FILES,
 	.option = cvt_option,
 };
+
+/* The thread @tid of @a; NULL when it has none. */
+static struct an_thread *cvt_thread(struct analysis *a, int32_t tid)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->n_threads; i++)
+		if (a->threads[i]->tid == tid)
+			return a->threads[i];
+	return NULL;
+}
+
+static int cvt_flow_cmp(const void *x, const void *y)
+{
+	const struct cv_flow *p = x, *q = y;
+
+	return p->tsc < q->tsc ? -1 : p->tsc > q->tsc;
+}
+
+/*
+ * After trace @k of the run was read into @a: the arrow from its parent
+ * ends at its first call (else at its main thread's start), and the arrows
+ * to its children begin where it forked them (the fork record's point, the
+ * exec record's; else at the child's start, on the main thread), in time
+ * order. Arrow ids: the child's place in the run, from 1.
+ */
+static void cvt_flows(struct cvt *c, struct analysis *a, const struct run_input *ri, uint32_t k)
+{
+	const struct ri_trace *t = &ri->t[k];
+	struct cv_flow fl, *out = NULL;
+	uint32_t j, n = 0;
+
+	if (t->parent >= 0 && ri->t[t->parent].selected) {
+		memset(&fl, 0, sizeof(fl));
+		fl.id = k + 1;
+		fl.end = true;
+		fl.name = t->origin == RI_EXEC ? "exec" : "fork";
+		fl.pid = a->pid ? a->pid : t->pid;
+		fl.t = c->first_t;
+		fl.tsc = c->first_tsc;
+		if (!fl.t) {
+			fl.t = cvt_thread(a, fl.pid);
+			fl.tsc = t->start_tsc;
+		}
+		c->fmt->flow(&c->cv, a, &fl);
+	}
+	for (int32_t x = t->first_child; x >= 0; x = ri->t[x].next_sibling) {
+		const struct ri_trace *ch = &ri->t[x];
+		struct cv_flow *v;
+
+		j = (uint32_t)x;
+		if (!ch->selected)
+			continue;
+		v = realloc(out, (n + 1) * sizeof(*v));
+		if (!v)
+			break;
+		out = v;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].id = j + 1;
+		out[n].name = ch->origin == RI_EXEC ? "exec" : "fork";
+		out[n].pid = a->pid ? a->pid : t->pid;
+		if (ch->origin == RI_FORK && ch->fork_point) {
+			out[n].t = cvt_thread(a, ch->parent_tid);
+			out[n].tsc = ch->fork_tsc;
+		} else if (ch->origin == RI_EXEC && a->exec_point) {
+			out[n].t = cvt_thread(a, a->exec_tid);
+			out[n].tsc = a->exec_tsc;
+		} else {
+			out[n].t = cvt_thread(a, out[n].pid);
+			out[n].tsc = ch->start_tsc;
+		}
+		n++;
+	}
+	if (n > 1)
+		qsort(out, n, sizeof(*out), cvt_flow_cmp);
+	for (j = 0; j < n; j++)
+		c->fmt->flow(&c->cv, a, &out[j]);
+	free(out);
+}
+
+/*
+ * Convert trace @path (the @k-th of @ri when a run) into the output begun.
+ * Return: 0, -EIO when it cannot be read, -ENOMEM.
+ */
+static int cvt_trace(struct cvt *c, const struct cli *cl, const struct run_input *ri, uint32_t k,
+		     int *status)
+{
+	static struct analysis a;	/* large: not on the stack */
+	const struct ri_trace *t = &ri->t[k];
+	struct an_ops ops;
+	char *name = NULL;
+	uint32_t i;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	cli_apply(cl, &a);
+	a.ctx = c;
+	sel_init(&c->sel, &cl->sel);
+	ops = cvt_ops;
+	if (c->sel.plain)
+		ops.exit = cvt_exit_plain;	/* no selector: every call shown */
+	a.ops = &ops;
+	ord_init(&c->ord, c->fmt->wr, &c->cv, c->fmt->split);
+	if (cl->sel.threshold_ns) {
+		c->ord.lasts = cvt_lasts;
+		c->ord.lasts_ctx = &c->sel;
+	}
+	c->first_t = NULL;
+	c->first_tsc = 0;
+	if (ri->run) {
+		/* one name for a process, whatever image: its pid's track is one */
+		name = ri_process_name(ri, k);
+		c->cv.proc_name = name ? name : ri_name(t);
+		c->cv.uuid_base = (uint64_t)k << 33;
+	}
+	rc = an_run(&a, t->path) ? -EIO : 0;
+	if (!rc) {
+		for (i = 0; i < a.n_threads; i++) {
+			cvt_wait_put(c, &a, a.threads[i], cvt_level(c, a.threads[i]), 0);
+			ord_finish(&c->ord, &a, a.threads[i], true);
+		}
+		c->fmt->finish(&c->cv, &a);
+		if (ri->run)
+			cvt_flows(c, &a, ri, k);
+		if (c->sel.oom || c->ord.oom) {
+			/* the file is kept (valid, and said to be incomplete); the status says it */
+			tool_err("%s: out of memory: some calls are missing from the output", t->path);
+			*status = EXIT_FAIL;
+		}
+		if (c->ord.short_begun)
+			tool_err("%s: %" PRIu64 " calls shorter than -t are in the output: open over "
+				 "more than %u queued items (or a native stack), they were begun "
+				 "before their duration was known", t->path, c->ord.short_begun,
+				 ORD_HOLD_MAX);
+		an_summary(&a, "convert");
+	}
+	ord_fini(&c->ord);
+	/* a wait per thread of this trace: the next trace's threads are others */
+	free(c->waits);
+	c->waits = NULL;
+	c->n_waits = c->waits_pending = 0;
+	sel_fini(&c->sel);
+	an_fini(&a);
+	c->cv.proc_name = NULL;
+	free(name);
+	return rc;
+}
 
 int cmd_convert(int argc, char **argv)
 {
 	struct cvt c = { .fmt = &cv_chrome };
 	struct tool_output output;
-	struct an_ops ops;
-	struct analysis a;
+	struct run_input ri;
 	struct cli cl;
-	uint32_t i;
+	uint32_t k, read = 0;
 	int rc, status = EXIT_OK;
 
 	if (!cli_parse(&convert_cli, &c, &cl, argc, argv, &status))
 		return status;
-	if (tool_output_open(&output, cl.output))
+	if (ri_open(&ri, &cl, 0, cl.n_files))
 		return EXIT_FAIL;
+	if (c.xray && ri.run) {
+		ri_close(&ri);
+		return tool_usage_err("convert", "--format xray takes one trace, not a run "
+				      "(--pid, or name the trace)");
+	}
+	if (tool_output_open(&output, cl.output)) {
+		ri_close(&ri);
+		return EXIT_FAIL;
+	}
 	if (c.xray) {
-		status = cv_xray(cl.files[0], &cl.sel, cl.quiet);
+		status = cv_xray(ri.t[0].path, &cl.sel, cl.quiet);
 		if (tool_output_close(&output, status == EXIT_OK) && status == EXIT_OK)
 			status = EXIT_FAIL;
+		ri_close(&ri);
 		return status;
-	}
-	memset(&a, 0, sizeof(a));
-	cli_apply(&cl, &a);
-	a.ctx = &c;
-	sel_init(&c.sel, &cl.sel);
-	ops = cvt_ops;
-	if (c.sel.plain)
-		ops.exit = cvt_exit_plain;	/* no selector: every call shown */
-	a.ops = &ops;
-	ord_init(&c.ord, c.fmt->wr, &c.cv, c.fmt->split);
-	if (cl.sel.threshold_ns) {
-		c.ord.lasts = cvt_lasts;
-		c.ord.lasts_ctx = &c.sel;
 	}
 	ow_init(&c.cv.w, stdout, CV_OUT_SIZE);
 	tk_ns_init(&c.cv.clk, 0);
 	c.cv.near.ok = false;
+	c.cv.run = ri.run;
+	c.cv.run_freq = ri.freq;
+	c.cv.run_base = ri.base;
 	c.cv.out = malloc(CV_OUT_SIZE);
 	tool_stderr_hook(cvt_stderr_sync, &c.cv);
 	rc = c.cv.out ? c.fmt->start(&c.cv) : -ENOMEM;
-	if (!rc)
-		rc = an_run(&a, cl.files[0]) ? -EIO : 0;
-	else
+	if (rc)
 		tool_err("out of memory");
-	if (!rc) {
-		for (i = 0; i < a.n_threads; i++) {
-			cvt_wait_put(&c, &a, a.threads[i], cvt_level(&c, a.threads[i]), 0);
-			ord_finish(&c.ord, &a, a.threads[i], true);
+	for (k = 0; !rc && k < ri.n; k++) {
+		if (!ri.t[k].selected)
+			continue;
+		rc = cvt_trace(&c, &cl, &ri, k, &status);
+		if (rc == -EIO && ri.run) {
+			status = EXIT_FAIL;	/* reported; the others are converted */
+			rc = 0;
+		} else if (!rc) {
+			read++;
 		}
-		c.fmt->finish(&c.cv, &a);
-		if (c.sel.oom || c.ord.oom) {
-			/* the file is kept (valid, and said to be incomplete); the status says it */
-			tool_err("out of memory: some calls are missing from the output");
-			status = EXIT_FAIL;
-		}
-		if (c.ord.short_begun)
-			tool_err("%" PRIu64 " calls shorter than -t are in the output: open over "
-				 "more than %u queued items (or a native stack), they were begun "
-				 "before their duration was known", c.ord.short_begun,
-				 ORD_HOLD_MAX);
-		an_summary(&a, "convert");
 	}
+	if (!rc && ri.run)
+		c.fmt->finish(&c.cv, NULL);
+	ri_say_read(&ri, cl.quiet, read);
 	tool_stderr_hook(NULL, NULL);
 	if (c.cv.out)
 		cv_flush(&c.cv);
@@ -419,10 +574,7 @@ int cmd_convert(int argc, char **argv)
 	if (c.fmt->fini)
 		c.fmt->fini(&c.cv);
 	free(c.cv.out);
-	ord_fini(&c.ord);
-	free(c.waits);
-	sel_fini(&c.sel);
-	an_fini(&a);
+	ri_close(&ri);
 	if (tool_output_close(&output, !rc) || rc)
 		status = EXIT_FAIL;
 	return status;

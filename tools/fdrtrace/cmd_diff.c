@@ -27,6 +27,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "input.h"
 #include "histogram.h"
 #include "util.h"
 
@@ -182,11 +183,10 @@ static const struct an_ops df_ops = {
 	.dropped = df_open,
 };
 
-/* Read one trace into @r; its times become seconds. Return: 0 or -1. */
-static int df_read(struct df_run *r, const struct cli *cl, const char *path)
+/* Add one trace's calls to @r (ticks); its frequency in *@freq. Return: 0 or -1. */
+static int df_read_one(struct df_run *r, const struct cli *cl, const char *path, uint64_t *freq)
 {
-	struct analysis a;
-	uint32_t i;
+	static struct analysis a;	/* large: not on the stack */
 	int rc;
 
 	memset(&a, 0, sizeof(a));
@@ -196,15 +196,7 @@ static int df_read(struct df_run *r, const struct cli *cl, const char *path)
 	sel_init(&r->sel, &cl->sel);
 	rc = an_run(&a, path);
 	if (!rc) {
-		for (i = 0; i < r->n; i++) {
-			struct df_fn *d = &r->fns[i];
-
-			d->v[DF_COUNT] = (double)d->tally.calls;
-			d->v[DF_TOTAL] = an_seconds(&a, d->tally.sum);
-			d->v[DF_SELF] = an_seconds(&a, d->tally.self);
-			d->v[DF_MEDIAN] = an_seconds(&a, hist_rank(&d->tally.hist, 1, 2));
-			hist_free(&d->tally.hist);
-		}
+		*freq = a.freq;
 		if (r->oom)
 			tool_err("%s: out of memory: some calls are not counted", path);
 		an_summary(&a, "diff");
@@ -212,6 +204,44 @@ static int df_read(struct df_run *r, const struct cli *cl, const char *path)
 	sel_fini(&r->sel);
 	an_fini(&a);
 	return rc ? -1 : 0;
+}
+
+/*
+ * Read side @side of the command line (a trace, or a run: every trace of
+ * it, functions merged by name) into @r; its times become seconds (of a
+ * run, at the run's frequency). Return: 0 or -1.
+ */
+static int df_read(struct df_run *r, const struct cli *cl, int side)
+{
+	struct run_input ri;
+	uint64_t freq = 0;
+	uint32_t i, k, read = 0;
+	int rc = 0;
+
+	if (ri_open(&ri, cl, side, 1))
+		return -1;
+	for (k = 0; k < ri.n && !rc; k++)
+		if (df_read_one(r, cl, ri.t[k].path, &freq))
+			rc = -1;
+		else
+			read++;
+	if (ri.run)
+		freq = ri.freq;
+	ri_say_read(&ri, cl->quiet, read);
+	ri_close(&ri);
+	if (rc)
+		return -1;
+	for (i = 0; i < r->n; i++) {
+		struct df_fn *d = &r->fns[i];
+		double f = freq ? (double)freq : 1;
+
+		d->v[DF_COUNT] = (double)d->tally.calls;
+		d->v[DF_TOTAL] = (double)d->tally.sum / f;
+		d->v[DF_SELF] = (double)d->tally.self / f;
+		d->v[DF_MEDIAN] = (double)hist_rank(&d->tally.hist, 1, 2) / f;
+		hist_free(&d->tally.hist);
+	}
+	return 0;
 }
 
 static void df_free(struct df_run *r)
@@ -342,7 +372,11 @@ static const struct cli_cmd diff_cli = {
 	"only one trace are listed too ('new', 'gone'), nothing computed for the\n"
 	"other. Times are seconds of each trace's clock; the median is within 0.79%.\n"
 	"The selectors decide which calls count, in both traces (with -N or -t, a\n"
-	"hidden callee's time stays in its caller's self time).\n",
+	"hidden callee's time stays in its caller's self time).\n"
+	"\n"
+	"OLD and NEW may each be a run (a directory of traces, one per process): its\n"
+	"processes' calls are merged by name and the two runs compared as wholes,\n"
+	"times at each run's frequency (no --pid: two runs have other pids).\n",
 	.options =
 	"  -s, --sort COL        count, total (default), self or median\n"
 	"  -f, --format FMT      text (default) or csv\n"
@@ -378,7 +412,7 @@ int cmd_diff(int argc, char **argv)
 
 	if (!cli_parse(&diff_cli, &o, &cl, argc, argv, &status))
 		return status;
-	if (df_read(&old, &cl, cl.files[0]) || df_read(&new, &cl, cl.files[1])) {
+	if (df_read(&old, &cl, 0) || df_read(&new, &cl, 1)) {
 		status = EXIT_FAIL;
 		goto out;
 	}

@@ -29,9 +29,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis.h"
 #include "cli.h"
+#include "input.h"
 #include "util.h"
 
 #define GR_INDENT_MAX 100u
@@ -81,7 +83,7 @@ static const struct option gr_longopts[] = {
 static const struct cli_cmd graph_cli = {
 	.name = "graph",
 	.usage =
-	"Usage: fdrtrace graph [options] FILE [FUNC]\n"
+	"Usage: fdrtrace graph [options] FILE|DIR... [FUNC]\n"
 	"\n"
 	"Print the call graph of the trace FILE ('-': standard input). As text (the\n"
 	"default): without FUNC, the call tree from the roots, every thread's calls\n"
@@ -92,14 +94,19 @@ static const struct cli_cmd graph_cli = {
 	"edge per caller and callee (calls, inclusive time); render with\n"
 	"'dot -Tsvg'. replay's selectors keep the calls replay would show. The\n"
 	"application's custom and typed events are not in the graph: a line on\n"
-	"stderr counts them (see replay, convert).\n",
+	"stderr counts them (see replay, convert).\n"
+	"\n"
+	"A run (a directory of traces, one per process, or several FILEs): as text,\n"
+	"each process's tree after a header naming it; in DOT, one graph of every\n"
+	"process, functions merged by name. --pid selects processes. With several\n"
+	"arguments, the last is FUNC when no file or directory has its name.\n",
 	.options =
 	"  -f, --format FMT      text (default) or dot\n",
 	.optstring = "f:",
 	.longopts = gr_longopts,
-	.groups = CLI_QUIET | CLI_SELECT,
+	.groups = CLI_QUIET | CLI_SELECT | CLI_RUN,
 	.min_files = 1,
-	.max_files = 2,
+	.max_files = CLI_MAX_FILES,
 	.option = gr_option,
 };
 
@@ -271,6 +278,154 @@ static int gr_dot(struct analysis *a)
 	free(calls);
 	free(self);
 	return 0;
+}
+
+/* Sort @e and merge its equal edges; return how many are left. */
+static uint32_t gr_edges_merge(struct gr_edge *e, uint32_t n)
+{
+	uint32_t i, m = 0;
+
+	if (n > 1)
+		qsort(e, n, sizeof(*e), gr_cmp);
+	for (i = 0; i < n; i++) {
+		if (m && e[m - 1].from == e[i].from && e[m - 1].to == e[i].to) {
+			e[m - 1].calls += e[i].calls;
+			e[m - 1].ticks += e[i].ticks;
+		} else {
+			e[m++] = e[i];
+		}
+	}
+	return m;
+}
+
+/* The vertex numbers kept in the functions' uptr are not memory. */
+static void gr_forget(struct analysis *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->n_fns; i++)
+		a->fns[i]->uptr = NULL;
+}
+
+/* A function of a run's graph: its calls and self time in every process. */
+struct gr_vertex {
+	uint64_t calls, self;
+};
+
+/*
+ * graph of a run: vertices are function names (index + 1 in @names),
+ * edges merged after each trace, so that memory follows the distinct
+ * edges, not the processes.
+ */
+static int gr_run_dot(const struct cli *cl, struct run_input *ri)
+{
+	static struct analysis a;	/* large: not on the stack */
+	struct ri_names names = { 0 };
+	struct gr_vertex *v = NULL;
+	struct gr_edge *e = NULL;
+	uint32_t v_cap = 0, e_cap = 0, n = 0, i, x, read = 0;
+	int status = EXIT_OK;
+	struct analysis fa = { .freq = ri->freq };
+
+	for (x = 0; x < ri->n; x++) {
+		const struct ri_trace *t = &ri->t[x];
+
+		if (!t->selected)
+			continue;
+		memset(&a, 0, sizeof(a));
+		cli_apply(cl, &a);
+		a.want_cct = true;
+		if (an_run(&a, t->path)) {
+			status = EXIT_FAIL;
+			an_fini(&a);
+			continue;
+		}
+		read++;
+		for (i = 0; i < a.n_fns; i++) {
+			struct an_func *f = a.fns[i];
+			const char *nm = an_func_name(&a, f);
+			uint32_t j = ri_names_get(&names, nm, strlen(nm));
+
+			if (j == UINT32_MAX)
+				goto oom;
+			if (j >= v_cap) {
+				uint32_t cap = v_cap ? v_cap * 2 : 256;
+				struct gr_vertex *nv;
+
+				while (cap <= j)
+					cap *= 2;
+				nv = realloc(v, cap * sizeof(*nv));
+				if (!nv)
+					goto oom;
+				memset(nv + v_cap, 0, (cap - v_cap) * sizeof(*nv));
+				v = nv;
+				v_cap = cap;
+			}
+			v[j].calls += f->tally.calls;
+			v[j].self += ri_ticks(ri, a.freq, f->tally.self);
+			/* its vertex, until an_fini() (which frees a pointer there) */
+			f->uptr = (void *)(uintptr_t)(j + 1);
+		}
+		for (i = 1; i < a.n_nodes; i++) {
+			const struct an_node *nd = &a.nodes[i];
+			const struct an_func *pf;
+
+			if (!nd->fn || !nd->calls)
+				continue;
+			if (n == e_cap) {
+				uint32_t cap = e_cap ? e_cap * 2 : 1024;
+				struct gr_edge *ne = realloc(e, cap * sizeof(*ne));
+
+				if (!ne)
+					goto oom;
+				e = ne;
+				e_cap = cap;
+			}
+			pf = nd->parent ? a.nodes[nd->parent].fn : NULL;
+			e[n].to = (uint32_t)(uintptr_t)nd->fn->uptr;
+			e[n].from = pf ? (uint32_t)(uintptr_t)pf->uptr : 0;
+			e[n].calls = nd->calls;
+			e[n].ticks = ri_ticks(ri, a.freq, nd->incl);
+			n++;
+		}
+		n = gr_edges_merge(e, n);
+		an_summary(&a, "graph");
+		an_events_note(&a, "graph");
+		gr_forget(&a);
+		an_fini(&a);
+	}
+	puts("digraph calls {");
+	puts("\tnode [shape=box];");
+	for (i = 0; i < names.n; i++) {
+		if (!v[i].calls)
+			continue;
+		printf("\tf%" PRIu32 " [label=\"", i + 1);
+		gr_dot_name(ri_names_str(&names, i));
+		printf("\\n%" PRIu64 " call%s, self ", v[i].calls, v[i].calls == 1 ? "" : "s");
+		gr_dot_time(&fa, v[i].self);
+		puts("\"];");
+	}
+	for (i = 0; i < n; i++) {
+		if (!e[i].from)
+			continue;
+		printf("\tf%" PRIu32 " -> f%" PRIu32 " [label=\"%" PRIu64 " call%s\\n", e[i].from,
+		       e[i].to, e[i].calls, e[i].calls == 1 ? "" : "s");
+		gr_dot_time(&fa, e[i].ticks);
+		puts("\"];");
+	}
+	puts("}");
+	goto end;
+oom:
+	tool_err("out of memory");
+	gr_forget(&a);
+	an_fini(&a);
+	status = EXIT_FAIL;
+end:
+	ri_say_read(ri, cl->quiet, read);
+	ri_names_free(&names);
+	free(v);
+	free(e);
+	return status;
 }
 
 /* ------------------------------------------------------------------ */
@@ -532,6 +687,9 @@ out:
 	return rc;
 }
 
+/* Reading a run: a process without FUNC is no error of its own. */
+static bool gr_in_run;
+
 /* A backtrace: an outermost call path of FUNC (core node), for sorting. */
 static const struct gr_tree *gr_bt_tree;
 
@@ -551,30 +709,35 @@ static int gr_func(struct analysis *a, struct gr_tree *core, const char *func)
 	struct gr_tree m = { 0 };
 	uint32_t *bt = NULL, n_bt = 0, i;
 	uint32_t *parent = NULL;
+	uint8_t *mark = NULL;
 	int rc = 0;
 	char b1[32];
 
 	/* each node's parent (the core's), and the outermost FUNC nodes */
 	parent = calloc(a->n_nodes ? a->n_nodes : 1, sizeof(*parent));
 	bt = calloc(a->n_nodes ? a->n_nodes : 1, sizeof(*bt));
-	if (!parent || !bt) {
+	mark = calloc(a->n_nodes ? a->n_nodes : 1, sizeof(*mark));
+	if (!parent || !bt || !mark) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (i = 1; i < a->n_nodes; i++)
-		parent[i] = a->nodes[i].parent;
+	/*
+	 * parent[i], and whether node i is FUNC (bit 0) or below one (bit 1):
+	 * a node's parent is made before it, so one pass in index order
+	 */
 	for (i = 1; i < a->n_nodes; i++) {
-		uint32_t p;
+		uint32_t p = a->nodes[i].parent;
 
-		if (!gr_is(a, core->v[i].fn, func))
-			continue;
-		for (p = parent[i]; p && !gr_is(a, core->v[p].fn, func); p = parent[p])
-			;
-		if (!p && core->v[i].calls)
+		parent[i] = p;
+		mark[i] = (uint8_t)((gr_is(a, core->v[i].fn, func) ? 1 : 0) |
+				    (p && (mark[p] & 3) ? 2 : 0));
+		if (mark[i] == 1 && core->v[i].calls)
 			bt[n_bt++] = i;	/* no FUNC above it: an outermost call path */
 	}
 	if (!n_bt) {
-		fprintf(stderr, "fdrtrace graph: %s: no completed call of '%s' (names as account "
+		/* one process of a run: said once for the run */
+		if (!gr_in_run)
+			fprintf(stderr, "fdrtrace graph: %s: no completed call of '%s' (names as account "
 			"prints them, or a glob pattern)\n", a->path, func);
 		rc = 1;
 		goto out;
@@ -610,59 +773,107 @@ static int gr_func(struct analysis *a, struct gr_tree *core, const char *func)
 out:
 	free(m.v);
 	free(parent);
+	free(mark);
 	free(bt);
+	return rc;
+}
+
+/* One trace's text graph (with FUNC: its backtraces and callees). Return: 0, 1 or -errno. */
+static int gr_text(const struct cli *cl, struct gr *g, const char *path, const char *func)
+{
+	static struct analysis a;	/* large: not on the stack */
+	struct gr_tree core = { 0 };
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	cli_apply(cl, &a);
+	sel_init(&g->sel, &cl->sel);
+	a.ops = &gr_ops;
+	a.ctx = g;
+	if (an_run(&a, path)) {
+		sel_fini(&g->sel);
+		an_fini(&a);
+		return 1;
+	}
+	if (g->dot) {
+		rc = gr_dot(&a);
+	} else {
+		rc = gr_tree_of_nodes(&a, &core);
+		if (!rc && func) {
+			rc = gr_func(&a, &core, func);
+		} else if (!rc && !(rc = gr_tree_sort(&core))) {
+			printf("========== CALL GRAPH ==========\n");
+			rc = gr_tree_print(&a, &core, 0, false);
+		}
+	}
+	if (!rc && g->sel.oom) {
+		tool_err("out of memory: some calls are missing");
+		rc = 1;
+	}
+	free(core.v);
+	an_summary(&a, "graph");
+	an_events_note(&a, "graph");
+	sel_fini(&g->sel);
+	an_fini(&a);
 	return rc;
 }
 
 int cmd_graph(int argc, char **argv)
 {
 	struct gr g = { .dot = false };
-	struct gr_tree core = { 0 };
-	struct analysis a;
+	struct run_input ri;
+	const char *func = NULL;
+	struct stat st;
 	struct cli cl;
-	int status = EXIT_OK, rc;
+	int status = EXIT_OK, rc, n_in;
+	uint32_t k, read = 0, found = 0;
 
 	if (!cli_parse(&graph_cli, &g, &cl, argc, argv, &status))
 		return status;
-	if (g.dot && cl.n_files > 1) {
+	n_in = cl.n_files;
+	/* graph FILE FUNC: the last argument names no file */
+	if (n_in > 1 && stat(cl.files[n_in - 1], &st) != 0) {
+		func = cl.files[n_in - 1];
+		n_in--;
+	}
+	if (g.dot && func)
 		return tool_usage_err("graph", "FUNC is for the text form, not --format dot");
-	}
-	memset(&a, 0, sizeof(a));
-	cli_apply(&cl, &a);
-	sel_init(&g.sel, &cl.sel);
-	a.ops = &gr_ops;
-	a.ctx = &g;
-	if (an_run(&a, cl.files[0])) {
-		sel_fini(&g.sel);
-		an_fini(&a);
+	if (ri_open(&ri, &cl, 0, n_in))
 		return EXIT_FAIL;
+	gr_in_run = ri.run;
+	if (ri.run && g.dot) {
+		status = gr_run_dot(&cl, &ri);
+		ri_close(&ri);
+		if (tool_finish_stdout())
+			status = EXIT_FAIL;
+		return status;
 	}
-	if (g.dot) {
-		rc = gr_dot(&a);
-	} else {
-		rc = gr_tree_of_nodes(&a, &core);
-		if (!rc && cl.n_files > 1) {
-			rc = gr_func(&a, &core, cl.files[1]);
-		} else if (!rc && !(rc = gr_tree_sort(&core))) {
-			printf("========== CALL GRAPH ==========\n");
-			rc = gr_tree_print(&a, &core, 0, false);
+	for (k = 0; k < ri.n && !tool_stdout_failed(); k++) {
+		const struct ri_trace *t = &ri.t[k];
+
+		if (!t->selected)
+			continue;
+		if (ri.run) {
+			printf("%s# ==== process %d: %s  [%s]\n", read ? "\n" : "", (int)t->pid,
+			       ri_name(t), t->path);
+			fflush(stdout);
 		}
+		rc = gr_text(&cl, &g, t->path, func);
+		if (rc < 0) {
+			tool_err("out of memory");
+			status = EXIT_FAIL;
+		} else if (rc == 1 && (!func || !ri.run)) {
+			status = EXIT_FAIL;
+		}
+		read++;
+		found += rc == 0;
 	}
-	if (rc < 0) {
-		tool_err("out of memory");
-		status = EXIT_FAIL;
-	} else if (rc > 0) {
+	if (func && ri.run && !found) {
+		tool_err("no process of the run has a completed call of '%s'", func);
 		status = EXIT_FAIL;
 	}
-	if (g.sel.oom) {
-		tool_err("out of memory: some calls are missing");
-		status = EXIT_FAIL;
-	}
-	free(core.v);
-	an_summary(&a, "graph");
-	an_events_note(&a, "graph");
-	sel_fini(&g.sel);
-	an_fini(&a);
+	ri_say_read(&ri, cl.quiet, read);
+	ri_close(&ri);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;
 	return status;

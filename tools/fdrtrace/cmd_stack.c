@@ -22,6 +22,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "input.h"
 #include "util.h"
 
 enum stk_unit { STK_NS, STK_US, STK_TICKS, STK_COUNT };
@@ -38,10 +39,11 @@ static struct an_func stk_deeper = {
 
 /* The command's own long-only option. */
 #define STK_OPT_INCLUSIVE CLI_OPT_CMD
+#define STK_OPT_PER_PROCESS (CLI_OPT_CMD + 1)
 
 struct stk {
 	enum stk_unit unit;
-	bool count, inclusive, per_thread;
+	bool count, inclusive, per_thread, per_process;
 	bool deeper;	/* calls were folded into stk_deeper */
 	struct sel sel;
 };
@@ -51,6 +53,7 @@ static const struct option stk_longopts[] = {
 	{ "unit", required_argument, NULL, 'u' },
 	{ "per-thread", no_argument, NULL, 'P' },
 	{ "inclusive", no_argument, NULL, STK_OPT_INCLUSIVE },
+	{ "per-process", no_argument, NULL, STK_OPT_PER_PROCESS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -78,6 +81,9 @@ static int stk_option(struct cli *cl, int c, const char *arg)
 	case STK_OPT_INCLUSIVE:
 		k->inclusive = true;
 		break;
+	case STK_OPT_PER_PROCESS:
+		k->per_process = true;
+		break;
 	}
 	return 0;
 }
@@ -85,7 +91,7 @@ static int stk_option(struct cli *cl, int c, const char *arg)
 static const struct cli_cmd stack_cli = {
 	.name = "stack",
 	.usage =
-	"Usage: fdrtrace stack [options] FILE\n"
+	"Usage: fdrtrace stack [options] FILE|DIR...\n"
 	"\n"
 	"Print the folded call stacks of the trace FILE ('-': standard input), one\n"
 	"line per distinct call path: 'main;parse;lex 1234'. The value is the path's\n"
@@ -95,21 +101,27 @@ static const struct cli_cmd stack_cli = {
 	"The selectors keep the calls that replay would show: a path is made of shown\n"
 	"calls only (with -F it begins at the matching function), and the time of a\n"
 	"hidden call (-N, -D, -t, -r) counts in the self time of the innermost shown\n"
-	"call around it, so the flame graph's widths stay the real times.\n",
+	"call around it, so the flame graph's widths stay the real times.\n"
+	"\n"
+	"A run (a directory of traces, one per process, or several FILEs): the stacks\n"
+	"of every process, equal paths (by name) merged into one line; with\n"
+	"--per-process each begins with 'PROGRAM PID;' (the program's file name);\n"
+	"--pid selects processes. A ';' in a name becomes ':'.\n",
 	.options =
 	"  -c, --count           values are numbers of calls (default: time)\n"
 	"  -u, --unit UNIT       time unit: ns (default), us or ticks\n"
 	"  -P, --per-thread      start every stack with its thread's name\n"
-	"      --inclusive       values are inclusive times (callees included)\n",
+	"      --inclusive       values are inclusive times (callees included)\n"
+	"      --per-process     of a run, start every stack with its process\n",
 	.epilog =
 	"Calls still open at the end of the trace are not counted; the summary on\n"
 	"stderr says how many there were. The application's custom and typed events\n"
 	"are not in the stacks: a line on stderr counts them (see replay, convert).\n",
 	.optstring = "cu:P",
 	.longopts = stk_longopts,
-	.groups = CLI_QUIET | CLI_SELECT,
+	.groups = CLI_QUIET | CLI_SELECT | CLI_RUN,
 	.min_files = 1,
-	.max_files = 1,
+	.max_files = CLI_MAX_FILES,
 	.option = stk_option,
 };
 
@@ -195,24 +207,211 @@ static int stk_path(struct analysis *a, uint32_t node, uint32_t **path, uint32_t
 	return 0;
 }
 
+/* A growing text buffer for a run's folded lines. */
+struct stk_text {
+	char *p;
+	size_t len, cap;
+};
+
+static int stk_put(struct stk_text *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p)
+			return -1;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+/* A name in a folded line: ';' separates frames, so it becomes ':' */
+static int stk_put_name(struct stk_text *b, const char *s)
+{
+	size_t n = strlen(s), i, from = b->len;
+
+	if (stk_put(b, s, n))
+		return -1;
+	for (i = from; i < b->len; i++)
+		if (b->p[i] == ';' || b->p[i] == '\n')
+			b->p[i] = ':';
+	return 0;
+}
+
+/* The folded line of @node (without its value) in @b. */
+static int stk_fold(struct analysis *a, uint32_t node, struct stk_text *b, uint32_t **path,
+		    uint32_t *cap)
+{
+	uint32_t n = 0, i;
+	char buf[80];
+
+	for (i = node; i; i = a->nodes[i].parent) {
+		if (n == *cap) {
+			uint32_t c = *cap ? *cap * 2 : 256;
+			uint32_t *p = realloc(*path, c * sizeof(*p));
+
+			if (!p)
+				return -1;
+			*path = p;
+			*cap = c;
+		}
+		(*path)[n++] = i;
+	}
+	while (n--) {
+		const struct an_node *nd = &a->nodes[(*path)[n]];
+
+		if (stk_put_name(b, nd->fn ? an_func_name(a, nd->fn) :
+				 an_thread_label(nd->thread, buf, sizeof(buf))) ||
+		    (n && stk_put(b, ";", 1)))
+			return -1;
+	}
+	return 0;
+}
+
+/* stack of a run: the folded lines of every process, merged. */
+static int stk_run(const struct cli *cl, struct stk *k, struct run_input *ri)
+{
+	static struct analysis a;	/* large: not on the stack */
+	struct ri_names lines = { 0 };
+	struct stk_text b = { 0 };
+	uint64_t *val = NULL;
+	uint32_t val_cap = 0, i, j, *path = NULL, path_cap = 0, read = 0, x;
+	int status = EXIT_OK;
+	char pre[64];
+
+	for (x = 0; x < ri->n; x++) {
+		const struct ri_trace *t = &ri->t[x];
+		const char *prog = t->program ? t->program : t->path;
+
+		if (!t->selected)
+			continue;
+		memset(&a, 0, sizeof(a));
+		cli_apply(cl, &a);
+		sel_init(&k->sel, &cl->sel);
+		a.ops = &stk_ops;
+		a.ctx = k;
+		if (an_run(&a, t->path)) {
+			status = EXIT_FAIL;
+			goto next;
+		}
+		read++;
+		for (i = 1; i < a.n_nodes; i++) {
+			const struct an_node *n = &a.nodes[i];
+			uint64_t v, ticks = k->inclusive ? n->incl : n->self;
+
+			if (!n->fn)
+				continue;
+			if (k->count)
+				v = n->calls;
+			else if (k->unit == STK_TICKS || !a.freq)
+				v = ri_ticks(ri, a.freq, ticks);
+			else
+				v = tool_scale(ticks, k->unit == STK_NS ? 1e9 : 1e6, a.freq);
+			if (!v)
+				continue;
+			b.len = 0;
+			if (k->per_process) {
+				const char *base = strrchr(prog, '/');
+
+				if (stk_put_name(&b, base ? base + 1 : prog))
+					goto oom;
+				snprintf(pre, sizeof(pre), " %d;", (int)t->pid);
+				if (stk_put(&b, pre, strlen(pre)))
+					goto oom;
+			}
+			if (stk_fold(&a, i, &b, &path, &path_cap))
+				goto oom;
+			j = ri_names_get(&lines, b.p, b.len);
+			if (j == UINT32_MAX)
+				goto oom;
+			if (j >= val_cap) {
+				uint32_t cap = val_cap ? val_cap * 2 : 1024;
+				uint64_t *nv;
+
+				while (cap <= j)
+					cap *= 2;
+				nv = realloc(val, cap * sizeof(*nv));
+				if (!nv)
+					goto oom;
+				memset(nv + val_cap, 0, (cap - val_cap) * sizeof(*nv));
+				val = nv;
+				val_cap = cap;
+			}
+			val[j] += v;
+		}
+		if (k->deeper && !a.quiet)
+			fprintf(stderr, "fdrtrace stack: %s: calls deeper than %u levels are "
+				"folded into one frame, \"" STK_DEEPER "\", under each path that "
+				"deep\n", a.path, STK_DEPTH_MAX);
+		k->deeper = false;
+		an_summary(&a, "stack");
+		an_events_note(&a, "stack");
+next:
+		for (i = 0; i < a.n_threads; i++)
+			a.threads[i]->uptr = NULL;	/* a node index, not memory */
+		sel_fini(&k->sel);
+		an_fini(&a);
+		continue;
+oom:
+		tool_err("out of memory");
+		status = EXIT_FAIL;
+		for (i = 0; i < a.n_threads; i++)
+			a.threads[i]->uptr = NULL;
+		sel_fini(&k->sel);
+		an_fini(&a);
+		break;
+	}
+	if (k->sel.oom) {
+		tool_err("out of memory: some calls are missing");
+		status = EXIT_FAIL;
+	}
+	for (i = 0; i < lines.n && !tool_stdout_failed(); i++)
+		printf("%s %" PRIu64 "\n", ri_names_str(&lines, i), val[i]);
+	ri_say_read(ri, cl->quiet, read);
+	ri_names_free(&lines);
+	free(val);
+	free(path);
+	free(b.p);
+	return status;
+}
+
 int cmd_stack(int argc, char **argv)
 {
 	struct stk k = { .unit = STK_NS };
-	struct analysis a;
+	static struct analysis a;	/* large: not on the stack */
+	struct run_input ri;
 	struct cli cl;
 	uint32_t i, *path = NULL, path_cap = 0;
 	int status = EXIT_OK;
 
 	if (!cli_parse(&stack_cli, &k, &cl, argc, argv, &status))
 		return status;
+	if (ri_open(&ri, &cl, 0, cl.n_files))
+		return EXIT_FAIL;
+	if (ri.run) {
+		status = stk_run(&cl, &k, &ri);
+		ri_close(&ri);
+		if (tool_finish_stdout())
+			status = EXIT_FAIL;
+		return status;
+	}
 	memset(&a, 0, sizeof(a));
 	cli_apply(&cl, &a);
 	sel_init(&k.sel, &cl.sel);
 	a.ops = &stk_ops;
 	a.ctx = &k;
-	if (an_run(&a, cl.files[0])) {
+	if (an_run(&a, ri.t[0].path)) {
 		sel_fini(&k.sel);
 		an_fini(&a);
+		ri_close(&ri);
 		return EXIT_FAIL;
 	}
 	for (i = 1; i < a.n_nodes && !tool_stdout_failed(); i++) {
@@ -253,6 +452,7 @@ int cmd_stack(int argc, char **argv)
 		a.threads[i]->uptr = NULL;	/* a node index, not memory */
 	sel_fini(&k.sel);
 	an_fini(&a);
+	ri_close(&ri);
 	if (tool_finish_stdout())
 		status = EXIT_FAIL;
 	return status;

@@ -35,6 +35,10 @@
  * @fmt_state: the format's own state
  * @w: writes full buffers to stdout while the next one fills
  * @clk, @near: the trace's ticks to nanoseconds (cv_ns())
+ * @run: the conversion is of a run (several traces, input.h): @run_freq
+ *	and @run_base are its one time axis, @proc_name names the process
+ *	of the trace being read, @uuid_base sets its threads' tracks apart
+ *	(Perfetto), and the formats' @finish writes no trailer
  */
 struct cv {
 	char *out;
@@ -44,6 +48,30 @@ struct cv {
 	struct owriter w;
 	struct tk_ns clk;
 	struct tk_near near;
+	bool run;
+	uint64_t run_freq, run_base;
+	const char *proc_name;
+	uint64_t uuid_base;
+};
+
+/**
+ * struct cv_flow - one end of an arrow between processes of a run: from
+ * the point where a parent forked (or an image exec'd) to the child's
+ * first event
+ * @id: the arrow's id (the same at both ends)
+ * @end: the child's end (false: the parent's)
+ * @name: "fork" or "exec"
+ * @t: the thread of @a it is on; NULL: the process @pid's own track
+ * @pid: the process
+ * @tsc: where
+ */
+struct cv_flow {
+	uint64_t id;
+	bool end;
+	const char *name;
+	struct an_thread *t;
+	int32_t pid;
+	uint64_t tsc;
 };
 
 /**
@@ -54,7 +82,11 @@ struct cv {
  * @start: before the trace is read; 0 or a negative errno
  * @native: a native stack (a crash, a start) of @t at @tsc, as an instant
  *	event; everything queued for @t is written before it
- * @finish: after it was read (process and thread names, trailer)
+ * @finish: after it was read (process and thread names, trailer); of a
+ *	run (@cv->run): after each trace its names, then once with @a NULL
+ *	the trailer
+ * @flow: an end of an arrow between processes (struct cv_flow), after the
+ *	trace of @a was read
  * @fini: free the format's state (also after a failure)
  */
 struct cv_format {
@@ -65,6 +97,7 @@ struct cv_format {
 	void (*native)(struct cv *cv, struct analysis *a, struct an_thread *t,
 		       const struct fdrtrace_ext *x, uint64_t tsc);
 	void (*finish)(struct cv *cv, struct analysis *a);
+	void (*flow)(struct cv *cv, struct analysis *a, const struct cv_flow *fl);
 	void (*fini)(struct cv *cv);
 };
 
@@ -111,7 +144,8 @@ void cv_put(struct cv *cv, const void *p, size_t n);
 
 /**
  * cv_ns - ticks to nanoseconds with the trace's clock, exactly (ticks.h;
- * ticks * 1000 when the frequency is unknown)
+ * ticks * 1000 when the frequency is unknown); of a run, with the run's
+ * frequency, from its base (earlier ticks are 0)
  * @cv: the conversion (its @clk is made again when the frequency changes;
  *	@near follows the times written)
  * @a: the analysis
@@ -123,8 +157,14 @@ void cv_put(struct cv *cv, const void *p, size_t n);
  */
 static inline uint64_t cv_ns(struct cv *cv, const struct analysis *a, uint64_t ticks)
 {
-	if (__builtin_expect(cv->clk.freq != a->freq, 0)) {
-		tk_ns_init(&cv->clk, a->freq);
+	uint64_t freq = a->freq;
+
+	if (__builtin_expect(cv->run, 0)) {
+		freq = cv->run_freq ? cv->run_freq : a->freq;
+		ticks = ticks > cv->run_base ? ticks - cv->run_base : 0;
+	}
+	if (__builtin_expect(cv->clk.freq != freq, 0)) {
+		tk_ns_init(&cv->clk, freq);
 		cv->near.ok = false;
 	}
 	return tk_ns_near(&cv->clk, &cv->near, ticks);

@@ -526,18 +526,47 @@ static void ch_meta(struct cv *cv, const char *what, int32_t pid, const int32_t 
 
 static void ch_finish(struct cv *cv, struct analysis *a)
 {
+	struct ch_state *st = cv->fmt_state;
 	uint32_t i;
 
-	if (a->program)
-		ch_meta(cv, "process_name", a->pid, NULL, a->program);
-	for (i = 0; i < a->n_threads; i++) {
+	if (a && (cv->proc_name || a->program))
+		ch_meta(cv, "process_name", a->pid, NULL, cv->proc_name ? cv->proc_name : a->program);
+	for (i = 0; a && i < a->n_threads; i++) {
 		const struct an_thread *t = a->threads[i];
 		char buf[80];
 
 		ch_meta(cv, "thread_name", cv_pid(a, t), &t->tid,
 			an_thread_label(t, buf, sizeof(buf)));
 	}
-	cv_put(cv, "\n]}\n", 4);
+	if (cv->run)
+		st->t = NULL;	/* the next trace's threads may be where these were */
+	if (!a || !cv->run)
+		cv_put(cv, "\n]}\n", 4);
+}
+
+/*
+ * An end of an arrow between processes: a flow event, "s" at the parent's
+ * end, "f" binding to the enclosing slice ("bp":"e") at the child's, with
+ * the arrow's id; on the thread, or the process's main thread (tid = pid).
+ */
+static void ch_flow(struct cv *cv, struct analysis *a, const struct cv_flow *fl)
+{
+	char *start, *p;
+
+	p = ch_begin_line(cv, 0);
+	start = cv->out + cv->len;
+	p = ch_str(p, "\"name\":\"");
+	p = ch_str(p, fl->name);
+	p = ch_str(p, fl->end ? "\",\"cat\":\"process\",\"ph\":\"f\",\"bp\":\"e\",\"id\":" :
+		   "\",\"cat\":\"process\",\"ph\":\"s\",\"id\":");
+	p = ch_u64(p, fl->id);
+	p = ch_str(p, ",\"ts\":");
+	p = ch_us3(p, cv_ns(cv, a, fl->tsc));
+	p = ch_str(p, ",\"pid\":");
+	p = ch_i32(p, fl->pid);
+	p = ch_str(p, ",\"tid\":");
+	p = ch_i32(p, fl->t ? fl->t->tid : fl->pid);
+	ch_end_line(cv, start, p);
 }
 
 const struct cv_format cv_chrome = {
@@ -546,5 +575,6 @@ const struct cv_format cv_chrome = {
 	.start = ch_start,
 	.native = ch_native,
 	.finish = ch_finish,
+	.flow = ch_flow,
 	.fini = ch_fini,
 };

@@ -66,14 +66,15 @@
 #define PF_MSG_MAX 40000	/* a packet: a name, or a native stack of 64 frames */
 
 /* Interned categories and instant names, in the first packet. */
-enum { PF_CAT_FUNCTION = 1, PF_CAT_EVENT, PF_CAT_GAP, PF_CAT_NATIVE, PF_CAT_FDRTRACE };
+enum { PF_CAT_FUNCTION = 1, PF_CAT_EVENT, PF_CAT_GAP, PF_CAT_NATIVE, PF_CAT_FDRTRACE,
+       PF_CAT_PROCESS };
 static const char *const pf_cats[] = { NULL, "function", "event", "gap", "native_stack",
-				       "fdrtrace" };
+				       "fdrtrace", "process" };
 enum { PF_NAME_CUSTOM = 1, PF_NAME_TYPED, PF_NAME_LOST, PF_NAME_CRASH, PF_NAME_STARTED,
-       PF_NAME_KILLED, PF_NAME_WAIT, PF_NAME_FIRST_FN };
+       PF_NAME_KILLED, PF_NAME_WAIT, PF_NAME_FORK, PF_NAME_EXEC, PF_NAME_FIRST_FN };
 static const char *const pf_names[] = { NULL, "custom event", "typed event", "records lost",
 					"crash", "recording started", "killed by a signal",
-					"fdrtrace: waited for a buffer" };
+					"fdrtrace: waited for a buffer", "fork", "exec" };
 
 /*
  * A thread's state: described yet, and the bytes of its slice packets after
@@ -83,8 +84,8 @@ static const char *const pf_names[] = { NULL, "custom event", "typed event", "re
  */
 struct pf_thread {
 	bool described, ready;
-	uint8_t tail_len;	/* at most 9 + 5: a uuid below 2^35 */
-	uint8_t begin[16], end[16];
+	uint8_t tail_len;	/* at most 9 + 7: a uuid below 2^49 (pf_thread_uuid()) */
+	uint8_t begin[20], end[20];
 };
 
 /* A function's interned name (an_func.uptr): the iid, and 'name_iid IID' as bytes. */
@@ -110,6 +111,7 @@ struct pf {
 	uint32_t *pid_hash;	/* pid -> index + 1 in @pids (0: empty; load <= 1/2) */
 	uint32_t pid_hash_cap;
 	bool oom;
+	bool flow_track;	/* the trace's fork/exec track is described (pf_flow()) */
 	const struct an_thread *last_t;
 	struct pf_thread *last;
 	uint64_t ts_hi;
@@ -198,9 +200,17 @@ static void pf_emit(struct cv *cv, const struct pb *pk)
 	cv->events++;
 }
 
+/*
+ * cv->uuid_base of the trace being written: of a run, trace k's threads
+ * are k * 2^33 + index + 1 (below 2^49 for 2^15 traces), apart from each
+ * other and from the processes' 2^32 + pid. Taken from the cv before a
+ * thread is described (pf_track_slow()) and where names are written.
+ */
+static uint64_t pf_uuid_base;
+
 static uint64_t pf_thread_uuid(const struct an_thread *t)
 {
-	return (uint64_t)t->index + 1;
+	return pf_uuid_base + (uint64_t)t->index + 1;
 }
 
 static uint64_t pf_process_uuid(int32_t pid)
@@ -226,7 +236,9 @@ static void pf_describe(struct cv *cv, const struct analysis *a, int32_t pid,
 		pb_uint(&td, 5, pf_process_uuid(pid));
 		pb_msg(&td, 4, &d);
 	} else {
-		if (pid == a->pid && a->program)
+		if (pid == a->pid && cv->proc_name)
+			pb_str(&d, 6, cv->proc_name);
+		else if (pid == a->pid && a->program)
 			pb_str(&d, 6, a->program);
 		pb_uint(&td, 1, pf_process_uuid(pid));
 		pb_msg(&td, 3, &d);
@@ -331,8 +343,10 @@ static struct pf_thread *pf_track_slow(struct cv *cv, const struct analysis *a,
 				       const struct an_thread *t)
 {
 	struct pf *pf = cv->fmt_state;
-	struct pf_thread *th = pf_thread(pf, t);
+	struct pf_thread *th;
 
+	pf_uuid_base = cv->uuid_base;
+	th = pf_thread(pf, t);
 	if (!th)
 		return NULL;
 	if (!th->described) {
@@ -720,14 +734,22 @@ static int pf_start(struct cv *cv)
 	return 0;
 }
 
-/* The names known at the end: every process and thread described again. */
+/*
+ * The names known at the end: every process and thread described again.
+ * Of a run, after each trace: its process and threads, then the threads'
+ * state is made again for the next trace.
+ */
 static void pf_finish(struct cv *cv, struct analysis *a)
 {
 	struct pf *pf = cv->fmt_state;
 	uint32_t i;
 
+	if (!a)
+		return;	/* the end of a run: nothing more */
+	pf_uuid_base = cv->uuid_base;
 	for (i = 0; i < pf->n_pids; i++)
-		pf_describe(cv, a, pf->pids[i], NULL);
+		if (!cv->run || pf->pids[i] == a->pid)
+			pf_describe(cv, a, pf->pids[i], NULL);
 	for (i = 0; i < a->n_threads; i++) {
 		const struct an_thread *t = a->threads[i];
 
@@ -736,6 +758,52 @@ static void pf_finish(struct cv *cv, struct analysis *a)
 	}
 	if (pf->oom)
 		fprintf(stderr, "fdrtrace convert: out of memory: some names are missing\n");
+	if (cv->run) {
+		if (pf->threads)
+			memset(pf->threads, 0, pf->n_threads * sizeof(*pf->threads));
+		pf->last_t = NULL;
+		pf->last = NULL;
+		pf->flow_track = false;
+	}
+}
+
+/*
+ * An end of an arrow between processes: an instant ("fork", "exec") with
+ * TrackEvent.flow_ids (47) at the parent's end, terminating_flow_ids (48)
+ * at the child's (both fixed64), on a track of the trace's own ("fork/exec",
+ * uuid: its uuid_base + 2^32 - 1, under its process): they are written
+ * after the trace was read, and a thread's track must not go back in time.
+ */
+static void pf_flow(struct cv *cv, struct analysis *a, const struct cv_flow *fl)
+{
+	struct pf *pf = cv->fmt_state;
+	uint64_t uuid = cv->uuid_base + 0xffffffffu;
+	static struct pb pk, td;
+	struct pb te;
+	uint8_t *p;
+
+	if (!pf->flow_track) {
+		pf->flow_track = true;
+		pf_describe_process(cv, pf, a, fl->pid);
+		pb_init(&pk);
+		pb_init(&td);
+		pb_uint(&td, 1, uuid);
+		pb_str(&td, 2, "fork/exec");
+		pb_uint(&td, 5, pf_process_uuid(fl->pid));
+		pb_uint(&pk, 10, PF_SEQ);
+		pb_msg(&pk, 60, &td);
+		pf_emit(cv, &pk);
+	}
+	pb_init(&te);
+	pb_uint(&te, 9, PF_INSTANT);
+	pb_uint(&te, 11, uuid);
+	pb_uint(&te, 3, PF_CAT_PROCESS);
+	pb_uint(&te, 10, strcmp(fl->name, "exec") == 0 ? PF_NAME_EXEC : PF_NAME_FORK);
+	p = pb_put_varint(te.p, (uint64_t)(fl->end ? 48 : 47) << 3 | 1);	/* fixed64 */
+	for (int i = 0; i < 8; i++)
+		*p++ = (uint8_t)(fl->id >> (8 * i));
+	te.p = p;
+	pf_event(cv, a, fl->tsc, &te, NULL);
 }
 
 static void pf_fini(struct cv *cv)
@@ -758,5 +826,6 @@ const struct cv_format cv_perfetto = {
 	.start = pf_start,
 	.native = pf_native,
 	.finish = pf_finish,
+	.flow = pf_flow,
 	.fini = pf_fini,
 };

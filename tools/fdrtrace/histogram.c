@@ -114,6 +114,47 @@ uint64_t hist_rank(const struct hist *h, uint64_t num, uint64_t den)
 	return h->max;
 }
 
+int hist_merge(struct hist *dst, const struct hist *src)
+{
+	unsigned g, i;
+	uint64_t k;
+
+	if (!src->n)
+		return 0;
+	if (!src->grp) {
+		for (k = 0; k < src->n; k++)
+			if (hist_add(dst, src->small[k]))
+				return -ENOMEM;
+		return 0;
+	}
+	if (!dst->grp) {
+		/* @dst's inline values go to buckets, as hist_add_slow() does */
+		dst->grp = calloc(HIST_GROUPS, sizeof(*dst->grp));
+		if (!dst->grp)
+			return -ENOMEM;
+		for (k = 0; k < dst->n; k++)
+			if (hist_count(dst, dst->small[k]))
+				return -ENOMEM;
+	}
+	for (g = 0; g < HIST_GROUPS; g++) {
+		if (!src->grp[g])
+			continue;
+		if (!dst->grp[g]) {
+			dst->grp[g] = calloc(hist_group_len(g), sizeof(uint64_t));
+			if (!dst->grp[g])
+				return -ENOMEM;
+		}
+		for (i = 0; i < hist_group_len(g); i++)
+			dst->grp[g][i] += src->grp[g][i];
+	}
+	if (!dst->n || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->n += src->n;
+	return 0;
+}
+
 void hist_free(struct hist *h)
 {
 	unsigned g;

@@ -97,6 +97,15 @@ static inline int hist_add(struct hist *h, uint64_t v)
 uint64_t hist_rank(const struct hist *h, uint64_t num, uint64_t den);
 
 /**
+ * hist_merge - add the values of @src to @dst (as if each was hist_add()ed)
+ * @dst: the histogram that gets them
+ * @src: the one they come from (unchanged)
+ *
+ * Return: 0, or -ENOMEM (then @dst misses some of them).
+ */
+int hist_merge(struct hist *dst, const struct hist *src);
+
+/**
  * hist_free - free the buckets
  * @h: the histogram
  */
