@@ -304,5 +304,25 @@ for c in "account" "account -f csv" "stack" "graph" "replay" "diff many-fns.fdr"
 	fi
 done
 
+# No FILE: the run record wrote here, else the newest trace here, named on
+# stderr (uftrace reads uftrace.data); neither: a usage error that says so.
+mkdir -p default-input && (
+	cd default-input || exit 1
+	for c in account replay stack graph info; do
+		check "$c-default-none" 2 "$fdr" $c && has err "no fdrtrace.run run or *.fdr trace in this directory"
+	done
+	"$fdr" assemble "$here/golden/basic.txt" -o old.fdr
+	touch -d '1 hour ago' old.fdr
+	"$fdr" assemble "$here/golden/args.txt" -o new.fdr
+	check default-newest 0 "$fdr" replay && has err "reading new.fdr (no FILE given: the newest trace here)" &&
+		has out "square(7);"
+	check default-quiet 0 "$fdr" account -q && ! grep -q reading err
+	"$fdr" record -- "$calc" >/dev/null 2>&1
+	check default-run 0 "$fdr" account && has err "reading fdrtrace.run (no FILE given: the run fdrtrace record wrote here)" &&
+		has out " main"
+	check default-run-info 0 "$fdr" info && has err "reading fdrtrace.run" && has out "index:           yes"
+	exit "$fails"
+) || fails=$((fails + $?))
+
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "all ok"

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run.h"
 #include "util.h"
 
 /**
@@ -341,7 +342,25 @@ bool cli_parse(const struct cli_cmd *cmd, void *ctx, struct cli *cl, int argc, c
 		}
 	}
 	n = argc - optind;
-	if (n < cmd->min_files || n > cmd->max_files) {
+	cl->files = argv + optind;
+	if (n == 0 && cmd->min_files == 1) {
+		/* no FILE: the run or the newest trace here, as uftrace reads uftrace.data */
+		static char def[256];
+		static char *def_files[1];
+
+		if (!run_default_input(def, sizeof(def))) {
+			*status = tool_usage_err(cmd->name, "missing FILE (and no " RUN_DEFAULT_DIR
+						 " run or *.fdr trace in this directory)");
+			return false;
+		}
+		def_files[0] = def;
+		cl->files = def_files;
+		n = 1;
+		if (!cl->quiet)
+			fprintf(stderr, "fdrtrace %s: reading %s (no FILE given: %s)\n", cmd->name, def,
+				strcmp(def, RUN_DEFAULT_DIR) ? "the newest trace here" :
+				"the run fdrtrace record wrote here");
+	} else if (n < cmd->min_files || n > cmd->max_files) {
 		if (n == 0)
 			*status = tool_usage_err(cmd->name, "missing FILE");
 		else if (n < cmd->min_files)
@@ -352,7 +371,6 @@ bool cli_parse(const struct cli_cmd *cmd, void *ctx, struct cli *cl, int argc, c
 			*status = tool_usage_err(cmd->name, "%d FILEs only", cmd->max_files);
 		return false;
 	}
-	cl->files = argv + optind;
 	cl->n_files = n;
 	if (cmd->groups & CLI_OUTPUT) {
 		rc = tool_output_is_input(cmd->name, cl->output, cl->files, n);

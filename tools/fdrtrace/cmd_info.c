@@ -814,9 +814,20 @@ int cmd_info(int argc, char **argv)
 			return tool_print_help(info_help);
 		return tool_bad_option("info", "h", argv);
 	}
-	if (optind != argc - 1)
-		return tool_usage_err("info", optind == argc ? "missing FILE" : "one FILE or DIR only");
-	path = argv[optind];
+	if (optind == argc) {
+		/* no FILE: the run or the newest trace here, as the analyses */
+		static char def[256];
+
+		if (!run_default_input(def, sizeof(def)))
+			return tool_usage_err("info", "missing FILE (and no " RUN_DEFAULT_DIR
+					      " run or *.fdr trace in this directory)");
+		fprintf(stderr, "fdrtrace info: reading %s (no FILE given)\n", def);
+		path = def;
+	} else if (optind != argc - 1) {
+		return tool_usage_err("info", "one FILE or DIR only");
+	} else {
+		path = argv[optind];
+	}
 	if (strcmp(path, "-") && run_is_dir(path) == 1)
 		return info_run(path);
 	in = calloc(1, sizeof(*in));

@@ -192,7 +192,7 @@ static const char *rec_find_lib(char *buf, size_t cap, struct rec_tried *t)
 }
 
 /* The default run directory, in the current directory. */
-#define REC_DEFAULT_DIR "fdrtrace.run"
+#define REC_DEFAULT_DIR RUN_DEFAULT_DIR
 
 /*
  * Create @dir and its missing parents (mkdir -p). Return: 0 or -errno.

@@ -489,6 +489,39 @@ static void run_tree(struct run_dir *r)
 	run_set_depth(r, r->roots, 0);
 }
 
+char *run_default_input(char *buf, size_t cap)
+{
+	struct timespec best = { 0, 0 };
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (!stat(RUN_DEFAULT_DIR, &st) && S_ISDIR(st.st_mode) &&
+	    run_is_index(RUN_DEFAULT_DIR "/" RUN_INDEX)) {
+		snprintf(buf, cap, "%s", RUN_DEFAULT_DIR);
+		return buf;
+	}
+	d = opendir(".");
+	if (!d)
+		return NULL;
+	buf[0] = '\0';
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (n < 5 || strcmp(de->d_name + n - 4, ".fdr") || n >= cap)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (buf[0] && (st.st_mtim.tv_sec < best.tv_sec ||
+			       (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec <= best.tv_nsec)))
+			continue;
+		best = st.st_mtim;
+		memcpy(buf, de->d_name, n + 1);
+	}
+	closedir(d);
+	return buf[0] ? buf : NULL;
+}
+
 bool run_is_index(const char *path)
 {
 	char head[sizeof(RUN_INDEX_MAGIC) - 1];

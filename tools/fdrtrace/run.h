@@ -25,8 +25,22 @@
 #define RUN_INDEX "index"
 #define RUN_INDEX_MAGIC "# fdrtrace run index"
 
+/* The run directory fdrtrace record writes by default, in the current directory. */
+#define RUN_DEFAULT_DIR "fdrtrace.run"
+
 /* Is the file at @path a run's index (a regular file starting with RUN_INDEX_MAGIC)? */
 bool run_is_index(const char *path);
+
+/**
+ * run_default_input - what a command reads when given no FILE: the run
+ * directory record wrote here (RUN_DEFAULT_DIR, with its index), else the
+ * newest trace file (*.fdr, by modification time) of the current directory
+ * @buf: room for the name
+ * @cap: its size
+ *
+ * Return: @buf, or NULL when there is neither.
+ */
+char *run_default_input(char *buf, size_t cap);
 
 /**
  * struct run_proc - one trace of a run directory: a process, or one image
