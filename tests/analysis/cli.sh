@@ -41,7 +41,7 @@ has() {	# has FILE TEXT
 	return 1
 }
 
-for c in account stack convert replay graph extract-map record diff; do
+for c in account stack convert replay graph extract-map record diff live; do
 	check "$c-help" 0 "$fdr" $c --help && has out "Usage: fdrtrace $c"
 	check "$c-unknown-option" 2 "$fdr" $c --frob x && has err "fdrtrace $c: unknown option '--frob'"
 	check "$c-missing-arg" 2 "$fdr" $c && has err "fdrtrace $c: missing"
@@ -303,6 +303,21 @@ for c in "account" "account -f csv" "stack" "graph" "replay" "diff many-fns.fdr"
 		echo "ok   one pipe, '$c' ($n_out lines, then $(wc -l <alone.err) on stderr)"
 	fi
 done
+
+# live: record then replay in one step; the run is kept only with -d, the
+# program's status is live's
+mkdir -p live-tmp
+check live-tree 0 env TMPDIR="$work/live-tmp" "$fdr" live -- "$calc" && has out "  evaluate() {" &&
+	has err "1 process traced" && ! grep -q "run in" err
+[ -z "$(ls -A live-tmp)" ] || { echo "FAIL: live left $(ls -A live-tmp) in TMPDIR"; fails=$((fails + 1)); }
+check live-selectors 0 "$fdr" live -F evaluate -D 1 "$calc" && has out "evaluate();" &&
+	! grep -q "worker()" out
+check live-kept 0 "$fdr" live -d live-kept -- "$calc" && has out "evaluate() {" &&
+	has err "run in" && ls live-kept/fdrtrace.calc.*.fdr >/dev/null
+check live-status 3 env TMPDIR="$work/live-tmp" "$fdr" live -- sh -c 'exit 3' &&
+	has err "no process was traced"
+[ -z "$(ls -A live-tmp)" ] || { echo "FAIL: live left $(ls -A live-tmp) in TMPDIR"; fails=$((fails + 1)); }
+check live-no-program 2 "$fdr" live -F main && has err "missing PROGRAM"
 
 # No FILE: the run record wrote here, else the newest trace here, named on
 # stderr (uftrace reads uftrace.data); neither: a usage error that says so.

@@ -547,5 +547,8 @@ int cmd_graph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_extract_map(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_live(int argc, char **argv);
+/* record's summary names the run directory (false: live's, removed after) */
+extern bool rec_say_dir;
 
 #endif /* FDRTRACE_TOOL_ANALYSIS_H */

@@ -194,6 +194,9 @@ static const char *rec_find_lib(char *buf, size_t cap, struct rec_tried *t)
 /* The default run directory, in the current directory. */
 #define REC_DEFAULT_DIR RUN_DEFAULT_DIR
 
+/* The summary names the run directory (live records into one it removes). */
+bool rec_say_dir = true;
+
 /*
  * Create @dir and its missing parents (mkdir -p). Return: 0 or -errno.
  */
@@ -568,7 +571,8 @@ static size_t rec_summary(const struct run_dir *r)
 		fprintf(stderr, "fdrtrace record: %zu trace%s without a function record (a process "
 			"that exec'd, or ran no instrumented function, before its first)\n", idle,
 			idle == 1 ? "" : "s");
-	fprintf(stderr, "fdrtrace record: run in %s (fdrtrace info %s)\n", r->path, r->path);
+	if (rec_say_dir)
+		fprintf(stderr, "fdrtrace record: run in %s (fdrtrace info %s)\n", r->path, r->path);
 	for (size_t i = 0; i < r->n; i++) {
 		if (shown == REC_SHOW_LOSSES) {
 			more += !r->procs[i].has_close || r->procs[i].lost || r->procs[i].left_out;
@@ -890,7 +894,8 @@ int cmd_record(int argc, char **argv)
 				"instrumented function (was it built with -finstrument-functions?), "
 				"or the trace could not be written (see the messages above)\n",
 				argv[optind]);
-		fprintf(stderr, "fdrtrace record: run in %s (an index, no trace)\n", absdir);
+		if (rec_say_dir)
+			fprintf(stderr, "fdrtrace record: run in %s (an index, no trace)\n", absdir);
 	}
 	if (missing)
 		fprintf(stderr, "fdrtrace record: %zu process%s it started still run%s with no trace "

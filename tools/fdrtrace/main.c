@@ -34,6 +34,7 @@ static const struct tool_cmd commands[] = {
 	{ "graph", "the call graph in Graphviz DOT, edges with calls and times", cmd_graph },
 	{ "extract-map", "an XRay YAML instrumentation map for llvm-xray", cmd_extract_map },
 	{ "record", "record a program's whole process tree into a run directory", cmd_record },
+	{ "live", "run a program traced and print its call tree when it ends", cmd_live },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
