@@ -826,8 +826,9 @@ static notrace void lc_install_signals(void)
 		if (fdr_real_sigaction(sig, NULL, &old) < 0)
 			continue;
 		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
-			continue;	/* the program ignores it: leave it so */
-		fdr_sig_take(sig, &sa);
+			fdr_sig_watch(sig, &sa);	/* ignored: left so, until the default is set */
+		else
+			fdr_sig_take(sig, &sa);
 	}
 	/* the ones that end the process by default: only where that is the disposition */
 	sa.sa_sigaction = lc_terminate;
@@ -838,8 +839,9 @@ static notrace void lc_install_signals(void)
 		if (sig == fdr_cfg.dump_signal || fdr_real_sigaction(sig, NULL, &old) < 0)
 			continue;
 		if (old.sa_handler != SIG_DFL)
-			continue;	/* ignored, or handled (a constructor's handler) */
-		fdr_sig_take(sig, &sa);
+			fdr_sig_watch(sig, &sa);	/* ignored (a background job's SIGINT), or handled */
+		else
+			fdr_sig_take(sig, &sa);
 	}
 	if (fdr_cfg.dump_signal > 0 && fdr_cfg.dump_signal < NSIG) {
 		struct sigaction ds;

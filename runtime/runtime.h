@@ -264,6 +264,12 @@ int fdr_real_sigaction(int sig, const struct sigaction *act, struct sigaction *o
  * default puts @ours back. Initialisation only. Return: 0 or -errno.
  */
 int fdr_sig_take(int sig, const struct sigaction *ours) fdr_hidden;
+/*
+ * The same for @sig ignored or handled at start: that stays installed;
+ * @ours stands for the default once the program sets it. Initialisation
+ * only. Return: 0 or -EINVAL.
+ */
+int fdr_sig_watch(int sig, const struct sigaction *ours) fdr_hidden;
 /* What the runtime's handler for @sig does after its dump (fdr_sig_course()) */
 enum fdr_sig_course {
 	FDR_SIG_DEFAULT,	/* the program's disposition is the default: the process dies of it */

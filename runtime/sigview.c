@@ -15,8 +15,10 @@
  *
  * So libfdrtrace defines sigaction, signal, bsd_signal and sysv_signal
  * (exported, as the exec family is). For a signal the runtime took
- * (fdr_sig_take()), each keeps the program's view, the disposition the
- * program last set, and returns it as the old one:
+ * (fdr_sig_take(); fdr_sig_watch() for one ignored or handled at start,
+ * whose disposition stays installed until the program sets the default),
+ * each keeps the program's view, the disposition the program last set,
+ * and returns it as the old one:
  *   - setting SIG_DFL installs (or keeps) the runtime's handler, which
  *     dumps, then ends the process by the signal with the real default
  *     (fdr_sig_die());
@@ -102,7 +104,8 @@ enum sv_state {
 
 static _Atomic bool sv_taken[NSIG];	/* fdr_sig_take()n: sv_handler and sv_state set */
 static _Atomic int sv_state[NSIG];	/* enum sv_state: the view's kind, published last */
-static _Atomic bool sv_dying[NSIG];	/* the runtime's handler lets it end the process */
+/* the process (pid: not a fork or vfork child) whose handler let the signal end it */
+static _Atomic pid_t sv_dying[NSIG];
 static _Atomic int sv_busy[NSIG];	/* changes under way, read by a fork child */
 /*
  * sv_oneshot()'s target: the program's handler, with SV_INFO for its
@@ -182,19 +185,33 @@ notrace int fdr_sig_take(int sig, const struct sigaction *ours)
 	return 0;
 }
 
+notrace int fdr_sig_watch(int sig, const struct sigaction *ours)
+{
+	if (sig <= 0 || sig >= NSIG)
+		return -EINVAL;
+	sv_handler[sig] = *ours;
+	atomic_store_explicit(&sv_state[sig], SV_PROG, memory_order_relaxed);
+	/* release: pairs with sv_is_taken(): sv_handler and sv_state are set */
+	atomic_store_explicit(&sv_taken[sig], true, memory_order_release);
+	return 0;
+}
+
 /*
  * The runtime's handler is running: whatever the view says, it is
  * installed only for the default or for SV_PRE (the invariant above).
  */
 notrace int fdr_sig_course(int sig)
 {
+	pid_t pid;
+
 	if (sig <= 0 || sig >= NSIG)
 		return FDR_SIG_DEFAULT;
 	/* acquire: pairs with the releases that change the state */
 	if (atomic_load_explicit(&sv_state[sig], memory_order_acquire) == SV_PRE)
 		return FDR_SIG_PROGRAM;
-	/* seen set: it installed the real default already, yet its signal came back here */
-	if (atomic_exchange_explicit(&sv_dying[sig], true, memory_order_relaxed))
+	/* this process installed the real default already, yet its signal came back here */
+	pid = (pid_t)syscall(SYS_getpid);
+	if (atomic_exchange_explicit(&sv_dying[sig], pid, memory_order_relaxed) == pid)
 		return FDR_SIG_AGAIN;
 	return FDR_SIG_DEFAULT;
 }
@@ -222,7 +239,7 @@ notrace void fdr_sig_default(int sig)
 
 	sv_set_plain_dfl(&dfl);
 	if (sig > 0 && sig < NSIG)
-		atomic_store_explicit(&sv_dying[sig], true, memory_order_relaxed);
+		atomic_store_explicit(&sv_dying[sig], (pid_t)syscall(SYS_getpid), memory_order_relaxed);
 	__sigaction(sig, &dfl, NULL);
 }
 
@@ -230,8 +247,8 @@ notrace void fdr_sig_default(int sig)
  * The real default installed, then the signal sent to this thread (blocked
  * in the handler: pending) and unblocked: delivered by the default, it
  * ends the process there. Around again if another thread installed
- * something in between (its handler ran first; ours is back here by
- * FDR_SIG_AGAIN). Never by raising it and returning, into whatever is
+ * something in between (that handler ran first; the runtime's, run again,
+ * ends here too). Never by raising it and returning, into whatever is
  * installed by then.
  */
 notrace void fdr_sig_die(int sig)
@@ -247,15 +264,6 @@ notrace void fdr_sig_die(int sig)
 	}
 }
 
-/* The handler installed for the program's default: the runtime's, or the real default once dying. */
-static notrace const struct sigaction *sv_for_default(int sig, struct sigaction *dfl)
-{
-	if (!atomic_load_explicit(&sv_dying[sig], memory_order_relaxed))
-		return &sv_handler[sig];
-	sv_set_plain_dfl(dfl);
-	return dfl;
-}
-
 /*
  * What a program's SA_RESETHAND handler is installed as, for a signal the
  * runtime took: the kernel would reset the disposition to the real
@@ -268,7 +276,7 @@ static notrace const struct sigaction *sv_for_default(int sig, struct sigaction 
  */
 static notrace void sv_oneshot(int sig, siginfo_t *info, void *uc)
 {
-	struct sigaction dfl, cur;
+	struct sigaction cur;
 	int expect = SV_ONCE;
 	uintptr_t target;
 
@@ -288,7 +296,7 @@ static notrace void sv_oneshot(int sig, siginfo_t *info, void *uc)
 		/* came before the program's change: its handler, the reset overtaken */
 		goto call;
 	}
-	__sigaction(sig, sv_for_default(sig, &dfl), NULL);
+	__sigaction(sig, &sv_handler[sig], NULL);
 	atomic_fetch_sub_explicit(&sv_busy[sig], 1, memory_order_acq_rel);
 call:
 	target = atomic_load_explicit(&sv_target[sig], memory_order_relaxed);
@@ -333,12 +341,10 @@ static notrace void sv_view(int sig, int state, const struct sigaction *real, st
 /* Set @act, the default: the view, then the state, then the runtime's handler. */
 static notrace int sv_set_default(int sig, const struct sigaction *act, struct sigaction *real)
 {
-	struct sigaction dfl;
-
 	sv_dfl[sig] = *act;
 	/* release: pairs with the acquire of a look (sv_dfl written) and of fdr_sig_course() */
 	atomic_store_explicit(&sv_state[sig], SV_DFL, memory_order_release);
-	return __sigaction(sig, sv_for_default(sig, &dfl), real);
+	return __sigaction(sig, &sv_handler[sig], real);
 }
 
 /* Set @act, a one-shot handler: the view and sv_oneshot()'s target, then the state, then it. */
@@ -371,7 +377,7 @@ fdr_export notrace int sigaction(int sig, const struct sigaction *act, struct si
 	if (was != SV_PROG)
 		sv_view(sig, was, NULL, &prev);
 	if (!act) {
-		r = __sigaction(sig, NULL, &real);
+		r = was == SV_PROG ? __sigaction(sig, NULL, &real) : 0;
 	} else if (sv_is_dfl(act)) {
 		r = sv_set_default(sig, act, &real);
 	} else if (act->sa_handler != SIG_IGN && (act->sa_flags & SA_RESETHAND)) {
