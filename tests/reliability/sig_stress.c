@@ -11,13 +11,17 @@
  * every delivery while the program's disposition is the default must end
  * it. Per signal (TERM, HUP, INT, QUIT, SEGV: the last also with a real
  * fault at a random turn) and per way (libfdrtrace preloaded into a
- * program built with -finstrument-functions only, and linked), it reports
- * how many of the tries died by that signal, ended otherwise, or were
- * still alive after the timeout (killed with SIGKILL and counted as
- * failures), and how many left no trace file. Any try not killed by its
- * signal fails the test; so does a death without its trace.
+ * program built with -finstrument-functions only, and linked); one try in
+ * four starts with the signal ignored, as a background job's SIGINT is.
+ * It reports how many of the tries died by that signal, ended otherwise,
+ * or were still alive after the timeout (killed with SIGKILL and counted
+ * as failures), and how many left no trace closed by the signal (read
+ * to its end with the reader). Any try not killed by its signal fails the
+ * test; so do deaths without their trace closed in more than 2% of the
+ * tries of a row (the dump gives up on the file lock after about 100 ms,
+ * lc_dump(), which a loaded machine's flush thread may hold that long).
  *
- * Environment: REL_SIG_TRIES tries per signal and way (default 200),
+ * Environment: REL_SIG_TRIES tries per signal and way (default 150),
  * REL_SIG_TIMEOUT_MS (default 3000) from the first signal sent to the
  * SIGKILL, REL_SIG_WAYS "preload", "linked" or both (default), REL_SIG_KEEP
  * set keeps going after a failure (for figures). Skipped in sanitized
@@ -42,12 +46,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fdrtrace/format.h>
+
+#include "trace_check.h"
+
 #ifndef REL_SANITIZED
 #define REL_SANITIZED 0
 #endif
 
 struct tally {
-	unsigned tries, died, other, alive, untraced;
+	unsigned tries, died, other, alive, unclosed;
 };
 
 static char dir[64];
@@ -76,27 +84,37 @@ static void sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
-/* Remove the traces of the last try. Return: whether there was a non-empty one. */
+/*
+ * Remove the traces of the last try. Return: whether there was one that
+ * reads to its end and is closed with how = signal.
+ */
 static bool clear_traces(void)
 {
+	static struct tc_trace t;
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	bool found = false;
+	bool closed = false;
 
 	if (!d)
 		return false;
 	while ((e = readdir(d))) {
-		struct stat st;
+		char path[sizeof(dir) + 256];
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_size > 0 &&
-		    strstr(e->d_name, ".fdr"))
-			found = true;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (strstr(e->d_name, ".fdr")) {
+			tc_read(path, &t);
+			closed |= t.ok && t.closed && t.close_how == FDRTRACE_CLOSE_SIGNAL;
+			if (!t.ok || !t.closed)
+				fprintf(stderr, "sig_stress: %s: %s\n", e->d_name,
+					t.ok ? "no close marker" : t.error);
+			tc_free(&t);
+		}
 		unlinkat(dirfd(d), e->d_name, 0);
 	}
 	closedir(d);
-	return found;
+	return closed;
 }
 
 static pid_t start(const char *target, const char *preload, int sig, long fault_at, int *rfd)
@@ -105,6 +123,7 @@ static pid_t start(const char *target, const char *preload, int sig, long fault_
 	char *argv[] = { (char *)target, sigs, seed, fault, NULL };
 	char *envp[] = { "FDRTRACE_MODE=fdr", opts, "PATH=/usr/bin:/bin", pre, NULL };
 	int p[2];
+	bool ignored = next_rand() % 4 == 0;
 	pid_t pid;
 
 	snprintf(sigs, sizeof(sigs), "%d", sig);
@@ -125,8 +144,12 @@ static pid_t start(const char *target, const char *preload, int sig, long fault_
 		sigset_t none;
 		int null = open("/dev/null", O_RDWR);
 
-		/* as a shell would start it: the signal at its default, unblocked; no core files */
-		signal(sig, SIG_DFL);
+		/*
+		 * As a shell would start it: the signal unblocked, at its default
+		 * or, one try in four, ignored (a background job's SIGINT), until
+		 * the program sets it; no core files.
+		 */
+		signal(sig, ignored ? SIG_IGN : SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		setrlimit(RLIMIT_CORE, &no_core);
@@ -193,14 +216,14 @@ static void one_try(struct tally *t, const char *target, const char *preload, in
 			preload ? "preloaded" : "linked", sig, (int)pid, st);
 	}
 	if (!clear_traces())
-		t->untraced++;
+		t->unclosed++;
 }
 
 int main(int argc, char **argv)
 {
 	static const int sigs[] = { SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGSEGV };
 	const char *e;
-	unsigned tries = 200, failed = 0;
+	unsigned tries = 150, failed = 0;
 	long timeout_ms = 3000, t0 = now_ms();
 	bool keep = getenv("REL_SIG_KEEP") != NULL;
 
@@ -241,11 +264,12 @@ int main(int argc, char **argv)
 				if (!keep && (t.alive || t.other))
 					break;
 			}
-			bad = t.alive || t.other || t.untraced;
+			/* a dump may give up on a file lock held too long: a few in a hundred */
+			bad = t.alive || t.other || t.unclosed > t.tries / 50;
 			printf("%-8s SIG%-5s tries %4u  died by it %4u  other ending %3u  "
-			       "left alive %3u  no trace %3u%s\n",
+			       "left alive %3u  trace not closed %3u%s\n",
 			       wname, sigabbrev_np(sigs[i]), t.tries, t.died, t.other, t.alive,
-			       t.untraced, bad ? "  FAIL" : "");
+			       t.unclosed, bad ? "  FAIL" : "");
 			fflush(stdout);
 			failed += bad;
 		}
