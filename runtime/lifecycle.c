@@ -720,15 +720,16 @@ static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
 	    fdr_file_created() && !fdr_file_failed())
 		lc_exit_line();
 	/*
-	 * Take the signal's normal course. That handler runs when this one
-	 * returns, through the re-executed faulting instruction or, for a
-	 * signal that was sent (abort, kill, raise), by raising it again (it
-	 * stays pending until we return, since it is blocked during its
-	 * handler). The default: a sent signal ends the process here
-	 * (fdr_sig_die()); a fault gets the real default and faults again on
-	 * return, so that a core shows the faulting instruction. Back here
-	 * after that (FDR_SIG_AGAIN: the default was set again meanwhile),
-	 * or where the program changed the disposition since: die here.
+	 * Take the signal's normal course. A handler the program had before
+	 * ours, put back, runs when this one returns, through the re-executed
+	 * faulting instruction or, for a signal that was sent (abort, kill,
+	 * raise), by raising it again (it stays pending until we return,
+	 * since it is blocked during its handler). The default: a sent signal
+	 * ends the process here (fdr_sig_die()); a fault gets the real
+	 * default and faults again on return, so that a core shows the
+	 * faulting instruction. Back here after that (FDR_SIG_AGAIN: the
+	 * default was set again meanwhile), or where the program changed the
+	 * disposition since: die here.
 	 */
 	if (course == FDR_SIG_PROGRAM && fdr_sig_give_back(sig)) {
 		if (sent)
@@ -826,11 +827,11 @@ static notrace void lc_install_signals(void)
 		if (fdr_real_sigaction(sig, NULL, &old) < 0)
 			continue;
 		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
-			fdr_sig_watch(sig, &sa);	/* ignored: left so, until the default is set */
+			fdr_sig_watch(sig, &sa);	/* ignored: so until the default is set */
 		else
 			fdr_sig_take(sig, &sa);
 	}
-	/* the ones that end the process by default: only where that is the disposition */
+	/* the ones that end the process by default: where that is (or becomes) the disposition */
 	sa.sa_sigaction = lc_terminate;
 	for (size_t i = 0; i < FDR_ARRAY_SIZE(lc_term_sigs); i++) {
 		int sig = lc_term_sigs[i];
@@ -839,7 +840,7 @@ static notrace void lc_install_signals(void)
 		if (sig == fdr_cfg.dump_signal || fdr_real_sigaction(sig, NULL, &old) < 0)
 			continue;
 		if (old.sa_handler != SIG_DFL)
-			fdr_sig_watch(sig, &sa);	/* ignored (a background job's SIGINT), or handled */
+			fdr_sig_watch(sig, &sa);	/* ignored (a background job's), handled */
 		else
 			fdr_sig_take(sig, &sa);
 	}

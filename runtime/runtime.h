@@ -272,9 +272,9 @@ int fdr_sig_take(int sig, const struct sigaction *ours) fdr_hidden;
 int fdr_sig_watch(int sig, const struct sigaction *ours) fdr_hidden;
 /* What the runtime's handler for @sig does after its dump (fdr_sig_course()) */
 enum fdr_sig_course {
-	FDR_SIG_DEFAULT,	/* the program's disposition is the default: the process dies of it */
+	FDR_SIG_DEFAULT,	/* the program's disposition is the default: it ends the process */
 	FDR_SIG_PROGRAM,	/* a handler the program had before fdr_sig_take(): it runs next */
-	FDR_SIG_AGAIN,		/* back in the handler after it installed the default: die now */
+	FDR_SIG_AGAIN,		/* back here after installing the default: die now */
 };
 /*
  * In the runtime's handler for @sig, first thing: what the program's

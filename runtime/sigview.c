@@ -236,10 +236,11 @@ notrace bool fdr_sig_give_back(int sig)
 notrace void fdr_sig_default(int sig)
 {
 	struct sigaction dfl;
+	pid_t pid = (pid_t)syscall(SYS_getpid);
 
 	sv_set_plain_dfl(&dfl);
 	if (sig > 0 && sig < NSIG)
-		atomic_store_explicit(&sv_dying[sig], (pid_t)syscall(SYS_getpid), memory_order_relaxed);
+		atomic_store_explicit(&sv_dying[sig], pid, memory_order_relaxed);
 	__sigaction(sig, &dfl, NULL);
 }
 
@@ -284,7 +285,8 @@ static notrace void sv_oneshot(int sig, siginfo_t *info, void *uc)
 	sv_set_plain_dfl(&sv_dfl[sig]);
 	/* acq_rel: publishes sv_dfl (pairs with the acquire of a look) and sees sv_target */
 	while (!atomic_compare_exchange_strong_explicit(&sv_state[sig], &expect, SV_DFL,
-							memory_order_acq_rel, memory_order_acquire)) {
+							memory_order_acq_rel,
+							memory_order_acquire)) {
 		if (expect == SV_PROG && __sigaction(sig, NULL, &cur) == 0 && sv_is_oneshot(&cur))
 			continue;	/* still installed: a change cut halfway, ours stands */
 		atomic_fetch_sub_explicit(&sv_busy[sig], 1, memory_order_acq_rel);
@@ -313,7 +315,7 @@ call:
 		((void (*)(int))(target & ~SV_FLAGS))(sig);
 }
 
-/* The view of a taken signal in @state; SV_PROG: the real disposition @real, as the program sees it. */
+/* The view of a taken signal in @state; SV_PROG: of the real disposition @real. */
 static notrace void sv_view(int sig, int state, const struct sigaction *real, struct sigaction *v)
 {
 	switch (state) {
@@ -351,14 +353,14 @@ static notrace int sv_set_default(int sig, const struct sigaction *act, struct s
 static notrace int sv_set_oneshot(int sig, const struct sigaction *act, struct sigaction *real)
 {
 	struct sigaction tramp = *act;
+	uintptr_t target = (uintptr_t)act->sa_handler;
 
 	tramp.sa_flags = (act->sa_flags & ~(SA_RESETHAND | SA_NODEFER)) | SA_SIGINFO;
 	tramp.sa_sigaction = sv_oneshot;
 	sv_once[sig] = *act;
-	atomic_store_explicit(&sv_target[sig],
-			      (uintptr_t)act->sa_handler | (act->sa_flags & SA_SIGINFO ? SV_INFO : 0) |
-				      (act->sa_flags & SA_NODEFER ? SV_NODEFER : 0),
-			      memory_order_relaxed);
+	target |= act->sa_flags & SA_SIGINFO ? SV_INFO : 0;
+	target |= act->sa_flags & SA_NODEFER ? SV_NODEFER : 0;
+	atomic_store_explicit(&sv_target[sig], target, memory_order_relaxed);
 	/* release: pairs with the acquire in sv_oneshot() (sv_target) and of a look (sv_once) */
 	atomic_store_explicit(&sv_state[sig], SV_ONCE, memory_order_release);
 	return __sigaction(sig, &tramp, real);
@@ -404,10 +406,11 @@ notrace void fdr_sig_after_fork(void)
 		struct sigaction cur;
 		int state;
 
-		if (!sv_is_taken(sig) || !atomic_load_explicit(&sv_busy[sig], memory_order_acquire) ||
+		if (!sv_is_taken(sig) ||
+		    !atomic_load_explicit(&sv_busy[sig], memory_order_acquire) ||
 		    __sigaction(sig, NULL, &cur) < 0)
 			continue;
-		/* the parent's thread that was changing it is not here: the last system call stands */
+		/* the thread that was changing it is not here: the last system call stands */
 		state = atomic_load_explicit(&sv_state[sig], memory_order_relaxed);
 		if (sv_is_ours(sig, &cur)) {
 			if (state != SV_DFL && state != SV_PRE) {

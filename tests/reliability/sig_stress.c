@@ -234,8 +234,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (REL_SANITIZED)
-		printf("sanitized build: linked only, no SIGSEGV (the sanitizer's runtime cannot "
-		       "be preloaded after the program, and its SIGSEGV handler reports and exits)\n");
+		printf("sanitized build: linked only, no SIGSEGV (the sanitizer's runtime "
+		       "cannot be preloaded after the program, and its SIGSEGV handler "
+		       "reports and exits)\n");
 	if ((e = getenv("REL_SIG_TRIES")) && atoi(e) > 0)
 		tries = (unsigned)atoi(e);
 	if ((e = getenv("REL_SIG_TIMEOUT_MS")) && atol(e) > 0)
