@@ -273,7 +273,7 @@ int fdr_sig_watch(int sig, const struct sigaction *ours) fdr_hidden;
 /* What the runtime's handler for @sig does after its dump (fdr_sig_course()) */
 enum fdr_sig_course {
 	FDR_SIG_DEFAULT,	/* the program's disposition is the default: it ends the process */
-	FDR_SIG_PROGRAM,	/* a handler the program had before fdr_sig_take(): it runs next */
+	FDR_SIG_PROGRAM,	/* a handler of the program's (one before fdr_sig_take()) runs next */
 	FDR_SIG_AGAIN,		/* back here after installing the default: die now */
 };
 /*
@@ -286,8 +286,9 @@ enum fdr_sig_course {
 int fdr_sig_course(int sig) fdr_hidden;
 /*
  * In @sig's handler, for FDR_SIG_PROGRAM: install the disposition found at
- * fdr_sig_take(). Async-signal-safe. Return: false when the program changed
- * it meanwhile (then the default is its disposition: fdr_sig_die()).
+ * fdr_sig_take() (once). Async-signal-safe. Return: whether a handler of
+ * the program's is installed now; false when the program set the default
+ * meanwhile (then: fdr_sig_die()).
  */
 bool fdr_sig_give_back(int sig) fdr_hidden;
 /* In @sig's handler: install the real default (a fault then comes again and kills). */

@@ -47,8 +47,9 @@
  *   fdr_sig_take() for the disposition found then (SV_PRE).
  *
  * So the handler (fdr_sig_course()) takes the default whenever the view is
- * not SV_PRE, even if it says otherwise (a call cut by a signal halfway),
- * and ends the process itself (fdr_sig_die(): the real default installed,
+ * not SV_PRE, even if it says otherwise (a call cut by a signal halfway;
+ * only a handler of the program's that another thread installed since the
+ * delivery runs instead, as if the signal had come after), and ends the process itself (fdr_sig_die(): the real default installed,
  * the signal sent to its thread and unblocked), never by raising it back
  * into whatever is installed: a view read late once sent it back into
  * itself for ever (issue 30: a shell resetting SIGTERM to the default
@@ -196,18 +197,34 @@ notrace int fdr_sig_watch(int sig, const struct sigaction *ours)
 	return 0;
 }
 
+/* A handler of the program's is installed (not the runtime's, the one-shot's or a default) */
+static notrace bool sv_real_is_program(int sig)
+{
+	struct sigaction cur;
+
+	return __sigaction(sig, NULL, &cur) == 0 && !sv_is_ours(sig, &cur) &&
+	       !sv_is_oneshot(&cur) && !sv_is_dfl(&cur) && cur.sa_handler != SIG_IGN;
+}
+
 /*
  * The runtime's handler is running: whatever the view says, it is
  * installed only for the default or for SV_PRE (the invariant above).
+ * One exception, across threads only: the state says SV_PROG and a
+ * handler of the program's is installed (given back by another thread's
+ * fdr_sig_give_back(), or set by another thread since this delivery),
+ * which then runs next. On this thread, the handler can only have cut a
+ * change before its state was stored.
  */
 notrace int fdr_sig_course(int sig)
 {
 	pid_t pid;
+	int state;
 
 	if (sig <= 0 || sig >= NSIG)
 		return FDR_SIG_DEFAULT;
 	/* acquire: pairs with the releases that change the state */
-	if (atomic_load_explicit(&sv_state[sig], memory_order_acquire) == SV_PRE)
+	state = atomic_load_explicit(&sv_state[sig], memory_order_acquire);
+	if (state == SV_PRE || (state == SV_PROG && sv_real_is_program(sig)))
 		return FDR_SIG_PROGRAM;
 	/* this process installed the real default already, yet its signal came back here */
 	pid = (pid_t)syscall(SYS_getpid);
@@ -220,17 +237,20 @@ notrace bool fdr_sig_give_back(int sig)
 {
 	int expect = SV_PRE;
 
-	/*
-	 * Once only, and not over a change the program made meanwhile (then
-	 * the runtime's handler stands for the default). The disposition,
-	 * then the state: until then a look still sees sv_pre, which it is.
-	 */
-	if (sig <= 0 || sig >= NSIG ||
-	    atomic_load_explicit(&sv_state[sig], memory_order_acquire) != SV_PRE)
+	if (sig <= 0 || sig >= NSIG)
 		return false;
-	__sigaction(sig, &sv_pre[sig], NULL);
-	return atomic_compare_exchange_strong_explicit(&sv_state[sig], &expect, SV_PROG,
-						       memory_order_acq_rel, memory_order_acquire);
+	/*
+	 * Once only (another thread's fault may be here too), and not over a
+	 * change the program made meanwhile. The disposition, then the
+	 * state: until then a look still sees sv_pre, which it is.
+	 */
+	if (atomic_load_explicit(&sv_state[sig], memory_order_acquire) == SV_PRE) {
+		__sigaction(sig, &sv_pre[sig], NULL);
+		atomic_compare_exchange_strong_explicit(&sv_state[sig], &expect, SV_PROG,
+							memory_order_acq_rel, memory_order_acquire);
+	}
+	/* given back here or by another thread; the runtime's handler again: the default */
+	return sv_real_is_program(sig);
 }
 
 notrace void fdr_sig_default(int sig)
