@@ -686,48 +686,59 @@ static notrace bool lc_signal_dump(int sig, siginfo_t *info, void *uc)
 
 /*
  * A signal whose default action ends the process (lc_term_sigs), arrived
- * while that is still its disposition: the trace is written and closed as
- * at a fatal signal (how = signal, and the native stack of the thread that
- * took it, whose record names the signal), then the default runs: the
- * signal, raised again, ends the process as it would have without us
- * (status, core dump). Blocked while this handler runs, it is delivered
- * when the handler returns. A program that installs its own handler
- * replaces this one; setting the default again puts it back (sigview.c),
- * so a handler that cleans up, resets the default and raises the signal
- * (make's) ends here too.
+ * while that is the program's disposition (the runtime's handler stands
+ * for nothing else: sigview.c): the trace is written and closed as at a
+ * fatal signal (how = signal, and the native stack of the thread that
+ * took it, whose record names the signal), then the default runs: with
+ * the real default installed, the signal sent again and unblocked ends
+ * the process there, as it would have without us (status, core dump),
+ * whatever the program was changing when it came (fdr_sig_die()). A
+ * program that installs its own handler replaces this one; setting the
+ * default again puts it back (sigview.c), so a handler that cleans up,
+ * resets the default and raises the signal (make's) ends here too.
  */
 static notrace void lc_terminate(int sig, siginfo_t *info, void *uc)
 {
 	if (lc_signal_dump(sig, info, uc) && fdr_cfg.verbosity >= 1 && fdr_file_created() &&
 	    !fdr_file_failed())
 		lc_exit_line();
-	fdr_sig_give_back(sig);	/* the program's disposition: the default */
-	raise(sig);
+	fdr_sig_die(sig);
 }
 
 static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
 {
 	int saved_errno = errno;
-	bool ends = fdr_sig_program_default(sig);
+	int course = fdr_sig_course(sig);
+	bool sent = !info || info->si_code <= 0 || sig == SIGABRT;
 
 	/*
 	 * Where the program's disposition is the default, the signal ends the
 	 * process: the exit line, as for a kill (lc_terminate()). A handler
 	 * the program had before ours (a constructor's) may go on instead.
 	 */
-	if (lc_signal_dump(sig, info, uc) && ends && fdr_cfg.verbosity >= 1 &&
+	if (lc_signal_dump(sig, info, uc) && course == FDR_SIG_DEFAULT && fdr_cfg.verbosity >= 1 &&
 	    fdr_file_created() && !fdr_file_failed())
 		lc_exit_line();
 	/*
-	 * Take the signal's normal course: the previous disposition (the
-	 * program's handler, or the default) runs when this handler returns,
-	 * through the re-executed faulting instruction or, for a signal that
-	 * was sent (abort, kill, raise), by raising it again (it stays pending
-	 * until we return, since it is blocked during its handler).
+	 * Take the signal's normal course. A handler the program had before
+	 * ours, put back, runs when this one returns, through the re-executed
+	 * faulting instruction or, for a signal that was sent (abort, kill,
+	 * raise), by raising it again (it stays pending until we return,
+	 * since it is blocked during its handler). The default: a sent signal
+	 * ends the process here (fdr_sig_die()); a fault gets the real
+	 * default and faults again on return, so that a core shows the
+	 * faulting instruction. Back here after that (FDR_SIG_AGAIN: the
+	 * default was set again meanwhile), or where the program changed the
+	 * disposition since: die here.
 	 */
-	fdr_sig_give_back(sig);
-	if (!info || info->si_code <= 0 || sig == SIGABRT)
-		raise(sig);
+	if (course == FDR_SIG_PROGRAM && fdr_sig_give_back(sig)) {
+		if (sent)
+			raise(sig);
+	} else if (course == FDR_SIG_DEFAULT && !sent) {
+		fdr_sig_default(sig);
+	} else {
+		fdr_sig_die(sig);
+	}
 	errno = saved_errno;
 }
 
@@ -803,7 +814,12 @@ static notrace void lc_install_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = lc_fatal;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
+	/*
+	 * Every other signal waits while the trace is dumped (a second one
+	 * would end the process halfway through); a fault in the dump still
+	 * ends it (the kernel forces the default for a blocked fault).
+	 */
+	sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < FDR_ARRAY_SIZE(lc_fatal_sigs); i++) {
 		int sig = lc_fatal_sigs[i];
 		struct sigaction old;
@@ -811,10 +827,11 @@ static notrace void lc_install_signals(void)
 		if (fdr_real_sigaction(sig, NULL, &old) < 0)
 			continue;
 		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
-			continue;	/* the program ignores it: leave it so */
-		fdr_sig_take(sig, &sa);
+			fdr_sig_watch(sig, &sa);	/* ignored: so until the default is set */
+		else
+			fdr_sig_take(sig, &sa);
 	}
-	/* the ones that end the process by default: only where that is the disposition */
+	/* the ones that end the process by default: where that is (or becomes) the disposition */
 	sa.sa_sigaction = lc_terminate;
 	for (size_t i = 0; i < FDR_ARRAY_SIZE(lc_term_sigs); i++) {
 		int sig = lc_term_sigs[i];
@@ -823,8 +840,9 @@ static notrace void lc_install_signals(void)
 		if (sig == fdr_cfg.dump_signal || fdr_real_sigaction(sig, NULL, &old) < 0)
 			continue;
 		if (old.sa_handler != SIG_DFL)
-			continue;	/* ignored, or handled (a constructor's handler) */
-		fdr_sig_take(sig, &sa);
+			fdr_sig_watch(sig, &sa);	/* ignored (a background job's), handled */
+		else
+			fdr_sig_take(sig, &sa);
 	}
 	if (fdr_cfg.dump_signal > 0 && fdr_cfg.dump_signal < NSIG) {
 		struct sigaction ds;
@@ -857,6 +875,7 @@ static notrace void lc_postfork_parent(void)
 static notrace void lc_postfork_child(void)
 {
 	fdr_fork_stack_child();
+	fdr_sig_after_fork();	/* a disposition another thread was changing, as it is */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING) {
 		if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT &&
 		    atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_OFF) {

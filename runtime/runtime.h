@@ -265,12 +265,38 @@ int fdr_real_sigaction(int sig, const struct sigaction *act, struct sigaction *o
  */
 int fdr_sig_take(int sig, const struct sigaction *ours) fdr_hidden;
 /*
- * Is @sig's handler the runtime's, standing for the program's SIG_DFL (so
- * that the signal ends the process once given back)? Async-signal-safe.
+ * The same for @sig ignored or handled at start: that stays installed;
+ * @ours stands for the default once the program sets it. Initialisation
+ * only. Return: 0 or -EINVAL.
  */
-bool fdr_sig_program_default(int sig) fdr_hidden;
-/* In @sig's handler: the program's disposition becomes the real one (async-signal-safe). */
-void fdr_sig_give_back(int sig) fdr_hidden;
+int fdr_sig_watch(int sig, const struct sigaction *ours) fdr_hidden;
+/* What the runtime's handler for @sig does after its dump (fdr_sig_course()) */
+enum fdr_sig_course {
+	FDR_SIG_DEFAULT,	/* the program's disposition is the default: it ends the process */
+	FDR_SIG_PROGRAM,	/* a handler of the program's (one before fdr_sig_take()) runs next */
+	FDR_SIG_AGAIN,		/* back here after installing the default: die now */
+};
+/*
+ * In the runtime's handler for @sig, first thing: what the program's
+ * disposition asks for. The runtime's handler is installed only where the
+ * program's disposition is the default, so that is the answer whatever
+ * the program's view says at that moment, save for the disposition found
+ * at fdr_sig_take(). Async-signal-safe. Return: an enum fdr_sig_course.
+ */
+int fdr_sig_course(int sig) fdr_hidden;
+/*
+ * In @sig's handler, for FDR_SIG_PROGRAM: install the disposition found at
+ * fdr_sig_take() (once). Async-signal-safe. Return: whether a handler of
+ * the program's is installed now; false when the program set the default
+ * meanwhile (then: fdr_sig_die()).
+ */
+bool fdr_sig_give_back(int sig) fdr_hidden;
+/* In @sig's handler: install the real default (a fault then comes again and kills). */
+void fdr_sig_default(int sig) fdr_hidden;
+/* In @sig's handler: end the process by @sig, with the default action. */
+void fdr_sig_die(int sig) fdr_hidden __attribute__((noreturn));
+/* In a fork child: the dispositions a thread of the parent was changing, as they are. */
+void fdr_sig_after_fork(void) fdr_hidden;
 
 /* ---- say.c: messages, on the standard error the runtime started with ---- */
 
