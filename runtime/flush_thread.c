@@ -65,6 +65,8 @@ static _Atomic int fl_stop;
 static uint8_t fl_how = FDRTRACE_CLOSE_EXIT;
 static _Atomic int fl_started;	/* the start records are written (or kept for the file) */
 static const char *fl_exec_path;	/* the finish is for an exec of this file */
+static uint32_t fl_exec_tid;		/* ... called by this thread */
+static uint64_t fl_exec_tsc;		/* ... at this trace clock */
 static struct fdr_rtbuf fl_rb;
 static uint8_t *fl_emitted;	/* per id: FDRTRACE_EXT_FUNC written */
 static uint32_t fl_scan_from = 1;
@@ -287,6 +289,10 @@ notrace int fdr_write_start_records(struct fdr_rtbuf *rb, bool forked, uint32_t 
 		.clock = (uint8_t)fdr_clock.source,
 		.freq_source = (uint8_t)fdr_clock.freq_source,
 		.program = fdr_program,
+		.start_tsc = fdr_start_tsc,
+		.argc = fdr_argc,
+		.args = fdr_cmdline,
+		.args_len = fdr_cmdline_len,
 	};
 	size_t n;
 
@@ -298,7 +304,8 @@ notrace int fdr_write_start_records(struct fdr_rtbuf *rb, bool forked, uint32_t 
 	if (n && rb->tid)
 		fdr_rtbuf_add(rb, fl_scratch, n);
 	if (forked) {
-		n = fdr_ext_fork(fl_scratch, sizeof(fl_scratch), parent, (uint32_t)fdr_pid, 0, 0, 0);
+		n = fdr_ext_fork(fl_scratch, sizeof(fl_scratch), parent, (uint32_t)fdr_pid,
+				 fdr_fork_point.tid, fdr_fork_point.tsc, fdr_fork_point.serial);
 		if (n)
 			fdr_rtbuf_add(rb, fl_scratch, n);
 	}
@@ -884,7 +891,8 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	fdr_rtbuf_flush(rb);	/* counts the drops above into the totals */
 	if (fl_exec_path) {
 		/* the image is replaced: say by what, just before the close marker */
-		n = fdr_ext_exec(fl_scratch, sizeof(fl_scratch), (uint32_t)fdr_pid, fl_exec_path, 0, 0);
+		n = fdr_ext_exec(fl_scratch, sizeof(fl_scratch), (uint32_t)fdr_pid, fl_exec_path,
+				 fl_exec_tid, fl_exec_tsc);
 		if (n)
 			fdr_rtbuf_add(rb, fl_scratch, n);
 		fl_exec_path = NULL;
@@ -1311,9 +1319,11 @@ notrace int fdr_flush_start(void)
 	return fl_spawn(false);
 }
 
-notrace void fdr_flush_note_exec(const char *path)
+notrace void fdr_flush_note_exec(const char *path, uint32_t tid, uint64_t tsc)
 {
 	fl_exec_path = path;
+	fl_exec_tid = tid;
+	fl_exec_tsc = tsc;
 }
 
 notrace void fdr_flush_finish(uint8_t how)

@@ -69,6 +69,12 @@ pid_t fdr_pid;
 pid_t fdr_fork_parent;
 char fdr_program[256];
 uint64_t fdr_start_ns;
+uint64_t fdr_start_tsc;
+char fdr_cmdline[4096];
+uint32_t fdr_cmdline_len, fdr_argc;
+struct fdr_fork_point fdr_fork_point;
+/* this process's forks so far (fdr_fork_point.serial); a child counts its own from 0 */
+static _Atomic uint32_t lc_fork_serial;
 
 static const int lc_fatal_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 /*
@@ -106,6 +112,41 @@ static notrace void lc_program_name(void)
 		memcpy(fdr_program, name, len);
 		fdr_program[len] = '\0';
 	}
+}
+
+/*
+ * The command line, as /proc/self/cmdline gives it (each argument ended by
+ * a NUL), read once when recording starts (a fork child keeps its
+ * parent's; an exec'd image reads its own), cut to the last whole argument
+ * that fits fdr_cmdline (4 KiB). open/read/close only: async-signal-safe,
+ * no allocation. The descriptor is short-lived and taken while recording
+ * starts; a failure leaves an empty command line (argc 0).
+ */
+notrace void fdr_read_cmdline(void)
+{
+	uint32_t n = 0, cut = 0, argc = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		while (n < sizeof(fdr_cmdline)) {
+			ssize_t got = read(fd, fdr_cmdline + n, sizeof(fdr_cmdline) - n);
+
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				break;
+			n += (uint32_t)got;
+		}
+		close(fd);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (fdr_cmdline[i] == '\0') {
+			cut = i + 1;
+			argc++;
+		}
+	}
+	fdr_cmdline_len = cut;
+	fdr_argc = argc;
 }
 
 /*
@@ -455,8 +496,12 @@ static notrace void lc_flush_stdio(void)
 	}
 }
 
-static notrace void lc_atexit(void)
+/* on_exit() rather than atexit(): the handler gets the exit status for the close record */
+static notrace void lc_atexit(int status, void *arg)
 {
+	(void)arg;
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
+		fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)status & 0xffu);
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING &&
 	    fdr_cfg.verbosity >= 1)
 		lc_flush_stdio();
@@ -470,7 +515,8 @@ notrace bool fdr_before_exec(const char *path)
 	/* a vfork or posix_spawn child runs in our memory but is not us: leave it alone */
 	if ((pid_t)syscall(SYS_getpid) != fdr_pid)
 		return false;
-	fdr_flush_note_exec(path);
+	fdr_flush_note_exec(path, (uint32_t)syscall(SYS_gettid), fdr_clock_read(&(unsigned){ 0 }));
+	fdr_set_end(FDRTRACE_END_EXECED, 0);
 	lc_finish(FDRTRACE_CLOSE_EXIT);
 	return fdr_file_created();
 }
@@ -596,6 +642,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 	int32_t self;
 
 	if (sig) {
+		fdr_set_end(FDRTRACE_END_SIGNALED, (uint32_t)sig);
 		/* where it died, innermost frame first, before anything else runs */
 		depth = fdr_native_from_signal(uc, lc_crash_addrs, lc_crash_mods, FDR_NATIVE_MAX);
 		if (info && info->si_code > 0 && sig != SIGABRT)
@@ -755,6 +802,7 @@ static notrace __attribute__((noreturn)) void lc_exit_now(int status)
 	if ((pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_locked_here()) {
 		/* not ours to write, or inside our own write: end now */
 	} else if (lc_claim(FDR_PHASE_DYING)) {
+		fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)status & 0xffu);
 		lc_dump(0, NULL, NULL);
 		/* as exit() does (lc_dump() made the totals), before a waiting exit() goes on */
 		if (fdr_cfg.verbosity >= 1 && fdr_file_created() && !fdr_file_failed())
@@ -839,9 +887,46 @@ static notrace void lc_install_signals(void)
 
 /* ---- fork ---- */
 
+/*
+ * The fork point: the forking thread, the clock and this process's fork
+ * serial, kept in fdr_fork_point (the child inherits it for its fork
+ * record) and written as a spawn record into the forking thread's own
+ * records, so that a reader pairs the two by serial (child_pid 0: the
+ * prepare handler cannot know it). Not written when the thread's guard is
+ * taken (a fork from a handler that interrupted a hook or an API call),
+ * the thread is ignored, recording is stopped or the process recorded
+ * nothing yet (it has no trace file); the serial counts anyway.
+ */
+static notrace void lc_fork_point(void)
+{
+	struct fdr_thread *t = &fdr_self;
+	uint8_t p[64];
+	size_t n;
+
+	fdr_fork_point.tid = (uint32_t)syscall(SYS_gettid);
+	fdr_fork_point.serial = atomic_fetch_add_explicit(&lc_fork_serial, 1,
+							  memory_order_relaxed) + 1;
+	fdr_fork_point.tsc = fdr_clock_read(&(unsigned){ 0 });
+	/* and not in a process that recorded nothing yet: the record alone would make its file */
+	if (t->guard || t->ignored || !fdr_has_records() ||
+	    atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON)
+		return;
+	t->guard = FDR_GUARD_BUSY;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (!fdr_thread_ensure(t)) {
+		n = fdr_ext_spawn(p, sizeof(p), fdr_fork_point.tid, fdr_fork_point.tsc,
+				  fdr_fork_point.serial, 0);
+		if (n)
+			fdr_thread_emit_ext(t, p, n);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+}
+
 static notrace void lc_prefork(void)
 {
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING) {
+		lc_fork_point();
 		fdr_fork_stack_take();	/* the calls open, while the flush thread still runs */
 		fdr_flush_fork_prepare();
 	}
@@ -870,6 +955,8 @@ static notrace void lc_postfork_child(void)
 	fdr_fork_parent = fdr_pid;
 	fdr_pid = getpid();
 	fdr_start_ns = fdr_clock_ns(CLOCK_REALTIME);
+	fdr_start_tsc = fdr_clock_read(&(unsigned){ 0 });
+	atomic_store_explicit(&lc_fork_serial, 0, memory_order_relaxed);
 	fdr_file_forget();	/* the parent's file stays the parent's */
 	fdr_ring_fork_child(&fdr_self);
 	fdr_pool_reset();
@@ -945,6 +1032,8 @@ static notrace void lc_start(void)
 	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
 	fdr_sysunwind_init();	/* the cheap walks: fork stacks, on_full=wait's handler check */
 	fdr_clock_finish();	/* the frequency: before the header and the durations below */
+	fdr_start_tsc = fdr_clock_read(&(unsigned){ 0 });
+	fdr_read_cmdline();
 	if (fdr_cfg.func_duration_threshold_us) {
 		__extension__ unsigned __int128 ticks = fdr_cfg.func_duration_threshold_us;
 
@@ -958,7 +1047,7 @@ static notrace void lc_start(void)
 	if (!lc_handlers_registered) {
 		lc_handlers_registered = true;
 		pthread_atfork(lc_prefork, lc_postfork_parent, lc_postfork_child);
-		atexit(lc_atexit);
+		on_exit(lc_atexit, NULL);
 		lc_std[0] = stdout;
 		lc_std[1] = stderr;
 	}

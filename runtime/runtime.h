@@ -414,7 +414,7 @@ void fdr_flush_queued(void) fdr_hidden;
 void fdr_flush_starved(void) fdr_hidden;
 void fdr_flush_finish(uint8_t how) fdr_hidden;
 /* the coming finish is for an exec of @path: an FDRTRACE_EXT_EXEC record before the close */
-void fdr_flush_note_exec(const char *path) fdr_hidden;
+void fdr_flush_note_exec(const char *path, uint32_t tid, uint64_t tsc) fdr_hidden;
 int fdr_flush_wait_written(uint64_t target, unsigned timeout_ms) fdr_hidden;
 void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names) fdr_hidden;
 void fdr_flush_reset_child(void) fdr_hidden;
@@ -494,5 +494,29 @@ void fdr_stop_on_error(void) fdr_hidden;
 extern char fdr_program[256] fdr_hidden;
 extern uint64_t fdr_start_ns fdr_hidden;
 extern pid_t fdr_fork_parent fdr_hidden;
+
+/*
+ * The process tree (docs/format.md 5: process, fork, exec, close, spawn).
+ * Written by the thread that starts recording (fdr_start_tsc, the command
+ * line), the forking thread in the fork's prepare handler (fdr_fork_point,
+ * which the child inherits for its fork record), and whoever ends the
+ * process (fdr_set_end(): exit, _exit, a fatal signal, exec); read by the
+ * writers of those records afterwards, on the same thread or after a
+ * synchronising handover (the flush thread's start, its finish, the file
+ * lock).
+ */
+extern uint64_t fdr_start_tsc fdr_hidden;
+extern char fdr_cmdline[4096] fdr_hidden;	/* NUL-ended arguments, cut to whole ones */
+extern uint32_t fdr_cmdline_len fdr_hidden, fdr_argc fdr_hidden;
+struct fdr_fork_point {
+	uint32_t tid;		/* the thread that called fork() */
+	uint32_t serial;	/* this process's forks, from 1 */
+	uint64_t tsc;		/* the trace clock in the prepare handler */
+};
+extern struct fdr_fork_point fdr_fork_point fdr_hidden;
+/* How the process ends (enum fdrtrace_end and its value), for the close record. */
+void fdr_set_end(uint8_t end, uint32_t value) fdr_hidden;
+/* Read /proc/self/cmdline into fdr_cmdline (start of recording; async-signal-safe). */
+void fdr_read_cmdline(void) fdr_hidden;
 
 #endif /* FDR_RUNTIME_H */
