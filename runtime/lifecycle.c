@@ -91,6 +91,25 @@ static uint32_t lc_crash_mods[FDR_NATIVE_MAX];
 static uint8_t lc_crash_payload[64 + FDR_NATIVE_MAX * FDRTRACE_NATIVE_FRAME_SIZE];
 static bool lc_handlers_registered;
 
+/*
+ * Start state, one word (lc_start_state): IDLE until a thread claims the
+ * start (CAS IDLE -> RUNNING), DONE once it has ended (gate ON, or OFF on
+ * failure). Release on DONE pairs with the acquire in fdr_start_lazy()'s
+ * wait: a thread that saw DONE sees the runtime set up. A fork child of a
+ * recording process goes back to IDLE with lc_child_pending set: its
+ * start is the child's part only (its file and flush thread).
+ */
+enum { LC_START_IDLE, LC_START_RUNNING, LC_START_DONE };
+static _Atomic int lc_start_state;
+static bool lc_child_pending;
+/* the process that may start (a vfork child shares our memory, not our pid) */
+static pid_t lc_armed_pid;
+/* a fork child: never says that nothing ran (its parent does, or has a trace) */
+static bool lc_quiet;
+/* this thread is starting the runtime: its own hooks meanwhile are not recorded */
+static fdr_tls bool lc_starting_here;
+
+
 static notrace void lc_program_name(void)
 {
 	char exe[PATH_MAX];
@@ -167,20 +186,25 @@ static bool lc_start_dir_taken;
  * whole path and a program that changes directory later, or forks after
  * it did, still writes where it started.
  */
+static notrace void lc_take_start_dir(void)
+{
+	size_t n;
+
+	if (lc_start_dir_taken)
+		return;
+	lc_start_dir_taken = true;
+	if (getcwd(lc_start_dir, sizeof(lc_start_dir) - 1)) {
+		n = strlen(lc_start_dir);
+		if (n && lc_start_dir[n - 1] != '/')
+			memcpy(lc_start_dir + n, "/", 2);
+	} else {
+		lc_start_dir[0] = '\0';
+	}
+}
+
 static notrace int lc_path(void)
 {
-	if (!lc_start_dir_taken) {
-		size_t n;
-
-		lc_start_dir_taken = true;
-		if (getcwd(lc_start_dir, sizeof(lc_start_dir) - 1)) {
-			n = strlen(lc_start_dir);
-			if (n && lc_start_dir[n - 1] != '/')
-				memcpy(lc_start_dir + n, "/", 2);
-		} else {
-			lc_start_dir[0] = '\0';
-		}
-	}
+	lc_take_start_dir();
 	if ((size_t)snprintf(fdr_path, sizeof(fdr_path), "%s%s%s.%d.fdr",
 			     fdr_cfg.logfile_base[0] == '/' ? "" : lc_start_dir,
 			     fdr_cfg.logfile_base, fdr_program, (int)fdr_pid) >= sizeof(fdr_path))
@@ -383,6 +407,95 @@ static notrace void lc_exit_line(void)
 	fdr_say_raw(l.buf, l.n);
 }
 
+/*
+ * Has the parent process libfdrtrace loaded (its /proc/PID/maps names it)?
+ * Then it is tracing, and this process, preloaded because it inherited
+ * LD_PRELOAD, is one of its children: not the one the user asked about.
+ * Read in pieces into a static buffer (no allocation); the exit only.
+ */
+static notrace bool lc_parent_traced(void)
+{
+	static const char lib[] = "libfdrtrace";
+	static char buf[4096 + sizeof(lib)];
+	char path[64];
+	size_t keep = 0;
+	bool found = false;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)getppid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	for (;;) {
+		ssize_t n = read(fd, buf + keep, sizeof(buf) - 1 - keep);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		n += (ssize_t)keep;
+		if (memmem(buf, (size_t)n, lib, sizeof(lib) - 1)) {
+			found = true;
+			break;
+		}
+		/* a name cut at the end of this piece: carry its start over */
+		keep = sizeof(lib) - 2;
+		memmove(buf, buf + n - (ssize_t)keep, keep);
+	}
+	close(fd);
+	return found;
+}
+
+/*
+ * Recording was asked for and no instrumented function ran: one line,
+ * naming the likely cause. Said only by a process the user asked about:
+ * one that links libfdrtrace, or the one the preload was asked for, not
+ * a child that inherited LD_PRELOAD from a traced parent, nor a fork
+ * child (lc_quiet); never at verbosity=0 (fdrtrace record).
+ */
+static notrace void lc_say_nothing_ran(void)
+{
+	const char *pre;
+
+	if (fdr_cfg.verbosity < 1 || lc_quiet)
+		return;
+	pre = getenv("LD_PRELOAD");
+	if (pre && strstr(pre, "fdrtrace") && lc_parent_traced())
+		return;
+	if (!fdr_program[0])
+		lc_program_name();
+	fdr_say("fdrtrace: %s: no instrumented function ran, so no trace was written "
+		"(was it compiled with -finstrument-functions?)\n", fdr_program);
+}
+
+/*
+ * At an exit: a process that never started (phase ARMED) ends so, with
+ * the line above; no start may begin after this. A start under way on
+ * another thread is waited for (the caller then closes as usual).
+ * Return: true when the process never started.
+ */
+static notrace bool lc_end_unstarted(void)
+{
+	int expect = LC_START_IDLE;
+	int armed = FDR_PHASE_ARMED;
+
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_ARMED)
+		return false;
+	if (!atomic_compare_exchange_strong_explicit(&lc_start_state, &expect, LC_START_DONE,
+						     memory_order_acq_rel, memory_order_acquire)) {
+		for (int i = 0; i < 20000 && atomic_load_explicit(&lc_start_state,
+				memory_order_acquire) == LC_START_RUNNING; i++)
+			nanosleep(&(struct timespec){ 0, 50000 }, NULL);
+		return atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED;
+	}
+	if (!atomic_compare_exchange_strong_explicit(&fdr_phase, &armed, FDR_PHASE_DONE,
+						     memory_order_acq_rel, memory_order_relaxed))
+		return false;
+	atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
+	lc_say_nothing_ran();
+	return true;
+}
+
 static _Atomic bool lc_dumped;	/* the dump of _exit (lc_exit_now()) is written */
 static _Atomic pid_t lc_closer;	/* the thread that took the phase to FINISHING or DYING */
 
@@ -447,10 +560,9 @@ static notrace void lc_finish(uint8_t how)
 	fdr_threads_foreach(lc_snap, &nodes, 0);
 	fdr_flush_finish(how);
 	if (!fdr_file_created()) {
-		/* no instrumented function ran here (a shell of system(), say): no file */
-		if (fdr_cfg.verbosity >= 2)
-			fdr_say("fdrtrace: %s: no instrumented function ran; no trace written\n",
-				fdr_program);
+		/* no instrumented function ran here (only API calls, say): no file */
+		if (!fdr_has_records() && how != FDRTRACE_CLOSE_SIGNAL)
+			lc_say_nothing_ran();
 	} else if (fdr_cfg.verbosity >= 1 && !fdr_file_failed()) {
 		lc_exit_line();
 	}
@@ -500,6 +612,8 @@ static notrace void lc_flush_stdio(void)
 static notrace void lc_atexit(int status, void *arg)
 {
 	(void)arg;
+	if (lc_end_unstarted())
+		return;
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
 		fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)status & 0xffu);
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING &&
@@ -531,6 +645,13 @@ notrace bool fdr_before_exec(const char *path)
  */
 notrace void fdr_before_identity_change(void)
 {
+	/*
+	 * Not started yet (no hook ran): start now, while the process may
+	 * still create its trace where it was asked to (a daemon's worker
+	 * drops its privileges before its first traced call).
+	 */
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED)
+		fdr_start_lazy();
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING ||
 	    (pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_locked_here())
 		return;
@@ -799,8 +920,10 @@ static notrace __attribute__((noreturn)) void lc_exit_now(int status)
 {
 	int saved_errno = errno;
 
-	if ((pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_locked_here()) {
+	if ((pid_t)syscall(SYS_getpid) != lc_armed_pid || fdr_file_locked_here()) {
 		/* not ours to write, or inside our own write: end now */
+	} else if (lc_end_unstarted()) {
+		/* nothing ran: no trace */
 	} else if (lc_claim(FDR_PHASE_DYING)) {
 		fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)status & 0xffu);
 		lc_dump(0, NULL, NULL);
@@ -941,10 +1064,18 @@ static notrace void lc_postfork_parent(void)
 
 static notrace void lc_postfork_child(void)
 {
+	int phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
+
 	fdr_fork_stack_child();
-	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING) {
-		if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT &&
-		    atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_OFF) {
+	lc_quiet = true;
+	lc_armed_pid = getpid();
+	if (phase == FDR_PHASE_ARMED) {
+		/* the parent never started: the child starts as a process of its own would */
+		atomic_store_explicit(&lc_start_state, LC_START_IDLE, memory_order_relaxed);
+		return;
+	}
+	if (phase != FDR_PHASE_RECORDING) {
+		if (phase != FDR_PHASE_INIT && phase != FDR_PHASE_OFF) {
 			/* the parent's trace, finished or failing: not ours to touch */
 			atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
 			atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
@@ -952,27 +1083,29 @@ static notrace void lc_postfork_child(void)
 		}
 		return;
 	}
+	/*
+	 * Only memory here (no file, no thread): the child's trace starts at
+	 * its first hook (lc_start_child()), so a child that execs or exits
+	 * without running an instrumented function leaves nothing and says
+	 * nothing. Until then its hooks find the gate LAZY.
+	 */
+	atomic_store_explicit(&fdr_gate, FDR_GATE_LAZY, memory_order_release);
+	atomic_store_explicit(&fdr_phase, FDR_PHASE_ARMED, memory_order_release);
 	fdr_fork_parent = fdr_pid;
-	fdr_pid = getpid();
-	fdr_start_ns = fdr_clock_ns(CLOCK_REALTIME);
-	fdr_start_tsc = fdr_clock_read(&(unsigned){ 0 });
+	fdr_pid = lc_armed_pid;
 	atomic_store_explicit(&lc_fork_serial, 0, memory_order_relaxed);
 	fdr_file_forget();	/* the parent's file stays the parent's */
 	fdr_ring_fork_child(&fdr_self);
 	fdr_pool_reset();
 	fdr_writer_after_fork_child();
-	/* the child's own trace is created only if it records something */
 	atomic_store_explicit(&fdr_recorded, false, memory_order_relaxed);
 	fdr_flush_reset_child();
 	fdr_modules_reset();
 	fdr_native_reset();
 	fdr_trigger_reset_child();
 	atomic_store_explicit(&fdr_before_init_drops, 0, memory_order_relaxed);
-	if (lc_open() < 0 || fdr_flush_start_child() < 0) {
-		fdr_file_close();
-		atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
-		atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
-	}
+	lc_child_pending = true;
+	atomic_store_explicit(&lc_start_state, LC_START_IDLE, memory_order_relaxed);
 }
 
 /* ---- start ---- */
@@ -996,22 +1129,33 @@ static notrace void lc_start_failed(void)
 	fdr_funcid_release();
 }
 
+/* A fork child's part of the start: its own file and flush thread. */
+static notrace void lc_start_child(void)
+{
+	lc_child_pending = false;
+	fdr_start_ns = fdr_clock_ns(CLOCK_REALTIME);
+	fdr_start_tsc = fdr_clock_read(&(unsigned){ 0 });
+	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
+	if (lc_open() < 0 || fdr_flush_start_child() < 0) {
+		fdr_file_close();
+		lc_off();
+		return;
+	}
+	/* release: the child's set-up before any hook sees the gate open */
+	atomic_store_explicit(&fdr_gate, FDR_GATE_ON, memory_order_release);
+}
+
+/* The whole start, on the thread of the process's first hook or API call. */
 static notrace void lc_start(void)
 {
 	int err;
 
-	fdr_config_load(&fdr_cfg);
-	if (!fdr_cfg.enabled) {
-		lc_off();
-		return;
-	}
-	/* a calibration, if needed, measures over what follows (fdr_clock_finish()) */
 	fdr_clock_begin(fdr_cfg.clock);
 	fdr_all_slow = fdr_cfg.max_depth != 0;
 	fdr_filtering = fdr_cfg.filter[0] || fdr_cfg.exclude[0];
 	if (fdr_filtering && fdr_filter_init() < 0)
 		fdr_filtering = false;
-	fdr_pid = getpid();
+	fdr_pid = lc_armed_pid;
 	fdr_start_ns = fdr_clock_ns(CLOCK_REALTIME);
 	lc_program_name();
 	err = fdr_pool_init(fdr_cfg.buffer_size, fdr_cfg.buffer_max, lc_pool_limit());
@@ -1043,13 +1187,6 @@ static notrace void lc_start(void)
 	if (lc_open() < 0) {
 		lc_start_failed();
 		return;
-	}
-	if (!lc_handlers_registered) {
-		lc_handlers_registered = true;
-		pthread_atfork(lc_prefork, lc_postfork_parent, lc_postfork_child);
-		on_exit(lc_atexit, NULL);
-		lc_std[0] = stdout;
-		lc_std[1] = stderr;
 	}
 	lc_install_signals();
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
@@ -1100,19 +1237,106 @@ static notrace unsigned lc_hold_stdio(void)
 	return held;
 }
 
+/*
+ * fdr_start_lazy - start recording: the first hook's slow path (gate LAZY)
+ * or an API call. One thread starts (CAS on lc_start_state), with every
+ * signal blocked meanwhile, so that no handler of its own runs into a
+ * half-made runtime; its own hooks during the start (instrumented code the
+ * start calls) are counted as BEFORE_INIT drops. Another thread that comes
+ * meanwhile waits for the start to end (it takes about a millisecond;
+ * 1 s at most, then its call is counted as a BEFORE_INIT drop and the
+ * next one tries again). Not started: by a vfork child (our memory, not
+ * our pid), under a guard (a hook interrupted by a handler, an API call,
+ * a vfork child's guard), after an exit that never started.
+ * The start runs where the first hook runs: before main (a constructor),
+ * in any thread, in a fork child (its part only). A first hook inside a
+ * signal handler starts it there too: the start allocates, creates a
+ * thread and maps files, which a handler that interrupted the C library
+ * inside malloc or the loader could deadlock on (documented).
+ */
+notrace bool fdr_start_lazy(void)
+{
+	struct fdr_thread *t = &fdr_self;
+	int saved_errno = errno;
+	int expect = LC_START_IDLE;
+
+	if (t->guard || lc_starting_here ||
+	    atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_ARMED) {
+		if (lc_starting_here)
+			atomic_fetch_add_explicit(&fdr_before_init_drops, 1, memory_order_relaxed);
+		goto out;
+	}
+	if ((pid_t)syscall(SYS_getpid) != lc_armed_pid)
+		goto out;
+	if (atomic_compare_exchange_strong_explicit(&lc_start_state, &expect, LC_START_RUNNING,
+						    memory_order_acq_rel, memory_order_acquire)) {
+		sigset_t all, old;
+		unsigned held;
+
+		lc_starting_here = true;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		if (lc_child_pending) {
+			lc_start_child();
+		} else {
+			held = lc_hold_stdio();
+			lc_start();
+			for (int fd = 0; fd <= 2; fd++)
+				if (held & (1u << fd))
+					close(fd);
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		lc_starting_here = false;
+		/* release: pairs with the waiters' acquire below */
+		atomic_store_explicit(&lc_start_state, LC_START_DONE, memory_order_release);
+	} else {
+		struct timespec ts = { 0, 50000 };
+
+		for (int i = 0; i < 20000 && atomic_load_explicit(&lc_start_state,
+				memory_order_acquire) == LC_START_RUNNING; i++)
+			nanosleep(&ts, NULL);
+		if (atomic_load_explicit(&lc_start_state, memory_order_acquire) != LC_START_DONE)
+			atomic_fetch_add_explicit(&fdr_before_init_drops, 1, memory_order_relaxed);
+	}
+out:
+	errno = saved_errno;
+	return atomic_load_explicit(&fdr_gate, memory_order_acquire) == FDR_GATE_ON;
+}
+
+/*
+ * The constructor: cheap checks only. The configuration (off: nothing
+ * more), the clock's start pair (no system call), the exit and fork
+ * handlers, and the gate set LAZY: the first hook starts the rest
+ * (fdr_start_lazy()). A process that never runs an instrumented function
+ * leaves no file, starts no thread, maps no pool and calibrates nothing.
+ */
 static notrace void lc_init(void)
 {
 	int saved = errno;
-	unsigned held;
 
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT)
 		return;
 	fdr_say_init();	/* first: a standard error closed now stays closed to messages */
-	held = lc_hold_stdio();
-	lc_start();
-	for (int fd = 0; fd <= 2; fd++)
-		if (held & (1u << fd))
-			close(fd);
+	fdr_config_load(&fdr_cfg);
+	fdr_say_silent = fdr_cfg.verbosity < 1;
+	if (!fdr_cfg.enabled) {
+		lc_off();
+		errno = saved;
+		return;
+	}
+	fdr_clock_anchor();
+	lc_armed_pid = getpid();
+	if (fdr_cfg.logfile_base[0] != '/')
+		lc_take_start_dir();	/* where the program started, whenever it records */
+	if (!lc_handlers_registered) {
+		lc_handlers_registered = true;
+		pthread_atfork(lc_prefork, lc_postfork_parent, lc_postfork_child);
+		on_exit(lc_atexit, NULL);
+		lc_std[0] = stdout;
+		lc_std[1] = stderr;
+	}
+	atomic_store_explicit(&fdr_phase, FDR_PHASE_ARMED, memory_order_release);
+	atomic_store_explicit(&fdr_gate, FDR_GATE_LAZY, memory_order_release);
 	errno = saved;
 }
 
@@ -1127,7 +1351,12 @@ static notrace int lc_api_check(void)
 {
 	int phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 
-	if (phase == FDR_PHASE_INIT)
+	if (phase == FDR_PHASE_ARMED) {
+		/* the program steers recording before any hook: start it now */
+		fdr_start_lazy();
+		phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
+	}
+	if (phase == FDR_PHASE_INIT || phase == FDR_PHASE_ARMED)
 		return -EAGAIN;
 	if (phase != FDR_PHASE_RECORDING)
 		return fdr_file_failed() ? -EIO : -ENODEV;
@@ -1149,8 +1378,13 @@ fdr_export notrace int fdrtrace_flush(void)
 {
 	struct fdr_thread *t = &fdr_self;
 	uint64_t target;
-	int err = lc_api_check();
+	int err;
 
+	/* not started: nothing recorded, nothing to write (and no reason to start) */
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED &&
+	    atomic_load_explicit(&lc_start_state, memory_order_acquire) == LC_START_IDLE)
+		return 0;
+	err = lc_api_check();
 	if (err)
 		return err;
 	if (fdr_cfg.policy == FDR_POLICY_RING)

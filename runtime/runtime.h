@@ -13,9 +13,13 @@
  *     (file_writer.c) are process-wide; see each file's contract.
  *   - fdr_gate is what the hooks test first: FDR_GATE_ON means "record".
  *
- * Phases (fdr_phase): INIT -> RECORDING -> FINISHING -> DONE, or
- * INIT -> OFF (mode off, setuid, file cannot be opened); RECORDING ->
- * DYING in the fatal-signal handler; RECORDING -> STOPPED on a write error.
+ * Phases (fdr_phase): INIT -> ARMED (the constructor: recording asked
+ * for) -> RECORDING (the first hook or API call: fdr_start_lazy()) ->
+ * FINISHING -> DONE, or INIT -> OFF (mode off, setuid) and ARMED -> OFF
+ * (the start failed); ARMED -> DONE at an exit that never started;
+ * RECORDING -> DYING in the fatal-signal handler; RECORDING -> STOPPED on
+ * a write error. A fork child of a recording process goes back to ARMED
+ * (its own trace starts at its own first hook).
  */
 #ifndef FDR_RUNTIME_H
 #define FDR_RUNTIME_H
@@ -40,6 +44,7 @@ enum fdr_gate_value {
 	FDR_GATE_OFF = 0,		/* mode off, or recording stopped: return at once */
 	FDR_GATE_BEFORE_INIT = 2,	/* count BEFORE_INIT drops */
 	FDR_GATE_AFTER_FINI = 3,	/* count AFTER_FINI drops */
+	FDR_GATE_LAZY = 4,		/* recording asked for, not started: the first hook starts it */
 };
 
 enum fdr_phase_value {
@@ -50,6 +55,7 @@ enum fdr_phase_value {
 	FDR_PHASE_DONE,
 	FDR_PHASE_DYING,
 	FDR_PHASE_STOPPED,
+	FDR_PHASE_ARMED,	/* recording asked for; started by the first hook (fdr_start_lazy()) */
 };
 
 extern _Atomic int fdr_gate fdr_hidden;
@@ -289,7 +295,14 @@ void fdr_say_private(bool kept) fdr_hidden;
 
 void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
 		     unsigned cpu) fdr_hidden fdr_noinline fdr_cold;
-void fdr_record_inactive(void) fdr_hidden fdr_noinline fdr_cold;
+void fdr_record_inactive(void *fn, unsigned action) fdr_hidden fdr_noinline fdr_cold;
+/*
+ * lifecycle.c: start recording, from the first hook (gate LAZY) or API
+ * call. Return: true when recording (the gate is ON), false when the start
+ * failed, is not this caller's to make (a vfork child, this thread's own
+ * start, a guard held) or did not finish in time on another thread.
+ */
+bool fdr_start_lazy(void) fdr_hidden fdr_cold;
 /* A hook while the thread's guard is held (a handler, or the runtime's own call): keep or count */
 void fdr_record_reentry(struct fdr_thread *t, uintptr_t addr, unsigned action) fdr_hidden
 	fdr_noinline fdr_cold;
@@ -516,6 +529,8 @@ struct fdr_fork_point {
 extern struct fdr_fork_point fdr_fork_point fdr_hidden;
 /* How the process ends (enum fdrtrace_end and its value), for the close record. */
 void fdr_set_end(uint8_t end, uint32_t value) fdr_hidden;
+/* verbosity=0: fdr_say() and fdr_say_raw() print nothing (say.c) */
+extern bool fdr_say_silent fdr_hidden;
 /* Read /proc/self/cmdline into fdr_cmdline (start of recording; async-signal-safe). */
 void fdr_read_cmdline(void) fdr_hidden;
 

@@ -95,11 +95,21 @@ static notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t buf
 		atomic_fetch_add_explicit(&t->drop_buf[reason], bufs, memory_order_relaxed);
 }
 
-notrace void fdr_record_inactive(void)
+/*
+ * A hook that found the gate neither ON nor OFF. LAZY: recording was asked
+ * for and this is the process's first hook (or one racing it): start the
+ * runtime (lifecycle.c, fdr_start_lazy(): one thread starts, the others
+ * wait for it), then record this call as any other. Not recursive: the
+ * call is recorded only once the gate is ON.
+ */
+notrace void fdr_record_inactive(void *fn, unsigned action)
 {
 	int g = atomic_load_explicit(&fdr_gate, memory_order_relaxed);
 
-	if (g == FDR_GATE_BEFORE_INIT)
+	if (g == FDR_GATE_LAZY) {
+		if (fdr_start_lazy())
+			fdr_record(fn, action);
+	} else if (g == FDR_GATE_BEFORE_INIT)
 		atomic_fetch_add_explicit(&fdr_before_init_drops, 1, memory_order_relaxed);
 	else if (g == FDR_GATE_AFTER_FINI)
 		atomic_fetch_add_explicit(&fdr_after_fini_drops, 1, memory_order_relaxed);

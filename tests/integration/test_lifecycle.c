@@ -857,11 +857,19 @@ Test(children, shells_of_system_and_popen_leave_no_file_under_ld_preload)
 	tc_done(&r);
 }
 
+/*
+ * Nothing instrumented runs: no file, and (issue 33) one line from the
+ * process the user asked about, naming -finstrument-functions: the
+ * preloaded shell's last image (`exec true`), not its children, which
+ * inherited the preload from a traced parent; the program that links us.
+ * verbosity=0 (fdrtrace record's): nothing at all.
+ */
 Test(children, a_process_that_runs_nothing_instrumented_leaves_no_file)
 {
 	const char *sh[] = { "/bin/sh", "-c", "true; echo hi | cat >/dev/null; exec true", NULL };
 	const char *empty[] = { EMPTY_TARGET, NULL };
 	const char *preload_env[] = { MODE_ON, PRELOAD, NULL };
+	const char *quiet_env[] = { MODE_ON, PRELOAD, "FDRTRACE_OPTIONS=verbosity=0", NULL };
 	const char *env[] = { MODE_ON, NULL };
 	char paths[2][512];
 	struct tc_run r;
@@ -870,6 +878,11 @@ Test(children, a_process_that_runs_nothing_instrumented_leaves_no_file)
 		tc_run(&r, sh, preload_env);
 		tc_assert_exited_ok(&r);
 		cr_expect_eq(tc_find_traces(&r, paths, 2), 0, "a shell left a trace");
+		cr_expect_eq(tc_lines(r.err), 1, "one line: %s", r.err);
+		cr_expect(strstr(r.err, "-finstrument-functions"), "%s", r.err);
+		tc_done(&r);
+		tc_run(&r, sh, quiet_env);
+		tc_assert_exited_ok(&r);
 		cr_expect_str_empty(r.err);
 		tc_done(&r);
 	}
@@ -878,7 +891,44 @@ Test(children, a_process_that_runs_nothing_instrumented_leaves_no_file)
 	tc_assert_exited_ok(&r);
 	cr_expect_str_eq(r.out, "flush 0\n");
 	cr_expect_eq(tc_find_traces(&r, paths, 2), 0, "an uninstrumented program left a trace");
-	cr_expect_str_empty(r.err);
+	cr_expect_eq(tc_lines(r.err), 1, "one line: %s", r.err);
+	cr_expect(strstr(r.err, "it_empty: no instrumented function ran"), "%s", r.err);
+	tc_done(&r);
+}
+
+/*
+ * A process that records nothing starts nothing: no flush thread (its
+ * threads counted in /proc at exit: one), nothing mapped for the pool; a
+ * fork child of a recording parent that execs at once leaves no trace
+ * and says nothing.
+ */
+Test(children, recording_starts_at_the_first_hook_and_a_fork_then_exec_child_is_silent)
+{
+	const char *sh[] = { "/bin/sh", "-c", "ls /proc/self/task | wc -l", NULL };
+	const char *preload_env[] = { MODE_ON, PRELOAD, NULL };
+	const char *argv[] = { TARGET, "children", NULL };
+	const char *fork_exec[] = { TARGET, "fork_exec", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	char paths[4][512];
+	struct tc_run r;
+
+	if (!IT_SANITIZED) {
+		tc_run(&r, sh, preload_env);
+		tc_assert_exited_ok(&r);
+		cr_expect_str_eq(r.out, "1\n", "threads of an uninstrumented process: %s", r.out);
+		tc_done(&r);
+	}
+	/* system() and popen() (posix_spawn) children, and the traced parent's own trace */
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_expect_eq(tc_find_traces(&r, paths, 4), 1, "only the parent's trace");
+	cr_expect_eq(tc_lines(r.err), 1, "only the parent's exit line: %s", r.err);
+	tc_done(&r);
+	/* fork(), then exec in the child with no instrumented call between */
+	tc_run(&r, fork_exec, env);
+	tc_assert_exited_ok(&r);
+	cr_expect_eq(tc_find_traces(&r, paths, 4), 1, "only the parent's trace");
+	cr_expect_eq(tc_lines(r.err), 1, "only the parent's exit line: %s", r.err);
 	tc_done(&r);
 }
 

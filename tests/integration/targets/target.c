@@ -16,6 +16,8 @@
  *                           ends with _exit(5); fork a third, which ends by
  *                           SIGSEGV; work; exit(3)
  *   target status N         work, then exit(N)
+ *   target fork_exec        work; fork, the child execs /bin/true at once
+ *                           (no instrumented call in the child)
  *   target fork_in_subdir   work; mkdir "sub", chdir into it, fork; child:
  *                           leaf x10, exit(0) (its trace goes where the
  *                           program started)
@@ -456,6 +458,20 @@ int main(int argc, char **argv)
 			return 12;
 		work();
 		return 3;
+	} else if (!strcmp(mode, "fork_exec")) {
+		char *args[] = { "/bin/true", NULL };
+		pid_t pid;
+		int st;
+
+		work();
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			execv(args[0], args);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 13;
 	} else if (!strcmp(mode, "status")) {
 		work();
 		exit((int)n);
