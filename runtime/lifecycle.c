@@ -3,11 +3,15 @@
  * runtime/lifecycle.c - start, finish, fork, fatal signals, control API.
  *
  * Contract:
- *   - Initialisation runs from a constructor (priority 101), on the thread
- *     that loads the library, before main. Hooks that run earlier (other
- *     constructors) are counted as BEFORE_INIT drops.
- *   - The finish runs from an atexit handler registered by that
- *     constructor. A shared library's constructor runs before
+ *   - The constructor (priority 101, the thread that loads the library,
+ *     before main) only reads the options, takes the clock's start pair,
+ *     registers the exit and fork handlers and sets the gate LAZY. Hooks
+ *     that run earlier (other constructors) are counted as BEFORE_INIT
+ *     drops. The first hook after it starts the runtime
+ *     (fdr_start_lazy(): any thread, once, the others waiting), then
+ *     records its call; so do an API call and an identity change.
+ *   - The finish runs from an on_exit handler registered by that
+ *     constructor (on_exit: it is given the status for the close record). A shared library's constructor runs before
  *     __libc_start_main registers the loader's destructor pass, so our
  *     handler runs after every destructor and C++ static destructor:
  *     almost nothing of the program's is missed. Hooks after it are
@@ -21,10 +25,12 @@
  *     snapshot: that buffer is written, before the snapshot (writer.c,
  *     fdr_thread_handover()); one handed over after it is not (the
  *     snapshot has its records).
- *   - fork: the prepare handler holds the flush thread's mutex, so the
- *     child never inherits a half-written buffer or a loader lock taken by
- *     a symbol lookup; the child gets its own file, an empty pool, a new
- *     flush thread and an FDRTRACE_EXT_FORK record.
+ *   - fork: the prepare handler stamps the fork point (thread, clock,
+ *     serial; a spawn record in the forking thread's records) and holds
+ *     the flush thread's mutex, so the child never inherits a half-written
+ *     buffer or a loader lock taken by a symbol lookup; the child gets an
+ *     empty pool and goes back to the LAZY gate: its own file, flush
+ *     thread and FDRTRACE_EXT_FORK record come at its first hook.
  *   - Fatal signals (SEGV, BUS, ILL, FPE, ABRT): the handler writes what is
  *     in memory with async-signal-safe calls only, closes the trace with
  *     how=SIGNAL, restores the previous disposition and re-raises. It is
