@@ -1490,6 +1490,9 @@ fdr_export notrace fdr_noinline int fdrtrace_start(void)
 		err = 0;	/* the gate is not the hook's business */
 	if (err)
 		return err;
+	/* max_depth: the depth counts again from here (writer.c); before the gate opens */
+	if (atomic_load_explicit(&fdr_gate, memory_order_relaxed) == FDR_GATE_OFF)
+		atomic_fetch_add_explicit(&fdr_depth_epoch, 1, memory_order_relaxed);
 	/* OFF -> ON only: a finish (AFTER_FINI) or an error stop is never undone */
 	started = atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_ON,
 							  memory_order_release,

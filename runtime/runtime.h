@@ -66,6 +66,13 @@ extern pid_t fdr_pid fdr_hidden;
 extern uint64_t fdr_min_ticks fdr_hidden;
 /* max_depth set: every hook takes the slow path (@end stays NULL), which counts depth */
 extern bool fdr_all_slow fdr_hidden;
+/*
+ * max_depth: bumped by fdrtrace_start() (OFF -> ON): the calls open at a
+ * stop may have returned unseen, so every thread's counted depth starts
+ * again from 0 at its next hook (writer.c). Bumped before the gate's
+ * release CAS, read relaxed after the slow path's acquire load of the gate.
+ */
+extern _Atomic uint32_t fdr_depth_epoch fdr_hidden;
 /* filter/exclude set: the slow path asks fdr_filter_skip() once per new function */
 extern bool fdr_filtering fdr_hidden;
 
@@ -210,6 +217,7 @@ struct fdr_thread {
 	uint8_t *rewind_floor;	/* func_duration_threshold_us: never erase below this */
 	uint8_t *arg_end;	/* just after the last CallArgument (fdrtrace_log_arg) */
 	uint64_t depth;		/* max_depth: traced calls open on this thread */
+	uint32_t depth_epoch;	/* fdr_depth_epoch when @depth was last valid */
 	/* drops not yet reported in the trace, per reason */
 	_Atomic uint64_t drop_rec[FDRTRACE_DROP_REASON_COUNT];
 	_Atomic uint64_t drop_buf[FDRTRACE_DROP_REASON_COUNT];

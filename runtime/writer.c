@@ -48,6 +48,7 @@
 _Atomic int fdr_gate = FDR_GATE_BEFORE_INIT;
 uint64_t fdr_min_ticks;
 bool fdr_all_slow;
+_Atomic uint32_t fdr_depth_epoch;
 bool fdr_filtering;
 _Atomic int fdr_phase = FDR_PHASE_INIT;
 fdr_tls struct fdr_thread fdr_self;
@@ -796,7 +797,19 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		goto out;
 	if (fdr_all_slow) {
 		/* max_depth: entries deeper than it, and their exits, are not recorded */
+		uint32_t epoch = atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed);
 		bool deep;
+
+		if (unlikely(t->depth_epoch != epoch)) {
+			/*
+			 * Recording restarted: the calls open at the stop may have
+			 * returned unseen. Count from here; an exit of a call
+			 * opened before (deeper than the counted stack) finds the
+			 * depth at 0 and leaves it there.
+			 */
+			t->depth_epoch = epoch;
+			t->depth = 0;
+		}
 
 		if (action == FDRTRACE_FN_ENTRY) {
 			deep = ++t->depth > fdr_cfg.max_depth;
