@@ -214,10 +214,10 @@ struct fdr_thread {
 	 * re-entering meanwhile counts process-wide (no buffer will say it).
 	 */
 	bool leaving;
+	uint32_t depth_epoch;	/* max_depth: fdr_depth_epoch when @depth was last valid */
 	uint8_t *rewind_floor;	/* func_duration_threshold_us: never erase below this */
 	uint8_t *arg_end;	/* just after the last CallArgument (fdrtrace_log_arg) */
 	uint64_t depth;		/* max_depth: traced calls open on this thread */
-	uint32_t depth_epoch;	/* fdr_depth_epoch when @depth was last valid */
 	/* drops not yet reported in the trace, per reason */
 	_Atomic uint64_t drop_rec[FDRTRACE_DROP_REASON_COUNT];
 	_Atomic uint64_t drop_buf[FDRTRACE_DROP_REASON_COUNT];
