@@ -897,6 +897,47 @@ Test(children, a_process_that_runs_nothing_instrumented_leaves_no_file)
 }
 
 /*
+ * The lazy start (issue 2's "first hook starts the runtime"): eight threads
+ * whose first instrumented calls come at once (main is not instrumented):
+ * one starts the runtime, the others wait, and every call is recorded;
+ * an instrumented constructor before main starts it there, its call
+ * recorded after the start records.
+ */
+Test(children, the_first_hooks_of_racing_threads_all_wait_for_one_start)
+{
+	const char *race[] = { LAZY_TARGET, "race", "8", NULL };
+	const char *ctor[] = { LAZY_TARGET, "ctor", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	const char *ctor_env[] = { MODE_ON, "LAZY_CTOR=1", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	for (int round = 0; round < 3; round++) {
+		tc_run(&r, race, env);
+		tc_assert_exited_ok(&r);
+		tc_assert_one_trace(&r, &t);
+		cr_expect_eq(tc_calls(&t, "leaf"), 8 * 1000);
+		cr_expect_eq(tc_calls(&t, "work"), 8);
+		cr_expect_eq(t.dropped, 0, "round %d: %llu dropped", round,
+			     (unsigned long long)t.dropped);
+		cr_expect_geq(t.ntids, 8 + 1, "8 threads and the flush thread: %d", t.ntids);
+		cr_expect(t.start_records_first);
+		cr_expect(t.closed);
+		tc_free(&t);
+		tc_done(&r);
+	}
+	tc_run(&r, ctor, ctor_env);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_eq(tc_calls(&t, "early"), 1);
+	cr_expect_eq(tc_calls(&t, "leaf"), 1000);
+	cr_expect_eq(t.dropped, 0);
+	cr_expect(t.start_records_first);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+/*
  * A process that records nothing starts nothing: no flush thread (its
  * threads counted in /proc at exit: one), nothing mapped for the pool; a
  * fork child of a recording parent that execs at once leaves no trace
