@@ -779,6 +779,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 						 (uint8_t)sig, fault, depth, lc_crash_addrs,
 						 lc_crash_mods);
 	}
+	fdr_flush_started_wait(200);	/* the start records first in the file */
 	fdr_flush_names_wait(200);	/* ring policy: names were looked up while it ran */
 	if (!rb->data || !fdr_file_lock(2000))
 		return;
@@ -1198,8 +1199,9 @@ static notrace void lc_start(void)
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
 	/*
 	 * The flush thread writes the process, configuration and module-map
-	 * records first thing; the gate opens only after that, so no function
-	 * record can precede them, whenever the program dies.
+	 * records first thing, before any buffer, and a dump waits for them
+	 * (lc_dump()), so no function record can precede them, whenever the
+	 * program dies; the gate opens without waiting for the thread.
 	 */
 	err = fdr_flush_start();
 	if (err) {
