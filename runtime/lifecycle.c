@@ -658,6 +658,12 @@ notrace void fdr_before_identity_change(void)
 	 */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED)
 		fdr_start_lazy();
+	/*
+	 * The flush thread's start records read the program's modules
+	 * (/proc/self/exe, their files): before a chroot or a lost
+	 * privilege hides them (the start does not wait for it otherwise).
+	 */
+	fdr_flush_started_wait(2000);
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING ||
 	    (pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_locked_here())
 		return;
