@@ -29,11 +29,13 @@
  *   - Frequency, first that works: CPUID 0x15 when all three values are
  *     present (exact by definition); the hypervisor's TSC leaf 0x40000010
  *     (kHz); sysfs tsc_freq_khz; calibration against CLOCK_MONOTONIC_RAW
- *     (one interval of at least 1 ms: CLK_CAL_NS); CPUID 0x16 base MHz
- *     only when the calibration fails (it is a nominal value, MHz-rounded,
- *     and is not the TSC rate on every CPU). The calibrated and 0x16 values are refined
- *     over the run by fdr_clock_refine(): in the header as the run goes,
- *     at the end, and in a crash's dump.
+ *     from the constructor's start pair (fdr_clock_anchor()) to the start:
+ *     at least 1 ms (CLK_CAL_NS) when the start comes that late, else a
+ *     provisional value: CPUID 0x16 base MHz when present (a nominal value,
+ *     MHz-rounded, not the TSC rate on every CPU), else an estimate over
+ *     0.2 ms (CLK_EST_NS). The calibrated, provisional and 0x16 values are
+ *     refined over the run by fdr_clock_refine(): in the header as the run
+ *     goes, at the end, and in a crash's dump.
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -61,6 +63,19 @@ static bool clk_refinable;
 /* A calibration is under way: fdr_clock_finish() ends it (0x16's value: the fallback). */
 static bool clk_cal_pending;
 static uint64_t clk_cal_fallback;
+/*
+ * The start pair was taken by fdr_clock_anchor() (the constructor: a TSC
+ * read, not yet knowing the source) and is kept by fdr_clock_begin() for a
+ * TSC source.
+ */
+static bool clk_anchored;
+/*
+ * The frequency is provisional (measured over less than CLK_CAL_NS, or
+ * CPUID 0x16's nominal value): fdr_clock_refine() measures again over any
+ * interval at least clk_prov_min_ns long.
+ */
+static bool clk_provisional;
+static uint64_t clk_prov_min_ns;
 
 /* 128-bit arithmetic for the frequency (a GCC/clang extension). */
 __extension__ typedef unsigned __int128 clk_u128;
@@ -79,6 +94,14 @@ __extension__ typedef unsigned __int128 clk_u128;
  * writes it into the header as the run goes (flush_thread.c).
  */
 #define CLK_CAL_NS 1000000ull	/* 1 ms */
+/*
+ * The start is lazy (the first hook), and the calibration's start pair is
+ * the constructor's (fdr_clock_anchor()): when the first hook comes less
+ * than CLK_CAL_NS after it, the start waits only until the interval is
+ * CLK_EST_NS long (a provisional frequency, a few hundred ppm), which the
+ * run's pairs refine (in the header by the flush thread, at the close).
+ */
+#define CLK_EST_NS 200000ull	/* 0.2 ms */
 #define CLK_REFINE_MIN_NS 4000000ull	/* 4 ms: four calibrations */
 
 /* ------------------------------------------------------------------ */
@@ -312,7 +335,7 @@ static notrace bool clk_start_pair(void)
  * interval from its start pair, once that is CLK_CAL_NS long.
  * Return: Hz, 0 when the TSC did not move forward or the clock failed.
  */
-static notrace uint64_t clk_calibrate_end(void)
+static notrace uint64_t clk_calibrate_end(uint64_t min_ns)
 {
 	uint64_t t1, n1;
 
@@ -320,7 +343,7 @@ static notrace uint64_t clk_calibrate_end(void)
 		return 0;
 	do
 		n1 = fdr_clock_raw_ns();
-	while (n1 && n1 - clk_ns0 < CLK_CAL_NS);
+	while (n1 && n1 - clk_ns0 < min_ns);
 	fdr_clock_pair(&t1, &n1);
 	return fdr_clock_freq_from_pairs(clk_tsc0, clk_ns0, t1, n1);
 }
@@ -386,6 +409,35 @@ static notrace bool clk_rseq_usable(void)
 #endif
 }
 
+/*
+ * The constructor's start pair: (TSC, CLOCK_MONOTONIC_RAW), the best of
+ * five reads, no system call (the vDSO). Whatever the source chosen later,
+ * rdtsc reads the counter rdtscp reads; a monotonic source takes its own
+ * start pair in fdr_clock_begin().
+ */
+notrace void fdr_clock_anchor(void)
+{
+	uint64_t best_gap = UINT64_MAX;
+
+	clk_tsc0 = 0;
+	clk_ns0 = 0;
+	for (int i = 0; i < 5; i++) {
+		uint64_t a = fdr_clock_raw_ns(), t, b;
+		uint32_t lo, hi;
+
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		t = ((uint64_t)hi << 32) | lo;
+		b = fdr_clock_raw_ns();
+		if (b < a || b - a >= best_gap)
+			continue;
+		best_gap = b - a;
+		clk_tsc0 = t;
+		clk_ns0 = a + (b - a) / 2;
+	}
+	clk_started = clk_ns0 != 0;
+	clk_anchored = clk_started;
+}
+
 notrace int fdr_clock_begin(enum fdr_clock_choice choice)
 {
 	struct clk_cpu c;
@@ -437,6 +489,9 @@ notrace int fdr_clock_begin(enum fdr_clock_choice choice)
 	fdr_clock = ci;
 	clk_refinable = false;
 	clk_cal_pending = false;
+	clk_provisional = false;
+	if (ci.source == FDRTRACE_CLOCK_MONOTONIC)
+		clk_anchored = false;	/* the anchor is in TSC ticks */
 	if (ci.source == FDRTRACE_CLOCK_MONOTONIC) {
 		fdr_clock.freq = CLK_NS_PER_S;
 		fdr_clock.freq_source = FDRTRACE_FREQ_FIXED;
@@ -456,11 +511,15 @@ notrace int fdr_clock_begin(enum fdr_clock_choice choice)
 			/* measured by fdr_clock_finish(), over what initialisation does meanwhile */
 			clk_cal_pending = true;
 			clk_cal_fallback = c.freq_0x16;
-			clk_start_pair();
+			if (!clk_anchored)
+				clk_start_pair();
+			clk_anchored = false;	/* used: a later begin takes its own pair */
 			return 0;
 		}
 	}
-	clk_start_pair();
+	if (!clk_anchored)
+		clk_start_pair();
+	clk_anchored = false;
 	return 0;
 }
 
@@ -468,13 +527,26 @@ notrace void fdr_clock_finish(void)
 {
 	uint64_t cal;
 
+	uint64_t age;
+
 	if (!clk_cal_pending)
 		return;
 	clk_cal_pending = false;
-	if ((cal = clk_calibrate_end()) != 0) {
+	age = clk_started ? fdr_clock_raw_ns() - clk_ns0 : 0;
+	if (age < CLK_CAL_NS && clk_cal_fallback) {
+		/* provisional: CPUID 0x16's nominal value, measured over the run later */
+		fdr_clock.freq = clk_cal_fallback;
+		fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
+		clk_refinable = true;
+		clk_provisional = true;
+		clk_prov_min_ns = CLK_CAL_NS;
+	} else if ((cal = clk_calibrate_end(age < CLK_CAL_NS ? CLK_EST_NS : 0)) != 0) {
 		fdr_clock.freq = cal;
 		fdr_clock.freq_source = FDRTRACE_FREQ_CALIBRATED;
 		clk_refinable = true;
+		/* an estimate over less than 1 ms: any interval twice as long improves on it */
+		clk_provisional = age < CLK_CAL_NS;
+		clk_prov_min_ns = 2 * (age > CLK_EST_NS ? age : CLK_EST_NS);
 	} else if (clk_cal_fallback) {
 		fdr_clock.freq = clk_cal_fallback;
 		fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
@@ -520,7 +592,9 @@ notrace uint64_t fdr_clock_refine(void)
 	if (!clk_started || !clk_refinable)
 		return fdr_clock.freq;
 	fdr_clock_pair(&t1, &n1);
-	if (n1 < clk_ns0 || n1 - clk_ns0 < CLK_REFINE_MIN_NS)
+	if (n1 < clk_ns0 ||
+	    n1 - clk_ns0 < (clk_provisional && clk_prov_min_ns < CLK_REFINE_MIN_NS ?
+			    clk_prov_min_ns : CLK_REFINE_MIN_NS))
 		return fdr_clock.freq;
 	f = fdr_clock_freq_from_pairs(clk_tsc0, clk_ns0, t1, n1);
 	return f ? f : fdr_clock.freq;

@@ -52,14 +52,24 @@ struct fdr_clock_info {
 extern struct fdr_clock_info fdr_clock fdr_hidden;
 
 /**
+ * fdr_clock_anchor - take the run's start pair, before the clock is chosen
+ *
+ * Cheap (no system call): the constructor takes it, so that the lazy
+ * start's calibration (fdr_clock_finish()) measures from the load of the
+ * library and rarely waits. Context: the constructor.
+ */
+void fdr_clock_anchor(void);
+
+/**
  * fdr_clock_begin - choose the clock; start measuring its frequency
  * @choice: the user's clock option
  *
  * A choice the machine cannot honour (rdtscp without CPUID support) falls
  * back to the best available clock and says so once on stderr. When the
- * frequency must be calibrated, this takes the calibration's start pair
- * and fdr_clock.freq stays 0 until fdr_clock_finish(): initialisation goes on meanwhile, and only what it
- * leaves of the calibration's 1 ms is spent waiting.
+ * frequency must be calibrated, the calibration's start pair is the
+ * anchor (fdr_clock_anchor()), or taken now without one, and
+ * fdr_clock.freq stays 0 until fdr_clock_finish(), which waits at most
+ * until the pair is 0.2 ms old (a provisional value, refined over the run).
  *
  * Context: initialisation only. Return: 0 (a clock is always found).
  */

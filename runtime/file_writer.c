@@ -1442,6 +1442,22 @@ static notrace int fw_frame_buffer(struct iovec *iov, struct fw_frame *f,
 	return n;
 }
 
+/*
+ * How the process ends, set by whoever ends it (fdr_set_end(): the exit
+ * handler, _exit, a fatal signal's dump, exec) before it writes the close
+ * marker, on the same thread or before handing the finish to the flush
+ * thread (fdr_flush_finish(), whose wake-up and join order it). A close
+ * that ends no process (a snapshot, a stop on error) says "unknown".
+ */
+static uint8_t fw_end;
+static uint32_t fw_end_value;
+
+notrace void fdr_set_end(uint8_t end, uint32_t value)
+{
+	fw_end = end;
+	fw_end_value = value;
+}
+
 notrace size_t fdr_close_record(uint8_t *buf, size_t cap, uint8_t how, uint64_t freq, int error)
 {
 	struct fdr_ext_close_info c = {
@@ -1455,6 +1471,11 @@ notrace size_t fdr_close_record(uint8_t *buf, size_t cap, uint8_t how, uint64_t 
 		.records_left_out = fdr_totals.dropped_by[FDRTRACE_DROP_FILTERED],
 		.error = error > 0 ? (uint32_t)error : 0,
 	};
+
+	if (how == FDRTRACE_CLOSE_EXIT || how == FDRTRACE_CLOSE_SIGNAL) {
+		c.end = fw_end;
+		c.end_value = fw_end_value;
+	}
 
 	c.end_realtime_ns = fdr_clock_ns(CLOCK_REALTIME);
 	return fdr_ext_close(buf, cap, &c);

@@ -3,11 +3,15 @@
  * runtime/lifecycle.c - start, finish, fork, fatal signals, control API.
  *
  * Contract:
- *   - Initialisation runs from a constructor (priority 101), on the thread
- *     that loads the library, before main. Hooks that run earlier (other
- *     constructors) are counted as BEFORE_INIT drops.
- *   - The finish runs from an atexit handler registered by that
- *     constructor. A shared library's constructor runs before
+ *   - The constructor (priority 101, the thread that loads the library,
+ *     before main) only reads the options, takes the clock's start pair,
+ *     registers the exit and fork handlers and sets the gate LAZY. Hooks
+ *     that run earlier (other constructors) are counted as BEFORE_INIT
+ *     drops. The first hook after it starts the runtime
+ *     (fdr_start_lazy(): any thread, once, the others waiting), then
+ *     records its call; so do an API call and an identity change.
+ *   - The finish runs from an on_exit handler registered by that
+ *     constructor (on_exit: it is given the status for the close record). A shared library's constructor runs before
  *     __libc_start_main registers the loader's destructor pass, so our
  *     handler runs after every destructor and C++ static destructor:
  *     almost nothing of the program's is missed. Hooks after it are
@@ -21,10 +25,12 @@
  *     snapshot: that buffer is written, before the snapshot (writer.c,
  *     fdr_thread_handover()); one handed over after it is not (the
  *     snapshot has its records).
- *   - fork: the prepare handler holds the flush thread's mutex, so the
- *     child never inherits a half-written buffer or a loader lock taken by
- *     a symbol lookup; the child gets its own file, an empty pool, a new
- *     flush thread and an FDRTRACE_EXT_FORK record.
+ *   - fork: the prepare handler stamps the fork point (thread, clock,
+ *     serial; a spawn record in the forking thread's records) and holds
+ *     the flush thread's mutex, so the child never inherits a half-written
+ *     buffer or a loader lock taken by a symbol lookup; the child gets an
+ *     empty pool and goes back to the LAZY gate: its own file, flush
+ *     thread and FDRTRACE_EXT_FORK record come at its first hook.
  *   - Fatal signals (SEGV, BUS, ILL, FPE, ABRT): the handler writes what is
  *     in memory with async-signal-safe calls only, closes the trace with
  *     how=SIGNAL, restores the previous disposition and re-raises. It is
@@ -69,6 +75,12 @@ pid_t fdr_pid;
 pid_t fdr_fork_parent;
 char fdr_program[256];
 uint64_t fdr_start_ns;
+uint64_t fdr_start_tsc;
+char fdr_cmdline[4096];
+uint32_t fdr_cmdline_len, fdr_argc;
+struct fdr_fork_point fdr_fork_point;
+/* this process's forks so far (fdr_fork_point.serial); a child counts its own from 0 */
+static _Atomic uint32_t lc_fork_serial;
 
 static const int lc_fatal_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 /*
@@ -84,6 +96,25 @@ static uint64_t lc_crash_addrs[FDR_NATIVE_MAX];
 static uint32_t lc_crash_mods[FDR_NATIVE_MAX];
 static uint8_t lc_crash_payload[64 + FDR_NATIVE_MAX * FDRTRACE_NATIVE_FRAME_SIZE];
 static bool lc_handlers_registered;
+
+/*
+ * Start state, one word (lc_start_state): IDLE until a thread claims the
+ * start (CAS IDLE -> RUNNING), DONE once it has ended (gate ON, or OFF on
+ * failure). Release on DONE pairs with the acquire in fdr_start_lazy()'s
+ * wait: a thread that saw DONE sees the runtime set up. A fork child of a
+ * recording process goes back to IDLE with lc_child_pending set: its
+ * start is the child's part only (its file and flush thread).
+ */
+enum { LC_START_IDLE, LC_START_RUNNING, LC_START_DONE };
+static _Atomic int lc_start_state;
+static bool lc_child_pending;
+/* the process that may start (a vfork child shares our memory, not our pid) */
+static pid_t lc_armed_pid;
+/* a fork child: never says that nothing ran (its parent does, or has a trace) */
+static bool lc_quiet;
+/* this thread is starting the runtime: its own hooks meanwhile are not recorded */
+static fdr_tls bool lc_starting_here;
+
 
 static notrace void lc_program_name(void)
 {
@@ -109,6 +140,41 @@ static notrace void lc_program_name(void)
 }
 
 /*
+ * The command line, as /proc/self/cmdline gives it (each argument ended by
+ * a NUL), read once when recording starts (a fork child keeps its
+ * parent's; an exec'd image reads its own), cut to the last whole argument
+ * that fits fdr_cmdline (4 KiB). open/read/close only: async-signal-safe,
+ * no allocation. The descriptor is short-lived and taken while recording
+ * starts; a failure leaves an empty command line (argc 0).
+ */
+notrace void fdr_read_cmdline(void)
+{
+	uint32_t n = 0, cut = 0, argc = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		while (n < sizeof(fdr_cmdline)) {
+			ssize_t got = read(fd, fdr_cmdline + n, sizeof(fdr_cmdline) - n);
+
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				break;
+			n += (uint32_t)got;
+		}
+		close(fd);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (fdr_cmdline[i] == '\0') {
+			cut = i + 1;
+			argc++;
+		}
+	}
+	fdr_cmdline_len = cut;
+	fdr_argc = argc;
+}
+
+/*
  * The working directory the process started in, with a trailing '/', or
  * "" when getcwd() failed there. Taken once, at the first initialisation:
  * a fork child inherits it, so a program that changes directory and then
@@ -126,20 +192,25 @@ static bool lc_start_dir_taken;
  * whole path and a program that changes directory later, or forks after
  * it did, still writes where it started.
  */
+static notrace void lc_take_start_dir(void)
+{
+	size_t n;
+
+	if (lc_start_dir_taken)
+		return;
+	lc_start_dir_taken = true;
+	if (getcwd(lc_start_dir, sizeof(lc_start_dir) - 1)) {
+		n = strlen(lc_start_dir);
+		if (n && lc_start_dir[n - 1] != '/')
+			memcpy(lc_start_dir + n, "/", 2);
+	} else {
+		lc_start_dir[0] = '\0';
+	}
+}
+
 static notrace int lc_path(void)
 {
-	if (!lc_start_dir_taken) {
-		size_t n;
-
-		lc_start_dir_taken = true;
-		if (getcwd(lc_start_dir, sizeof(lc_start_dir) - 1)) {
-			n = strlen(lc_start_dir);
-			if (n && lc_start_dir[n - 1] != '/')
-				memcpy(lc_start_dir + n, "/", 2);
-		} else {
-			lc_start_dir[0] = '\0';
-		}
-	}
+	lc_take_start_dir();
 	if ((size_t)snprintf(fdr_path, sizeof(fdr_path), "%s%s%s.%d.fdr",
 			     fdr_cfg.logfile_base[0] == '/' ? "" : lc_start_dir,
 			     fdr_cfg.logfile_base, fdr_program, (int)fdr_pid) >= sizeof(fdr_path))
@@ -342,6 +413,95 @@ static notrace void lc_exit_line(void)
 	fdr_say_raw(l.buf, l.n);
 }
 
+/*
+ * Has the parent process libfdrtrace loaded (its /proc/PID/maps names it)?
+ * Then it is tracing, and this process, preloaded because it inherited
+ * LD_PRELOAD, is one of its children: not the one the user asked about.
+ * Read in pieces into a static buffer (no allocation); the exit only.
+ */
+static notrace bool lc_parent_traced(void)
+{
+	static const char lib[] = "libfdrtrace";
+	static char buf[4096 + sizeof(lib)];
+	char path[64];
+	size_t keep = 0;
+	bool found = false;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)getppid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	for (;;) {
+		ssize_t n = read(fd, buf + keep, sizeof(buf) - 1 - keep);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		n += (ssize_t)keep;
+		if (memmem(buf, (size_t)n, lib, sizeof(lib) - 1)) {
+			found = true;
+			break;
+		}
+		/* a name cut at the end of this piece: carry its start over */
+		keep = sizeof(lib) - 2;
+		memmove(buf, buf + n - (ssize_t)keep, keep);
+	}
+	close(fd);
+	return found;
+}
+
+/*
+ * Recording was asked for and no instrumented function ran: one line,
+ * naming the likely cause. Said only by a process the user asked about:
+ * one that links libfdrtrace, or the one the preload was asked for, not
+ * a child that inherited LD_PRELOAD from a traced parent, nor a fork
+ * child (lc_quiet); never at verbosity=0 (fdrtrace record).
+ */
+static notrace void lc_say_nothing_ran(void)
+{
+	const char *pre;
+
+	if (fdr_cfg.verbosity < 1 || lc_quiet)
+		return;
+	pre = getenv("LD_PRELOAD");
+	if (pre && strstr(pre, "fdrtrace") && lc_parent_traced())
+		return;
+	if (!fdr_program[0])
+		lc_program_name();
+	fdr_say("fdrtrace: %s: no instrumented function ran, so no trace was written "
+		"(was it compiled with -finstrument-functions?)\n", fdr_program);
+}
+
+/*
+ * At an exit: a process that never started (phase ARMED) ends so, with
+ * the line above; no start may begin after this. A start under way on
+ * another thread is waited for (the caller then closes as usual).
+ * Return: true when the process never started.
+ */
+static notrace bool lc_end_unstarted(void)
+{
+	int expect = LC_START_IDLE;
+	int armed = FDR_PHASE_ARMED;
+
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_ARMED)
+		return false;
+	if (!atomic_compare_exchange_strong_explicit(&lc_start_state, &expect, LC_START_DONE,
+						     memory_order_acq_rel, memory_order_acquire)) {
+		for (int i = 0; i < 20000 && atomic_load_explicit(&lc_start_state,
+				memory_order_acquire) == LC_START_RUNNING; i++)
+			nanosleep(&(struct timespec){ 0, 50000 }, NULL);
+		return atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED;
+	}
+	if (!atomic_compare_exchange_strong_explicit(&fdr_phase, &armed, FDR_PHASE_DONE,
+						     memory_order_acq_rel, memory_order_relaxed))
+		return false;
+	atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
+	lc_say_nothing_ran();
+	return true;
+}
+
 static _Atomic bool lc_dumped;	/* the dump of _exit (lc_exit_now()) is written */
 static _Atomic pid_t lc_closer;	/* the thread that took the phase to FINISHING or DYING */
 
@@ -406,10 +566,9 @@ static notrace void lc_finish(uint8_t how)
 	fdr_threads_foreach(lc_snap, &nodes, 0);
 	fdr_flush_finish(how);
 	if (!fdr_file_created()) {
-		/* no instrumented function ran here (a shell of system(), say): no file */
-		if (fdr_cfg.verbosity >= 2)
-			fdr_say("fdrtrace: %s: no instrumented function ran; no trace written\n",
-				fdr_program);
+		/* no instrumented function ran here (only API calls, say): no file */
+		if (!fdr_has_records() && how != FDRTRACE_CLOSE_SIGNAL)
+			lc_say_nothing_ran();
 	} else if (fdr_cfg.verbosity >= 1 && !fdr_file_failed()) {
 		lc_exit_line();
 	}
@@ -455,8 +614,14 @@ static notrace void lc_flush_stdio(void)
 	}
 }
 
-static notrace void lc_atexit(void)
+/* on_exit() rather than atexit(): the handler gets the exit status for the close record */
+static notrace void lc_atexit(int status, void *arg)
 {
+	(void)arg;
+	if (lc_end_unstarted())
+		return;
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
+		fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)status & 0xffu);
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING &&
 	    fdr_cfg.verbosity >= 1)
 		lc_flush_stdio();
@@ -470,7 +635,8 @@ notrace bool fdr_before_exec(const char *path)
 	/* a vfork or posix_spawn child runs in our memory but is not us: leave it alone */
 	if ((pid_t)syscall(SYS_getpid) != fdr_pid)
 		return false;
-	fdr_flush_note_exec(path);
+	fdr_flush_note_exec(path, (uint32_t)syscall(SYS_gettid), fdr_clock_read(&(unsigned){ 0 }));
+	fdr_set_end(FDRTRACE_END_EXECED, 0);
 	lc_finish(FDRTRACE_CLOSE_EXIT);
 	return fdr_file_created();
 }
@@ -485,6 +651,19 @@ notrace bool fdr_before_exec(const char *path)
  */
 notrace void fdr_before_identity_change(void)
 {
+	/*
+	 * Not started yet (no hook ran): start now, while the process may
+	 * still create its trace where it was asked to (a daemon's worker
+	 * drops its privileges before its first traced call).
+	 */
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED)
+		fdr_start_lazy();
+	/*
+	 * The flush thread's start records read the program's modules
+	 * (/proc/self/exe, their files): before a chroot or a lost
+	 * privilege hides them (the start does not wait for it otherwise).
+	 */
+	fdr_flush_started_wait(2000);
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING ||
 	    (pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_locked_here())
 		return;
@@ -596,6 +775,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 	int32_t self;
 
 	if (sig) {
+		fdr_set_end(FDRTRACE_END_SIGNALED, (uint32_t)sig);
 		/* where it died, innermost frame first, before anything else runs */
 		depth = fdr_native_from_signal(uc, lc_crash_addrs, lc_crash_mods, FDR_NATIVE_MAX);
 		if (info && info->si_code > 0 && sig != SIGABRT)
@@ -605,6 +785,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 						 (uint8_t)sig, fault, depth, lc_crash_addrs,
 						 lc_crash_mods);
 	}
+	fdr_flush_started_wait(200);	/* the start records first in the file */
 	fdr_flush_names_wait(200);	/* ring policy: names were looked up while it ran */
 	if (!rb->data || !fdr_file_lock(2000))
 		return;
@@ -763,9 +944,12 @@ static notrace __attribute__((noreturn)) void lc_exit_now(int status)
 {
 	int saved_errno = errno;
 
-	if ((pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_locked_here()) {
+	if ((pid_t)syscall(SYS_getpid) != lc_armed_pid || fdr_file_locked_here()) {
 		/* not ours to write, or inside our own write: end now */
+	} else if (lc_end_unstarted()) {
+		/* nothing ran: no trace */
 	} else if (lc_claim(FDR_PHASE_DYING)) {
+		fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)status & 0xffu);
 		lc_dump(0, NULL, NULL);
 		/* as exit() does (lc_dump() made the totals), before a waiting exit() goes on */
 		if (fdr_cfg.verbosity >= 1 && fdr_file_created() && !fdr_file_failed())
@@ -857,9 +1041,46 @@ static notrace void lc_install_signals(void)
 
 /* ---- fork ---- */
 
+/*
+ * The fork point: the forking thread, the clock and this process's fork
+ * serial, kept in fdr_fork_point (the child inherits it for its fork
+ * record) and written as a spawn record into the forking thread's own
+ * records, so that a reader pairs the two by serial (child_pid 0: the
+ * prepare handler cannot know it). Not written when the thread's guard is
+ * taken (a fork from a handler that interrupted a hook or an API call),
+ * the thread is ignored, recording is stopped or the process recorded
+ * nothing yet (it has no trace file); the serial counts anyway.
+ */
+static notrace void lc_fork_point(void)
+{
+	struct fdr_thread *t = &fdr_self;
+	uint8_t p[64];
+	size_t n;
+
+	fdr_fork_point.tid = (uint32_t)syscall(SYS_gettid);
+	fdr_fork_point.serial = atomic_fetch_add_explicit(&lc_fork_serial, 1,
+							  memory_order_relaxed) + 1;
+	fdr_fork_point.tsc = fdr_clock_read(&(unsigned){ 0 });
+	/* and not in a process that recorded nothing yet: the record alone would make its file */
+	if (t->guard || t->ignored || !fdr_has_records() ||
+	    atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON)
+		return;
+	t->guard = FDR_GUARD_BUSY;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (!fdr_thread_ensure(t)) {
+		n = fdr_ext_spawn(p, sizeof(p), fdr_fork_point.tid, fdr_fork_point.tsc,
+				  fdr_fork_point.serial, 0);
+		if (n)
+			fdr_thread_emit_ext(t, p, n);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+}
+
 static notrace void lc_prefork(void)
 {
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING) {
+		lc_fork_point();
 		fdr_fork_stack_take();	/* the calls open, while the flush thread still runs */
 		fdr_flush_fork_prepare();
 	}
@@ -874,11 +1095,19 @@ static notrace void lc_postfork_parent(void)
 
 static notrace void lc_postfork_child(void)
 {
+	int phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
+
 	fdr_fork_stack_child();
 	fdr_sig_after_fork();	/* a disposition another thread was changing, as it is */
-	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING) {
-		if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT &&
-		    atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_OFF) {
+	lc_quiet = true;
+	lc_armed_pid = getpid();
+	if (phase == FDR_PHASE_ARMED) {
+		/* the parent never started: the child starts as a process of its own would */
+		atomic_store_explicit(&lc_start_state, LC_START_IDLE, memory_order_relaxed);
+		return;
+	}
+	if (phase != FDR_PHASE_RECORDING) {
+		if (phase != FDR_PHASE_INIT && phase != FDR_PHASE_OFF) {
 			/* the parent's trace, finished or failing: not ours to touch */
 			atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
 			atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
@@ -886,25 +1115,29 @@ static notrace void lc_postfork_child(void)
 		}
 		return;
 	}
+	/*
+	 * Only memory here (no file, no thread): the child's trace starts at
+	 * its first hook (lc_start_child()), so a child that execs or exits
+	 * without running an instrumented function leaves nothing and says
+	 * nothing. Until then its hooks find the gate LAZY.
+	 */
+	atomic_store_explicit(&fdr_gate, FDR_GATE_LAZY, memory_order_release);
+	atomic_store_explicit(&fdr_phase, FDR_PHASE_ARMED, memory_order_release);
 	fdr_fork_parent = fdr_pid;
-	fdr_pid = getpid();
-	fdr_start_ns = fdr_clock_ns(CLOCK_REALTIME);
+	fdr_pid = lc_armed_pid;
+	atomic_store_explicit(&lc_fork_serial, 0, memory_order_relaxed);
 	fdr_file_forget();	/* the parent's file stays the parent's */
 	fdr_ring_fork_child(&fdr_self);
 	fdr_pool_reset();
 	fdr_writer_after_fork_child();
-	/* the child's own trace is created only if it records something */
 	atomic_store_explicit(&fdr_recorded, false, memory_order_relaxed);
 	fdr_flush_reset_child();
 	fdr_modules_reset();
 	fdr_native_reset();
 	fdr_trigger_reset_child();
 	atomic_store_explicit(&fdr_before_init_drops, 0, memory_order_relaxed);
-	if (lc_open() < 0 || fdr_flush_start_child() < 0) {
-		fdr_file_close();
-		atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
-		atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
-	}
+	lc_child_pending = true;
+	atomic_store_explicit(&lc_start_state, LC_START_IDLE, memory_order_relaxed);
 }
 
 /* ---- start ---- */
@@ -928,22 +1161,33 @@ static notrace void lc_start_failed(void)
 	fdr_funcid_release();
 }
 
+/* A fork child's part of the start: its own file and flush thread. */
+static notrace void lc_start_child(void)
+{
+	lc_child_pending = false;
+	fdr_start_ns = fdr_clock_ns(CLOCK_REALTIME);
+	fdr_start_tsc = fdr_clock_read(&(unsigned){ 0 });
+	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
+	if (lc_open() < 0 || fdr_flush_start_child() < 0) {
+		fdr_file_close();
+		lc_off();
+		return;
+	}
+	/* release: the child's set-up before any hook sees the gate open */
+	atomic_store_explicit(&fdr_gate, FDR_GATE_ON, memory_order_release);
+}
+
+/* The whole start, on the thread of the process's first hook or API call. */
 static notrace void lc_start(void)
 {
 	int err;
 
-	fdr_config_load(&fdr_cfg);
-	if (!fdr_cfg.enabled) {
-		lc_off();
-		return;
-	}
-	/* a calibration, if needed, measures over what follows (fdr_clock_finish()) */
 	fdr_clock_begin(fdr_cfg.clock);
 	fdr_all_slow = fdr_cfg.max_depth != 0;
 	fdr_filtering = fdr_cfg.filter[0] || fdr_cfg.exclude[0];
 	if (fdr_filtering && fdr_filter_init() < 0)
 		fdr_filtering = false;
-	fdr_pid = getpid();
+	fdr_pid = lc_armed_pid;
 	fdr_start_ns = fdr_clock_ns(CLOCK_REALTIME);
 	lc_program_name();
 	err = fdr_pool_init(fdr_cfg.buffer_size, fdr_cfg.buffer_max, lc_pool_limit());
@@ -964,6 +1208,8 @@ static notrace void lc_start(void)
 	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
 	fdr_sysunwind_init();	/* the cheap walks: fork stacks, on_full=wait's handler check */
 	fdr_clock_finish();	/* the frequency: before the header and the durations below */
+	fdr_start_tsc = fdr_clock_read(&(unsigned){ 0 });
+	fdr_read_cmdline();
 	if (fdr_cfg.func_duration_threshold_us) {
 		__extension__ unsigned __int128 ticks = fdr_cfg.func_duration_threshold_us;
 
@@ -974,19 +1220,13 @@ static notrace void lc_start(void)
 		lc_start_failed();
 		return;
 	}
-	if (!lc_handlers_registered) {
-		lc_handlers_registered = true;
-		pthread_atfork(lc_prefork, lc_postfork_parent, lc_postfork_child);
-		atexit(lc_atexit);
-		lc_std[0] = stdout;
-		lc_std[1] = stderr;
-	}
 	lc_install_signals();
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
 	/*
 	 * The flush thread writes the process, configuration and module-map
-	 * records first thing; the gate opens only after that, so no function
-	 * record can precede them, whenever the program dies.
+	 * records first thing, before any buffer, and a dump waits for them
+	 * (lc_dump()), so no function record can precede them, whenever the
+	 * program dies; the gate opens without waiting for the thread.
 	 */
 	err = fdr_flush_start();
 	if (err) {
@@ -1030,19 +1270,106 @@ static notrace unsigned lc_hold_stdio(void)
 	return held;
 }
 
+/*
+ * fdr_start_lazy - start recording: the first hook's slow path (gate LAZY)
+ * or an API call. One thread starts (CAS on lc_start_state), with every
+ * signal blocked meanwhile, so that no handler of its own runs into a
+ * half-made runtime; its own hooks during the start (instrumented code the
+ * start calls) are counted as BEFORE_INIT drops. Another thread that comes
+ * meanwhile waits for the start to end (it takes about a millisecond;
+ * 1 s at most, then its call is counted as a BEFORE_INIT drop and the
+ * next one tries again). Not started: by a vfork child (our memory, not
+ * our pid), under a guard (a hook interrupted by a handler, an API call,
+ * a vfork child's guard), after an exit that never started.
+ * The start runs where the first hook runs: before main (a constructor),
+ * in any thread, in a fork child (its part only). A first hook inside a
+ * signal handler starts it there too: the start allocates, creates a
+ * thread and maps files, which a handler that interrupted the C library
+ * inside malloc or the loader could deadlock on (documented).
+ */
+notrace bool fdr_start_lazy(void)
+{
+	struct fdr_thread *t = &fdr_self;
+	int saved_errno = errno;
+	int expect = LC_START_IDLE;
+
+	if (t->guard || lc_starting_here ||
+	    atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_ARMED) {
+		if (lc_starting_here)
+			atomic_fetch_add_explicit(&fdr_before_init_drops, 1, memory_order_relaxed);
+		goto out;
+	}
+	if ((pid_t)syscall(SYS_getpid) != lc_armed_pid)
+		goto out;
+	if (atomic_compare_exchange_strong_explicit(&lc_start_state, &expect, LC_START_RUNNING,
+						    memory_order_acq_rel, memory_order_acquire)) {
+		sigset_t all, old;
+		unsigned held;
+
+		lc_starting_here = true;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		if (lc_child_pending) {
+			lc_start_child();
+		} else {
+			held = lc_hold_stdio();
+			lc_start();
+			for (int fd = 0; fd <= 2; fd++)
+				if (held & (1u << fd))
+					close(fd);
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		lc_starting_here = false;
+		/* release: pairs with the waiters' acquire below */
+		atomic_store_explicit(&lc_start_state, LC_START_DONE, memory_order_release);
+	} else {
+		struct timespec ts = { 0, 50000 };
+
+		for (int i = 0; i < 20000 && atomic_load_explicit(&lc_start_state,
+				memory_order_acquire) == LC_START_RUNNING; i++)
+			nanosleep(&ts, NULL);
+		if (atomic_load_explicit(&lc_start_state, memory_order_acquire) != LC_START_DONE)
+			atomic_fetch_add_explicit(&fdr_before_init_drops, 1, memory_order_relaxed);
+	}
+out:
+	errno = saved_errno;
+	return atomic_load_explicit(&fdr_gate, memory_order_acquire) == FDR_GATE_ON;
+}
+
+/*
+ * The constructor: cheap checks only. The configuration (off: nothing
+ * more), the clock's start pair (no system call), the exit and fork
+ * handlers, and the gate set LAZY: the first hook starts the rest
+ * (fdr_start_lazy()). A process that never runs an instrumented function
+ * leaves no file, starts no thread, maps no pool and calibrates nothing.
+ */
 static notrace void lc_init(void)
 {
 	int saved = errno;
-	unsigned held;
 
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT)
 		return;
 	fdr_say_init();	/* first: a standard error closed now stays closed to messages */
-	held = lc_hold_stdio();
-	lc_start();
-	for (int fd = 0; fd <= 2; fd++)
-		if (held & (1u << fd))
-			close(fd);
+	fdr_config_load(&fdr_cfg);
+	fdr_say_silent = fdr_cfg.verbosity < 1;
+	if (!fdr_cfg.enabled) {
+		lc_off();
+		errno = saved;
+		return;
+	}
+	fdr_clock_anchor();
+	lc_armed_pid = getpid();
+	if (fdr_cfg.logfile_base[0] != '/')
+		lc_take_start_dir();	/* where the program started, whenever it records */
+	if (!lc_handlers_registered) {
+		lc_handlers_registered = true;
+		pthread_atfork(lc_prefork, lc_postfork_parent, lc_postfork_child);
+		on_exit(lc_atexit, NULL);
+		lc_std[0] = stdout;
+		lc_std[1] = stderr;
+	}
+	atomic_store_explicit(&fdr_phase, FDR_PHASE_ARMED, memory_order_release);
+	atomic_store_explicit(&fdr_gate, FDR_GATE_LAZY, memory_order_release);
 	errno = saved;
 }
 
@@ -1057,7 +1384,12 @@ static notrace int lc_api_check(void)
 {
 	int phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 
-	if (phase == FDR_PHASE_INIT)
+	if (phase == FDR_PHASE_ARMED) {
+		/* the program steers recording before any hook: start it now */
+		fdr_start_lazy();
+		phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
+	}
+	if (phase == FDR_PHASE_INIT || phase == FDR_PHASE_ARMED)
 		return -EAGAIN;
 	if (phase != FDR_PHASE_RECORDING)
 		return fdr_file_failed() ? -EIO : -ENODEV;
@@ -1079,8 +1411,13 @@ fdr_export notrace int fdrtrace_flush(void)
 {
 	struct fdr_thread *t = &fdr_self;
 	uint64_t target;
-	int err = lc_api_check();
+	int err;
 
+	/* not started: nothing recorded, nothing to write (and no reason to start) */
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED &&
+	    atomic_load_explicit(&lc_start_state, memory_order_acquire) == LC_START_IDLE)
+		return 0;
+	err = lc_api_check();
 	if (err)
 		return err;
 	if (fdr_cfg.policy == FDR_POLICY_RING)
@@ -1180,6 +1517,9 @@ fdr_export notrace fdr_noinline int fdrtrace_start(void)
 		err = 0;	/* the gate is not the hook's business */
 	if (err)
 		return err;
+	/* max_depth: the depth counts again from here (writer.c); before the gate opens */
+	if (atomic_load_explicit(&fdr_gate, memory_order_relaxed) == FDR_GATE_OFF)
+		atomic_fetch_add_explicit(&fdr_depth_epoch, 1, memory_order_relaxed);
 	/* OFF -> ON only: a finish (AFTER_FINI) or an error stop is never undone */
 	started = atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_ON,
 							  memory_order_release,

@@ -13,9 +13,13 @@
  *     (file_writer.c) are process-wide; see each file's contract.
  *   - fdr_gate is what the hooks test first: FDR_GATE_ON means "record".
  *
- * Phases (fdr_phase): INIT -> RECORDING -> FINISHING -> DONE, or
- * INIT -> OFF (mode off, setuid, file cannot be opened); RECORDING ->
- * DYING in the fatal-signal handler; RECORDING -> STOPPED on a write error.
+ * Phases (fdr_phase): INIT -> ARMED (the constructor: recording asked
+ * for) -> RECORDING (the first hook or API call: fdr_start_lazy()) ->
+ * FINISHING -> DONE, or INIT -> OFF (mode off, setuid) and ARMED -> OFF
+ * (the start failed); ARMED -> DONE at an exit that never started;
+ * RECORDING -> DYING in the fatal-signal handler; RECORDING -> STOPPED on
+ * a write error. A fork child of a recording process goes back to ARMED
+ * (its own trace starts at its own first hook).
  */
 #ifndef FDR_RUNTIME_H
 #define FDR_RUNTIME_H
@@ -40,6 +44,7 @@ enum fdr_gate_value {
 	FDR_GATE_OFF = 0,		/* mode off, or recording stopped: return at once */
 	FDR_GATE_BEFORE_INIT = 2,	/* count BEFORE_INIT drops */
 	FDR_GATE_AFTER_FINI = 3,	/* count AFTER_FINI drops */
+	FDR_GATE_LAZY = 4,		/* recording asked for, not started: the first hook starts it */
 };
 
 enum fdr_phase_value {
@@ -50,6 +55,7 @@ enum fdr_phase_value {
 	FDR_PHASE_DONE,
 	FDR_PHASE_DYING,
 	FDR_PHASE_STOPPED,
+	FDR_PHASE_ARMED,	/* recording asked for; started by the first hook (fdr_start_lazy()) */
 };
 
 extern _Atomic int fdr_gate fdr_hidden;
@@ -60,6 +66,13 @@ extern pid_t fdr_pid fdr_hidden;
 extern uint64_t fdr_min_ticks fdr_hidden;
 /* max_depth set: every hook takes the slow path (@end stays NULL), which counts depth */
 extern bool fdr_all_slow fdr_hidden;
+/*
+ * max_depth: bumped by fdrtrace_start() (OFF -> ON): the calls open at a
+ * stop may have returned unseen, so every thread's counted depth starts
+ * again from 0 at its next hook (writer.c). Bumped before the gate's
+ * release CAS, read relaxed after the slow path's acquire load of the gate.
+ */
+extern _Atomic uint32_t fdr_depth_epoch fdr_hidden;
 /* filter/exclude set: the slow path asks fdr_filter_skip() once per new function */
 extern bool fdr_filtering fdr_hidden;
 
@@ -201,6 +214,7 @@ struct fdr_thread {
 	 * re-entering meanwhile counts process-wide (no buffer will say it).
 	 */
 	bool leaving;
+	uint32_t depth_epoch;	/* max_depth: fdr_depth_epoch when @depth was last valid */
 	uint8_t *rewind_floor;	/* func_duration_threshold_us: never erase below this */
 	uint8_t *arg_end;	/* just after the last CallArgument (fdrtrace_log_arg) */
 	uint64_t depth;		/* max_depth: traced calls open on this thread */
@@ -315,7 +329,14 @@ void fdr_say_private(bool kept) fdr_hidden;
 
 void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
 		     unsigned cpu) fdr_hidden fdr_noinline fdr_cold;
-void fdr_record_inactive(void) fdr_hidden fdr_noinline fdr_cold;
+void fdr_record_inactive(void *fn, unsigned action) fdr_hidden fdr_noinline fdr_cold;
+/*
+ * lifecycle.c: start recording, from the first hook (gate LAZY) or API
+ * call. Return: true when recording (the gate is ON), false when the start
+ * failed, is not this caller's to make (a vfork child, this thread's own
+ * start, a guard held) or did not finish in time on another thread.
+ */
+bool fdr_start_lazy(void) fdr_hidden fdr_cold;
 /* A hook while the thread's guard is held (a handler, or the runtime's own call): keep or count */
 void fdr_record_reentry(struct fdr_thread *t, uintptr_t addr, unsigned action) fdr_hidden
 	fdr_noinline fdr_cold;
@@ -440,7 +461,7 @@ void fdr_flush_queued(void) fdr_hidden;
 void fdr_flush_starved(void) fdr_hidden;
 void fdr_flush_finish(uint8_t how) fdr_hidden;
 /* the coming finish is for an exec of @path: an FDRTRACE_EXT_EXEC record before the close */
-void fdr_flush_note_exec(const char *path) fdr_hidden;
+void fdr_flush_note_exec(const char *path, uint32_t tid, uint64_t tsc) fdr_hidden;
 int fdr_flush_wait_written(uint64_t target, unsigned timeout_ms) fdr_hidden;
 void fdr_flush_emit_funcs(struct fdr_rtbuf *rb, bool names) fdr_hidden;
 void fdr_flush_reset_child(void) fdr_hidden;
@@ -448,6 +469,12 @@ void fdr_flush_request_snapshot(void) fdr_hidden;
 /* a latency trigger fired: one snapshot more (async-signal-safe, lock-free) */
 void fdr_flush_request_trigger(void) fdr_hidden;
 void fdr_flush_names_wait(unsigned ms) fdr_hidden;
+/*
+ * Wait (@ms at most) until the flush thread has written the start records:
+ * a dump that writes buffers itself must not put them before those.
+ * Async-signal-safe (futex); returns at once without a flush thread.
+ */
+void fdr_flush_started_wait(unsigned ms) fdr_hidden;
 struct fdr_buffer *fdr_flush_wait_buffer(void) fdr_hidden;
 int fdr_filter_init(void) fdr_hidden;
 bool fdr_filter_skip(uint32_t id) fdr_hidden;
@@ -520,5 +547,31 @@ void fdr_stop_on_error(void) fdr_hidden;
 extern char fdr_program[256] fdr_hidden;
 extern uint64_t fdr_start_ns fdr_hidden;
 extern pid_t fdr_fork_parent fdr_hidden;
+
+/*
+ * The process tree (docs/format.md 5: process, fork, exec, close, spawn).
+ * Written by the thread that starts recording (fdr_start_tsc, the command
+ * line), the forking thread in the fork's prepare handler (fdr_fork_point,
+ * which the child inherits for its fork record), and whoever ends the
+ * process (fdr_set_end(): exit, _exit, a fatal signal, exec); read by the
+ * writers of those records afterwards, on the same thread or after a
+ * synchronising handover (the flush thread's start, its finish, the file
+ * lock).
+ */
+extern uint64_t fdr_start_tsc fdr_hidden;
+extern char fdr_cmdline[4096] fdr_hidden;	/* NUL-ended arguments, cut to whole ones */
+extern uint32_t fdr_cmdline_len fdr_hidden, fdr_argc fdr_hidden;
+struct fdr_fork_point {
+	uint32_t tid;		/* the thread that called fork() */
+	uint32_t serial;	/* this process's forks, from 1 */
+	uint64_t tsc;		/* the trace clock in the prepare handler */
+};
+extern struct fdr_fork_point fdr_fork_point fdr_hidden;
+/* How the process ends (enum fdrtrace_end and its value), for the close record. */
+void fdr_set_end(uint8_t end, uint32_t value) fdr_hidden;
+/* verbosity=0: fdr_say() and fdr_say_raw() print nothing (say.c) */
+extern bool fdr_say_silent fdr_hidden;
+/* Read /proc/self/cmdline into fdr_cmdline (start of recording; async-signal-safe). */
+void fdr_read_cmdline(void) fdr_hidden;
 
 #endif /* FDR_RUNTIME_H */

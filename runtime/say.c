@@ -148,11 +148,22 @@ static notrace void say_pipe_restore(struct say_pipe *sp, bool epipe)
 	pthread_sigmask(SIG_SETMASK, &sp->old, NULL);
 }
 
+/*
+ * verbosity=0 (fdrtrace record runs its children so): nothing at all on
+ * stderr from here; option errors are written by config.c itself. Set by
+ * the constructor once the options are read, before anything is said.
+ */
+bool fdr_say_silent;
+
 notrace void fdr_say(const char *fmt, ...)
 {
 	int saved_errno = errno;
-	int fd = say_open();
+	int fd;
 	va_list ap;
+
+	if (fdr_say_silent)
+		return;
+	fd = say_open();
 
 	if (fd >= 0) {
 		struct say_pipe sp;
@@ -172,10 +183,13 @@ notrace void fdr_say(const char *fmt, ...)
 notrace void fdr_say_raw(const char *msg, size_t len)
 {
 	int saved_errno = errno;
-	int fd = say_open();
+	int fd;
 	struct say_pipe sp;
 	bool epipe = false;
 
+	if (fdr_say_silent)
+		return;	/* verbosity=0 (fdr_say()) */
+	fd = say_open();
 	if (fd < 0)
 		return;
 	say_pipe_block(&sp);

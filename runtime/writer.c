@@ -48,6 +48,7 @@
 _Atomic int fdr_gate = FDR_GATE_BEFORE_INIT;
 uint64_t fdr_min_ticks;
 bool fdr_all_slow;
+_Atomic uint32_t fdr_depth_epoch;
 bool fdr_filtering;
 _Atomic int fdr_phase = FDR_PHASE_INIT;
 fdr_tls struct fdr_thread fdr_self;
@@ -95,11 +96,21 @@ static notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t buf
 		atomic_fetch_add_explicit(&t->drop_buf[reason], bufs, memory_order_relaxed);
 }
 
-notrace void fdr_record_inactive(void)
+/*
+ * A hook that found the gate neither ON nor OFF. LAZY: recording was asked
+ * for and this is the process's first hook (or one racing it): start the
+ * runtime (lifecycle.c, fdr_start_lazy(): one thread starts, the others
+ * wait for it), then record this call as any other. Not recursive: the
+ * call is recorded only once the gate is ON.
+ */
+notrace void fdr_record_inactive(void *fn, unsigned action)
 {
 	int g = atomic_load_explicit(&fdr_gate, memory_order_relaxed);
 
-	if (g == FDR_GATE_BEFORE_INIT)
+	if (g == FDR_GATE_LAZY) {
+		if (fdr_start_lazy())
+			fdr_record(fn, action);
+	} else if (g == FDR_GATE_BEFORE_INIT)
 		atomic_fetch_add_explicit(&fdr_before_init_drops, 1, memory_order_relaxed);
 	else if (g == FDR_GATE_AFTER_FINI)
 		atomic_fetch_add_explicit(&fdr_after_fini_drops, 1, memory_order_relaxed);
@@ -786,7 +797,19 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		goto out;
 	if (fdr_all_slow) {
 		/* max_depth: entries deeper than it, and their exits, are not recorded */
+		uint32_t epoch = atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed);
 		bool deep;
+
+		if (unlikely(t->depth_epoch != epoch)) {
+			/*
+			 * Recording restarted: the calls open at the stop may have
+			 * returned unseen. Count from here; an exit of a call
+			 * opened before (deeper than the counted stack) finds the
+			 * depth at 0 and leaves it there.
+			 */
+			t->depth_epoch = epoch;
+			t->depth = 0;
+		}
 
 		if (action == FDRTRACE_FN_ENTRY) {
 			deep = ++t->depth > fdr_cfg.max_depth;

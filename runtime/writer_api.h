@@ -114,7 +114,7 @@ reentry:
 	return;
 inactive:
 	if (atomic_load_explicit(&fdr_gate, memory_order_relaxed) != FDR_GATE_OFF)
-		fdr_record_inactive();
+		fdr_record_inactive(fn, action);
 }
 
 #endif /* FDR_WRITER_API_H */

@@ -783,21 +783,28 @@ Test(endings, a_signal_the_program_ignores_stays_ignored)
 }
 
 /*
- * The runtime opens its files before main() (the trace, unnamed; the
- * program's own file for names): a descriptor it opened while the program
- * runs would take the lowest free number, the one a program that has
- * just closed standard error gets from its next open (never_go_to_a_file_
- * that_took_descriptor_2 lost that race on a CI machine). strace shows every open between the
- * target's two markers; there must be none.
+ * The runtime opens its files when it starts, at main()'s first hook (the
+ * trace, unnamed; the program's own file for names): a descriptor it
+ * opened while the program runs would take the lowest free number, the one
+ * a program that has just closed standard error gets from its next open
+ * (never_go_to_a_file_that_took_descriptor_2 lost that race on a CI
+ * machine). strace shows every open between the target's two markers;
+ * there must be none but the flush thread's, made in a descriptor table of
+ * its own (after its unshare(CLONE_FILES): no number of the program's),
+ * which since the start no longer waits for that thread may come after
+ * the first marker.
  */
 Test(messages, the_runtime_opens_no_file_while_the_program_runs)
 {
 	static const char strace[] = "/usr/bin/strace";
 	char log[512], line[1024], seen[4096] = "";
-	const char *argv[] = { strace, "-f", "-qq", "-e", "trace=access,open,openat,openat2,creat",
+	const char *argv[] = { strace, "-f", "-qq", "-e",
+			       "trace=access,open,openat,openat2,creat,unshare",
 			       "-o", log, TARGET, "quiet", NULL };
 	const char *env[] = { MODE_ON, NULL };
 	int begin = 0, end = 0, opens = 0;
+	long own[8] = { 0 };	/* threads with a descriptor table of their own (the flush thread) */
+	int nown = 0;
 	struct tc_run r;
 	struct tc_trace t;
 	FILE *f;
@@ -812,11 +819,18 @@ Test(messages, the_runtime_opens_no_file_while_the_program_runs)
 	tc_assert_exited_ok(&r);
 	cr_assert(f, "%s: not written", log);
 	while (fgets(line, sizeof(line), f)) {
-		if (strstr(line, "/fdrtrace-quiet-begin"))
+		long tid = strtol(line, NULL, 10);
+		bool private = false;
+
+		for (int i = 0; i < nown; i++)
+			private |= own[i] == tid;
+		if (strstr(line, "unshare(CLONE_FILES)") && strstr(line, "= 0") && nown < 8)
+			own[nown++] = tid;
+		else if (strstr(line, "/fdrtrace-quiet-begin"))
 			begin++;
 		else if (strstr(line, "/fdrtrace-quiet-end"))
 			end++;
-		else if (begin && !end && strstr(line, "open") && ++opens)
+		else if (begin && !end && !private && strstr(line, "open") && ++opens)
 			strncat(seen, line, sizeof(seen) - strlen(seen) - 1);
 	}
 	fclose(f);
@@ -857,11 +871,19 @@ Test(children, shells_of_system_and_popen_leave_no_file_under_ld_preload)
 	tc_done(&r);
 }
 
+/*
+ * Nothing instrumented runs: no file, and (issue 33) one line from the
+ * process the user asked about, naming -finstrument-functions: the
+ * preloaded shell's last image (`exec true`), not its children, which
+ * inherited the preload from a traced parent; the program that links us.
+ * verbosity=0 (fdrtrace record's): nothing at all.
+ */
 Test(children, a_process_that_runs_nothing_instrumented_leaves_no_file)
 {
 	const char *sh[] = { "/bin/sh", "-c", "true; echo hi | cat >/dev/null; exec true", NULL };
 	const char *empty[] = { EMPTY_TARGET, NULL };
 	const char *preload_env[] = { MODE_ON, PRELOAD, NULL };
+	const char *quiet_env[] = { MODE_ON, PRELOAD, "FDRTRACE_OPTIONS=verbosity=0", NULL };
 	const char *env[] = { MODE_ON, NULL };
 	char paths[2][512];
 	struct tc_run r;
@@ -870,6 +892,11 @@ Test(children, a_process_that_runs_nothing_instrumented_leaves_no_file)
 		tc_run(&r, sh, preload_env);
 		tc_assert_exited_ok(&r);
 		cr_expect_eq(tc_find_traces(&r, paths, 2), 0, "a shell left a trace");
+		cr_expect_eq(tc_lines(r.err), 1, "one line: %s", r.err);
+		cr_expect(strstr(r.err, "-finstrument-functions"), "%s", r.err);
+		tc_done(&r);
+		tc_run(&r, sh, quiet_env);
+		tc_assert_exited_ok(&r);
 		cr_expect_str_empty(r.err);
 		tc_done(&r);
 	}
@@ -878,7 +905,85 @@ Test(children, a_process_that_runs_nothing_instrumented_leaves_no_file)
 	tc_assert_exited_ok(&r);
 	cr_expect_str_eq(r.out, "flush 0\n");
 	cr_expect_eq(tc_find_traces(&r, paths, 2), 0, "an uninstrumented program left a trace");
-	cr_expect_str_empty(r.err);
+	cr_expect_eq(tc_lines(r.err), 1, "one line: %s", r.err);
+	cr_expect(strstr(r.err, "it_empty: no instrumented function ran"), "%s", r.err);
+	tc_done(&r);
+}
+
+/*
+ * The lazy start (issue 2's "first hook starts the runtime"): eight threads
+ * whose first instrumented calls come at once (main is not instrumented):
+ * one starts the runtime, the others wait, and every call is recorded;
+ * an instrumented constructor before main starts it there, its call
+ * recorded after the start records.
+ */
+Test(children, the_first_hooks_of_racing_threads_all_wait_for_one_start)
+{
+	const char *race[] = { LAZY_TARGET, "race", "8", NULL };
+	const char *ctor[] = { LAZY_TARGET, "ctor", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	const char *ctor_env[] = { MODE_ON, "LAZY_CTOR=1", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	for (int round = 0; round < 3; round++) {
+		tc_run(&r, race, env);
+		tc_assert_exited_ok(&r);
+		tc_assert_one_trace(&r, &t);
+		cr_expect_eq(tc_calls(&t, "leaf"), 8 * 1000);
+		cr_expect_eq(tc_calls(&t, "work"), 8);
+		cr_expect_eq(t.dropped, 0, "round %d: %llu dropped", round,
+			     (unsigned long long)t.dropped);
+		cr_expect_geq(t.ntids, 8 + 1, "8 threads and the flush thread: %d", t.ntids);
+		cr_expect(t.start_records_first);
+		cr_expect(t.closed);
+		tc_free(&t);
+		tc_done(&r);
+	}
+	tc_run(&r, ctor, ctor_env);
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_eq(tc_calls(&t, "early"), 1);
+	cr_expect_eq(tc_calls(&t, "leaf"), 1000);
+	cr_expect_eq(t.dropped, 0);
+	cr_expect(t.start_records_first);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+/*
+ * A process that records nothing starts nothing: no flush thread (its
+ * threads counted in /proc at exit: one), nothing mapped for the pool; a
+ * fork child of a recording parent that execs at once leaves no trace
+ * and says nothing.
+ */
+Test(children, recording_starts_at_the_first_hook_and_a_fork_then_exec_child_is_silent)
+{
+	const char *sh[] = { "/bin/sh", "-c", "ls /proc/self/task | wc -l", NULL };
+	const char *preload_env[] = { MODE_ON, PRELOAD, NULL };
+	const char *argv[] = { TARGET, "children", NULL };
+	const char *fork_exec[] = { TARGET, "fork_exec", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	char paths[4][512];
+	struct tc_run r;
+
+	if (!IT_SANITIZED) {
+		tc_run(&r, sh, preload_env);
+		tc_assert_exited_ok(&r);
+		cr_expect_str_eq(r.out, "1\n", "threads of an uninstrumented process: %s", r.out);
+		tc_done(&r);
+	}
+	/* system() and popen() (posix_spawn) children, and the traced parent's own trace */
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_expect_eq(tc_find_traces(&r, paths, 4), 1, "only the parent's trace");
+	cr_expect_eq(tc_lines(r.err), 1, "only the parent's exit line: %s", r.err);
+	tc_done(&r);
+	/* fork(), then exec in the child with no instrumented call between */
+	tc_run(&r, fork_exec, env);
+	tc_assert_exited_ok(&r);
+	cr_expect_eq(tc_find_traces(&r, paths, 4), 1, "only the parent's trace");
+	cr_expect_eq(tc_lines(r.err), 1, "only the parent's exit line: %s", r.err);
 	tc_done(&r);
 }
 

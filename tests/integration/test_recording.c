@@ -513,6 +513,32 @@ Test(filters, max_depth_records_only_the_outer_calls)
 	tc_done(&r);
 }
 
+/*
+ * Issue 33: with max_depth, fdrtrace_stop() inside nested calls (whose
+ * exits the hooks then never see) and fdrtrace_start() later left the
+ * counted depth at the stop's, so every later call was dropped for the
+ * rest of the run. The depth counts again from where recording restarted.
+ */
+Test(filters, max_depth_resynchronises_after_a_stop_inside_nested_calls)
+{
+	const char *argv[] = { API_TARGET, "stop_deep", NULL };
+	const char *env[] = { "FDRTRACE_MODE=fdr", "FDRTRACE_OPTIONS=max_depth=3", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	cr_expect(strstr(r.out, "start 0\n"), "%s", r.out);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_eq(tc_calls(&t, "outer"), 1);
+	cr_expect_eq(tc_calls(&t, "mid"), 1);
+	cr_expect_eq(tc_calls(&t, "inner"), 0, "deeper than max_depth");
+	cr_expect_eq(tc_calls(&t, "leaf"), 10, "the calls after fdrtrace_start()");
+	cr_expect_eq(tc_exits(&t, "leaf"), 10);
+	tc_free(&t);
+	tc_done(&r);
+}
+
 Test(ring, eight_threads_keep_the_newest_buffers_and_lose_nothing_uncounted)
 {
 	const char *argv[] = { TARGET, "threads", "8", NULL };

@@ -10,6 +10,8 @@
  *   api interval   work, sleep, one call, sleep: with flush_interval_ms the
  *                  partial buffer is in the file before exit; prints its size
  *   api for MS     work and 1 ms naps for MS milliseconds
+ *   api stop_deep  fdrtrace_stop() three calls deep (outer, mid, inner),
+ *                  return to main, fdrtrace_start(), leaf x10
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -33,6 +35,24 @@ __attribute__((noinline)) static void work(void)
 {
 	for (int i = 0; i < 1000; i++)
 		leaf(i);
+}
+
+/* "stop_deep": recording stops inside three nested calls, whose exits it never sees */
+__attribute__((noinline)) static void inner(void)
+{
+	fdrtrace_stop();
+}
+
+__attribute__((noinline)) static void mid(void)
+{
+	inner();
+	sink++;
+}
+
+__attribute__((noinline)) static void outer(void)
+{
+	mid();
+	sink++;
 }
 
 __attribute__((no_instrument_function)) static long trace_size(void)
@@ -79,6 +99,11 @@ int main(int argc, char **argv)
 		f = fdrtrace_flush();
 		printf("name %d flush %d size %ld\n", n, f, trace_size());
 		work();
+	} else if (!strcmp(mode, "stop_deep")) {
+		outer();
+		printf("start %d\n", fdrtrace_start());
+		for (int i = 0; i < 10; i++)
+			leaf(i);
 	} else if (!strcmp(mode, "running")) {
 		pthread_t th;
 

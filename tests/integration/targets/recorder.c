@@ -287,8 +287,12 @@ int main(int argc, char **argv)
 		long before;
 
 		leaf(0);
-		nanosleep(&ms, NULL);
-		before = flush_switches();
+		/* the start does not wait for the flush thread: wait here until it has its name */
+		before = -1;
+		for (int i = 0; i < 2000 && before < 0; i++) {
+			nanosleep(&ms, NULL);
+			before = flush_switches();
+		}
 		for (size_t i = 0; i < sizeof(new_fns) / sizeof(new_fns[0]); i++) {
 			nanosleep(&ms, NULL);
 			new_fns[i]();

@@ -11,6 +11,13 @@
  *   target fork_exit        the same, the child ending with _exit(0)
  *   target fork_nested      work; fork in fork_in(), whose child calls leaf
  *                           x10 there, then returns from it and exit(0)s
+ *   target tree             a process tree: work; fork, the child execs this
+ *                           program as "status 4"; fork again, that child
+ *                           ends with _exit(5); fork a third, which ends by
+ *                           SIGSEGV; work; exit(3)
+ *   target status N         work, then exit(N)
+ *   target fork_exec        work; fork, the child execs /bin/true at once
+ *                           (no instrumented call in the child)
  *   target fork_in_subdir   work; mkdir "sub", chdir into it, fork; child:
  *                           leaf x10, exit(0) (its trace goes where the
  *                           program started)
@@ -419,6 +426,55 @@ int main(int argc, char **argv)
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 			return 3;
 		printf("child %d\n", (int)pid);
+	} else if (!strcmp(mode, "tree")) {
+		char *args[] = { argv[0], "status", "4", NULL };
+		pid_t pid;
+		int st;
+
+		work();
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			leaf(1);
+			execv("/proc/self/exe", args);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 4)
+			return 10;
+		pid = fork();
+		if (pid == 0) {
+			leaf(2);
+			_exit(5);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 5)
+			return 11;
+		pid = fork();
+		if (pid == 0) {
+			leaf(3);
+			*(volatile int *)(uintptr_t)(sink & 0) = 1;
+			_exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFSIGNALED(st))
+			return 12;
+		work();
+		return 3;
+	} else if (!strcmp(mode, "fork_exec")) {
+		char *args[] = { "/bin/true", NULL };
+		pid_t pid;
+		int st;
+
+		work();
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			execv(args[0], args);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 13;
+	} else if (!strcmp(mode, "status")) {
+		work();
+		exit((int)n);
 	} else if (!strcmp(mode, "signal")) {
 		struct itimerval it = { { 0, 50 }, { 0, 50 } };
 
