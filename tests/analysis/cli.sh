@@ -332,6 +332,8 @@ mkdir -p default-input && (
 	check default-newest 0 "$fdr" replay && has err "reading new.fdr (no FILE given: the newest trace here)" &&
 		has out "square(7);"
 	check default-quiet 0 "$fdr" account -q && ! grep -q reading err
+	check default-graph-func 0 "$fdr" graph add3 && has err "reading new.fdr" &&
+		has out "========== BACKTRACES OF add3 =========="
 	"$fdr" record -- "$calc" >/dev/null 2>&1
 	check default-run 0 "$fdr" account && has err "reading fdrtrace.run (no FILE given: the run fdrtrace record wrote here)" &&
 		has out " main"

@@ -34,6 +34,7 @@
 #include "analysis.h"
 #include "cli.h"
 #include "input.h"
+#include "run.h"
 #include "util.h"
 
 #define GR_INDENT_MAX 100u
@@ -83,7 +84,7 @@ static const struct option gr_longopts[] = {
 static const struct cli_cmd graph_cli = {
 	.name = "graph",
 	.usage =
-	"Usage: fdrtrace graph [options] FILE|DIR... [FUNC]\n"
+	"Usage: fdrtrace graph [options] [FILE|DIR...] [FUNC]\n"
 	"\n"
 	"Print the call graph of the trace FILE ('-': standard input). As text (the\n"
 	"default): without FUNC, the call tree from the roots, every thread's calls\n"
@@ -99,7 +100,8 @@ static const struct cli_cmd graph_cli = {
 	"A run (a directory of traces, one per process, or several FILEs): as text,\n"
 	"each process's tree after a header naming it; in DOT, one graph of every\n"
 	"process, functions merged by name. --pid selects processes. With several\n"
-	"arguments, the last is FUNC when no file or directory has its name.\n",
+	"arguments, the last is FUNC when no file or directory has its name; a\n"
+	"single FUNC reads the run or the newest trace here, as no FILE does.\n",
 	.options =
 	"  -f, --format FMT      text (default) or dot\n",
 	.optstring = "f:",
@@ -822,6 +824,8 @@ int cmd_graph(int argc, char **argv)
 {
 	struct gr g = { .dot = false };
 	struct run_input ri;
+	static char def[256];
+	static char *def_files[1];
 	const char *func = NULL;
 	struct stat st;
 	struct cli cl;
@@ -835,6 +839,14 @@ int cmd_graph(int argc, char **argv)
 	if (n_in > 1 && stat(cl.files[n_in - 1], &st) != 0) {
 		func = cl.files[n_in - 1];
 		n_in--;
+	} else if (n_in == 1 && stat(cl.files[0], &st) != 0 &&
+		   run_default_input(def, sizeof(def))) {
+		/* graph FUNC: the run or the newest trace here, as with no FILE */
+		func = cl.files[0];
+		def_files[0] = def;
+		cl.files = def_files;
+		if (!cl.quiet)
+			fprintf(stderr, "fdrtrace graph: reading %s (no FILE given)\n", def);
 	}
 	if (g.dot && func)
 		return tool_usage_err("graph", "FUNC is for the text form, not --format dot");
