@@ -196,7 +196,7 @@ record_summary() {
 	esac
 	# the same numbers as the close record, as info reads it from the whole trace
 	info=$("$fdr" info rec/fdrtrace.an_lossy.*.fdr |
-		sed -n 's/^closed: *yes, exit: \([0-9]*\) records (\([0-9]*\) dropped).*/\1 records, \2 lost/p')
+		sed -n 's/^closed: *yes, exit: \([0-9]*\) function records (\([0-9]*\) dropped).*/\1 records, \2 lost/p')
 	[ -n "$info" ] && case $line in *": $info ("*) true ;; *) false ;; esac ||
 		fail "record-summary: '$line' is not what info says ($info)"
 	rm -rf rec && mkdir rec
@@ -237,7 +237,7 @@ werr_check() {
 		{ cat "$name.err" >&2; fail "$name: the error is not reported"; }
 	"$fdr" verify "$name.fdr" >/dev/null || fail "$name: the trace does not verify"
 	info=$("$fdr" info "$name.fdr")
-	closed=$(echo "$info" | sed -n 's/^closed: *yes, stopped: \([0-9]*\) records.*/\1/p')
+	closed=$(echo "$info" | sed -n 's/^closed: *yes, stopped: \([0-9]*\) function records.*/\1/p')
 	func=$(echo "$info" | sed -n 's/^  function *\([0-9]*\) .*/\1/p')
 	[ -n "$closed" ] || { echo "$info" >&2; fail "$name: no close marker \"stopped\""; }
 	[ "$closed" = "$func" ] ||

@@ -542,7 +542,7 @@ def check_traces(env, tracedir, exits, want_lossless=False, what="", min_traces=
         if want_lossless and (not drops or not drops.group(1).startswith("none")):
             raise Fail("%s: %s lost records with on_full=wait:\n%s" % (what, t, info))
         if exits is None:
-            m = re.match(r"yes, \w+: (\d+) records \((\d+) dropped\)", closed.group(1))
+            m = re.match(r"yes, \w+: (\d+) (?:function )?records \((\d+) dropped\)", closed.group(1))
             if not m:
                 raise Fail("%s: %s: cannot read its close marker: %s" % (what, t, closed.group(1)))
             records += int(m.group(1))
@@ -783,7 +783,7 @@ def check_tree(env, prog, src, scale):
     closed_sum = 0
     for f in files:
         info = run([env.fdrtrace, "info", os.path.join(rundir, f)], text=True).stdout
-        m = re.search(r"^closed:\s+yes, \w+: (\d+) records", info, re.M)
+        m = re.search(r"^closed:\s+yes, \w+: (\d+) (?:function )?records", info, re.M)
         if not m:
             raise Fail("%s is not closed:\n%s" % (f, info))
         closed_sum += int(m.group(1))
@@ -863,7 +863,7 @@ def check_file_size_limit(env, wl, binary, work, ref):
             raise Fail("ulimit -f %d: %s is past the limit" % (limit, t))
         run([env.fdrtrace, "verify", t])
         info = run([env.fdrtrace, "info", t], text=True).stdout
-        closed = re.search(r"^closed:\s+yes, (\w+): (\d+) records", info, re.M)
+        closed = re.search(r"^closed:\s+yes, (\w+): (\d+) (?:function )?records", info, re.M)
         funcs = re.search(r"^  function\s+(\d+)", info, re.M)
         if not closed:
             raise Fail("ulimit -f %d: %s has no close marker:\n%s" % (limit, t, info))

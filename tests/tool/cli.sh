@@ -310,7 +310,7 @@ check info-empty 1 "$fdr" info - </dev/null && has err "-:0: truncated: the file
 "$fdr" assemble "$golden/readme-example.txt" -o demo.fdr
 check info-demo 0 "$fdr" info demo.fdr &&
 	has out "threads:         2: 4242 (demo), 4243 (worker-1)" &&
-	has out "closed:          yes, exit: 16 records" &&
+	has out "closed:          yes, exit: 16 function records" &&
 	has out "source rdtscp, frequency calibrated"
 
 if [ "$fails" -ne 0 ]; then

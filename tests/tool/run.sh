@@ -139,7 +139,7 @@ if [ "$preload_ok" = 1 ]; then
 	has err "2 processes traced, $sum" && ok shell-summary-is-the-sum || fail shell-summary-is-the-sum
 	infosum=0
 	for t in sh/fdrtrace.calc.*.fdr; do
-		n=$("$fdr" info "$t" | sed -n 's/^closed: *yes, exit: \([0-9]*\) records.*/\1/p')
+		n=$("$fdr" info "$t" | sed -n 's/^closed: *yes, exit: \([0-9]*\) function records.*/\1/p')
 		infosum=$((infosum + n))
 	done
 	[ "$sum" = "$infosum records, 0 lost" ] && ok shell-index-is-info ||

@@ -456,7 +456,8 @@ static void info_print(const struct info *in, const char *path)
 			       in->pool_now * in->hdr.buffer_size >> 20);
 		putchar('\n');
 	}
-	printf("%-17s%" PRIu64 "\n", "records:", in->events - in->by_type[FDRTRACE_EV_HEADER]);
+	/* every record of the file, of any kind; the exit line counts function records */
+	printf("%-17s%" PRIu64 " (all kinds)\n", "records:", in->events - in->by_type[FDRTRACE_EV_HEADER]);
 	for (i = 0; i < FDRTRACE_EV_TYPE_COUNT; i++) {
 		if (!in->by_type[i] || i == FDRTRACE_EV_HEADER)
 			continue;
@@ -544,7 +545,7 @@ static void info_print(const struct info *in, const char *path)
 	       in->typed);
 	printf("%-17s", "closed:");
 	if (in->have_close) {
-		printf("yes, %s: %" PRIu64 " records (%" PRIu64 " dropped), %" PRIu64
+		printf("yes, %s: %" PRIu64 " function records (%" PRIu64 " dropped), %" PRIu64
 		       " buffers (%" PRIu64 " dropped), %" PRIu32 " threads, refined frequency %"
 		       PRIu64 " Hz\n",
 		       /* the runtime closes a trace at exec as at exit; the exec record says which */
