@@ -108,7 +108,7 @@ for bmax in 2 8; do
 	set -- fdrtrace.*.snap1.fdr
 	[ -s "$1" ] || fail "buffer_max=$bmax: no snapshot"
 	snap=$("$fdr" info "$1" |
-		sed -n 's/^closed: *yes, snapshot: \([0-9]*\) records (\([0-9]*\) dropped).*/\1 + \2/p')
+		sed -n 's/^closed: *yes, snapshot: \([0-9]*\) function records (\([0-9]*\) dropped).*/\1 + \2/p')
 	all=$(sed -n 's/^fdrtrace: .*: \([0-9]*\) records, \([0-9]*\) lost.*/\1 + \2/p' err)
 	[ -n "$snap" ] && [ -n "$all" ] || { cat err >&2; fail "buffer_max=$bmax: no counts"; }
 	[ $((snap + 1)) -eq $((all)) ] ||

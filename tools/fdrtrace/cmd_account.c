@@ -342,20 +342,11 @@ static void acc_print_csv(const struct analysis *a, const struct acc_row *rows, 
  */
 static const char *acc_time(const struct analysis *a, uint64_t ticks, bool seconds, char *buf)
 {
-	static const char *const units[] = { "ns", "us", "ms", " s" };
-	double v = an_seconds(a, ticks) * 1e9;
-	unsigned u = 0;
-
 	if (seconds) {
 		snprintf(buf, 32, "%12.9f", an_seconds(a, ticks));
 		return buf;
 	}
-	while (u < 3 && v >= 999.9995) {
-		v /= 1e3;
-		u++;
-	}
-	snprintf(buf, 32, "%7.3f %s", v, units[u]);
-	return buf;
+	return tool_time10(buf, an_seconds(a, ticks));
 }
 
 /*
@@ -538,19 +529,8 @@ static int acc_run(const struct cli *cl, const struct acc_opts *o, struct run_in
 
 			if (j == UINT32_MAX)
 				goto oom;
-			if (j >= m_cap) {
-				uint32_t cap = m_cap ? m_cap * 2 : 256;
-				struct acc_merged *v;
-
-				while (cap <= j)
-					cap *= 2;
-				v = realloc(m, cap * sizeof(*v));
-				if (!v)
-					goto oom;
-				memset(v + m_cap, 0, (cap - m_cap) * sizeof(*v));
-				m = v;
-				m_cap = cap;
-			}
+			if (tool_grow(&m, &m_cap, j, sizeof(*m), 256))
+				goto oom;
 			if (!m[j].tally.calls && !m[j].tally.spanning)
 				m[j].id = r->fn->id;
 			d.min = ri_ticks(ri, a.freq, d.min);

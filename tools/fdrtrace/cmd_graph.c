@@ -350,19 +350,8 @@ static int gr_run_dot(const struct cli *cl, struct run_input *ri)
 
 			if (j == UINT32_MAX)
 				goto oom;
-			if (j >= v_cap) {
-				uint32_t cap = v_cap ? v_cap * 2 : 256;
-				struct gr_vertex *nv;
-
-				while (cap <= j)
-					cap *= 2;
-				nv = realloc(v, cap * sizeof(*nv));
-				if (!nv)
-					goto oom;
-				memset(nv + v_cap, 0, (cap - v_cap) * sizeof(*nv));
-				v = nv;
-				v_cap = cap;
-			}
+			if (tool_grow(&v, &v_cap, j, sizeof(*v), 256))
+				goto oom;
 			v[j].calls += f->tally.calls;
 			v[j].self += ri_ticks(ri, a.freq, f->tally.self);
 			/* its vertex, until an_fini() (which frees a pointer there) */
@@ -374,15 +363,8 @@ static int gr_run_dot(const struct cli *cl, struct run_input *ri)
 
 			if (!nd->fn || !nd->calls)
 				continue;
-			if (n == e_cap) {
-				uint32_t cap = e_cap ? e_cap * 2 : 1024;
-				struct gr_edge *ne = realloc(e, cap * sizeof(*ne));
-
-				if (!ne)
-					goto oom;
-				e = ne;
-				e_cap = cap;
-			}
+			if (tool_grow(&e, &e_cap, n, sizeof(*e), 1024))
+				goto oom;
 			pf = nd->parent ? a.nodes[nd->parent].fn : NULL;
 			e[n].to = (uint32_t)(uintptr_t)nd->fn->uptr;
 			e[n].from = pf ? (uint32_t)(uintptr_t)pf->uptr : 0;
@@ -437,30 +419,14 @@ end:
 /* A time in 10 columns: "123.456 us". */
 static const char *gr_time(const struct analysis *a, uint64_t ticks, char *buf)
 {
-	static const char *const units[] = { "ns", "us", "ms", " s" };
-	double v = an_seconds(a, ticks) * 1e9;
-	unsigned u = 0;
-
-	while (u < 3 && v >= 999.9995) {
-		v /= 1e3;
-		u++;
-	}
-	snprintf(buf, 32, "%7.3f %s", v, units[u]);
-	return buf;
+	return tool_time10(buf, an_seconds(a, ticks));
 }
 
 /* A new node of @tr. Return: its index, UINT32_MAX when out of memory. */
 static uint32_t gr_tree_add(struct gr_tree *tr, struct an_func *fn)
 {
-	if (tr->n == tr->cap) {
-		uint32_t cap = tr->cap ? tr->cap * 2 : 256;
-		struct gr_node *v = realloc(tr->v, cap * sizeof(*v));
-
-		if (!v)
-			return UINT32_MAX;
-		tr->v = v;
-		tr->cap = cap;
-	}
+	if (tool_grow(&tr->v, &tr->cap, tr->n, sizeof(*tr->v), 256))
+		return UINT32_MAX;
 	memset(&tr->v[tr->n], 0, sizeof(tr->v[0]));
 	tr->v[tr->n].fn = fn;
 	return tr->n++;
@@ -515,16 +481,9 @@ static int gr_tree_sort(struct gr_tree *tr)
 		uint32_t n = 0, c;
 
 		for (c = tr->v[i].child; c; c = tr->v[c].next) {
-			if (n == cap) {
-				uint32_t nc = cap ? cap * 2 : 64;
-				uint32_t *k = realloc(kids, nc * sizeof(*k));
-
-				if (!k) {
-					free(kids);
-					return -ENOMEM;
-				}
-				kids = k;
-				cap = nc;
+			if (tool_grow(&kids, &cap, n, sizeof(*kids), 64)) {
+				free(kids);
+				return -ENOMEM;
 			}
 			kids[n++] = c;
 		}

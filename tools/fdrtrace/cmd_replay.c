@@ -284,21 +284,8 @@ static __attribute__((noinline)) char *rp_head_fields(struct rp *rp, struct anal
 	uint64_t since = rp->have_base && tsc > rp->base_tsc ? tsc - rp->base_tsc : 0;
 	uint64_t *last = NULL;
 
-	if (tsc && t->index >= rp->n_last) {
-		uint32_t n = rp->n_last ? rp->n_last : 16;
-		uint64_t *v;
-
-		while (n <= t->index)
-			n *= 2;
-		v = realloc(rp->last, n * sizeof(*v));
-		if (v) {
-			memset(v + rp->n_last, 0, (n - rp->n_last) * sizeof(*v));
-			rp->last = v;
-			rp->n_last = n;
-		}
-	}
-	if (tsc && t->index < rp->n_last)
-		last = &rp->last[t->index];
+	if (tsc && !tool_grow(&rp->last, &rp->n_last, t->index, sizeof(*rp->last), 16))
+		last = &rp->last[t->index];	/* out of memory: no delta */
 	for (unsigned i = 0; i < rp->n_fields; i++) {
 		int w = rp_field_info[rp->fields[i]].width;
 		const char *mod;
@@ -496,33 +483,12 @@ static void rp_arg(struct analysis *a, struct an_thread *t, uint64_t value)
 	struct rp_arg_stack *st;
 	struct rp_args *r;
 
-	if (t->index >= rp->n_args) {
-		uint32_t n = rp->n_args ? rp->n_args : 8;
-		struct rp_arg_stack *v;
-
-		while (n <= t->index)
-			n *= 2;
-		v = realloc(rp->args, n * sizeof(*v));
-		if (!v)
-			return;	/* out of memory: the line goes without it */
-		memset(v + rp->n_args, 0, (n - rp->n_args) * sizeof(*v));
-		rp->args = v;
-		rp->n_args = n;
-	}
+	/* out of memory: the line goes without it */
+	if (tool_grow(&rp->args, &rp->n_args, t->index, sizeof(*rp->args), 8))
+		return;
 	st = &rp->args[t->index];
-	if (t->depth > st->cap) {
-		uint32_t cap = st->cap ? st->cap : 16;
-		struct rp_args *v;
-
-		while (cap < t->depth)
-			cap *= 2;
-		v = realloc(st->at, cap * sizeof(*v));
-		if (!v)
-			return;
-		memset(v + st->cap, 0, (cap - st->cap) * sizeof(*v));
-		st->at = v;
-		st->cap = cap;
-	}
+	if (tool_grow(&st->at, &st->cap, t->depth - 1, sizeof(*st->at), 16))
+		return;
 	r = &st->at[t->depth - 1];
 	if (r->tsc != f->tsc || r->fn != f->fn || !r->n) {
 		r->tsc = f->tsc;
@@ -874,19 +840,9 @@ static void rp_wait(struct analysis *a, struct an_thread *t, uint64_t first_tsc,
 
 	if (!sel_event(&rp->sel, a, t, first_tsc))
 		return;
-	if (t->index >= rp->n_waits) {
-		uint32_t n = rp->n_waits ? rp->n_waits : 16;
-
-		while (n <= t->index)
-			n *= 2;
-		w = realloc(rp->waits, n * sizeof(*w));
-		if (!w) {
-			rp->sel.oom = true;	/* reported: something is missing */
-			return;
-		}
-		memset(w + rp->n_waits, 0, (n - rp->n_waits) * sizeof(*w));
-		rp->waits = w;
-		rp->n_waits = n;
+	if (tool_grow(&rp->waits, &rp->n_waits, t->index, sizeof(*rp->waits), 16)) {
+		rp->sel.oom = true;	/* reported: something is missing */
+		return;
 	}
 	w = &rp->waits[t->index];
 	if (w->pending)

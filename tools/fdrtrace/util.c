@@ -281,3 +281,39 @@ int tool_output_close(struct tool_output *o, bool ok)
 	memset(o, 0, sizeof(*o));
 	return ok ? rc : -EIO;
 }
+
+int tool_grow(void *pp, uint32_t *cap, uint32_t need, size_t size, uint32_t first)
+{
+	void **p = pp;
+	uint32_t n = *cap ? *cap : first;
+	char *v;
+
+	if (need < *cap)
+		return 0;
+	while (n <= need) {
+		if (n > UINT32_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	v = realloc(*p, (size_t)n * size);
+	if (!v)
+		return -ENOMEM;
+	memset(v + (size_t)*cap * size, 0, (size_t)(n - *cap) * size);
+	*p = v;
+	*cap = n;
+	return 0;
+}
+
+char *tool_time10(char *buf, double seconds)
+{
+	static const char *const units[] = { "ns", "us", "ms", " s" };
+	double v = seconds * 1e9;
+	unsigned u = 0;
+
+	while (u < 3 && v >= 999.9995) {
+		v /= 1e3;
+		u++;
+	}
+	snprintf(buf, 32, "%7.3f %s", v, units[u]);
+	return buf;
+}

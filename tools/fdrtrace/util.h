@@ -189,6 +189,29 @@ int tool_output_is_input(const char *cmd, const char *path, char *const *inputs,
 int tool_output_close(struct tool_output *o, bool ok);
 
 /**
+ * tool_grow - make room for element @need of an array that doubles
+ * @pp: the array (void ** in disguise: the address of the element pointer)
+ * @cap: its capacity in elements, updated
+ * @need: an index that must fit
+ * @size: one element's bytes
+ * @first: the capacity of a first allocation
+ *
+ * The new elements are zeroed; the array is unchanged on failure.
+ * Return: 0, or -ENOMEM.
+ */
+int tool_grow(void *pp, uint32_t *cap, uint32_t need, size_t size, uint32_t first);
+
+/**
+ * tool_time10 - a duration in ns, us, ms or s, 10 columns: "123.456 us"
+ * (the unit the first whose value, rounded to thousandths, is below 1000)
+ * @buf: room for 32 bytes
+ * @seconds: the duration in seconds
+ *
+ * Return: @buf.
+ */
+char *tool_time10(char *buf, double seconds);
+
+/**
  * tool_scale - @v * @mul / @div, rounded to the nearest integer
  * @v: a count (ticks)
  * @mul: the multiplier (1e9 for nanoseconds from ticks)
