@@ -371,7 +371,14 @@ static notrace void lc_exit_line(void)
 			ll_u64(&l, by[r]);
 			ll_str(&l, " ");
 		}
-		if (r == FDRTRACE_DROP_POOL_EMPTY && fdr_cfg.on_full == FDR_ON_FULL_WAIT)
+		if (r == FDRTRACE_DROP_POOL_EMPTY && fdr_cfg.policy == FDR_POLICY_RING)
+			/*
+			 * ring takes the oldest full buffer, and ignores on_full: what
+			 * was missing is a buffer no thread was filling
+			 */
+			ll_str(&l, "pool full: every buffer was being filled by a thread; a larger "
+				   "buffer_max keeps them");
+		else if (r == FDRTRACE_DROP_POOL_EMPTY && fdr_cfg.on_full == FDR_ON_FULL_WAIT)
 			/* where on_full=wait may not wait: not a remedy to give again */
 			ll_str(&l, "pool full in a signal handler, or the flush thread stalled 1 s; "
 				   "a larger buffer_max keeps them");

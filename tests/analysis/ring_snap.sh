@@ -111,6 +111,8 @@ for bmax in 2 8; do
 		sed -n 's/^closed: *yes, snapshot: \([0-9]*\) function records (\([0-9]*\) dropped).*/\1 + \2/p')
 	all=$(sed -n 's/^fdrtrace: .*: \([0-9]*\) records, \([0-9]*\) lost.*/\1 + \2/p' err)
 	[ -n "$snap" ] && [ -n "$all" ] || { cat err >&2; fail "buffer_max=$bmax: no counts"; }
+	# ring ignores on_full: the exit line must not advise it (issue 33)
+	! grep -q "on_full" err || { cat err >&2; fail "buffer_max=$bmax: ring's exit line names on_full"; }
 	[ $((snap + 1)) -eq $((all)) ] ||
 		fail "buffer_max=$bmax: the snapshot has $snap = $((snap)), the exit line $all = $((all)) (main's exit: 1 more)"
 	[ $((snap)) -gt "${snap%% *}" ] || fail "buffer_max=$bmax: the snapshot lost nothing"
