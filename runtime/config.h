@@ -45,6 +45,7 @@ struct fdr_config {
 	uint64_t buffer_size;		/* bytes per buffer */
 	uint64_t buffer_max;		/* buffers in the pool at start */
 	uint64_t pool_max;		/* stream: bytes the pool may grow to (0: auto) */
+	uint64_t max_size;		/* bytes a trace file may grow to (0: no limit) */
 	uint64_t func_duration_threshold_us;
 	char logfile_base[4096];	/* prefix of the trace path */
 	uint64_t verbosity;		/* 0 silent, 1 one line at exit, 2+ more */

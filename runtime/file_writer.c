@@ -172,8 +172,12 @@ static struct {
 	off_t at;
 	uint64_t records, buffers;
 } fw_last = { .fd = -1, .at = -1 };
-/* RLIMIT_FSIZE when the file was created, bytes; 0: none (fw_room()) */
+/* RLIMIT_FSIZE when the file was created, or max_size if lower, bytes; 0: none (fw_room()) */
 static uint64_t fw_fsize_max;
+/* fw_fsize_max is max_size's (the option), not the kernel's limit */
+static bool fw_fsize_option;
+/* recording stopped at max_size (fdr_file_max_size_hit()) */
+static _Atomic bool fw_max_size_hit;
 /* the last unit (fw_stopped()): preamble, drop and close records */
 static uint8_t fw_stop_unit[512];
 
@@ -1112,7 +1116,10 @@ static notrace uint64_t fw_stop_room(void)
 	return fdr_cfg.format_version == 1 ? fdr_cfg.buffer_size : sizeof(fw_stop_unit);
 }
 
-/* The file size limit, from the kernel (the system call: async-signal-safe). */
+/*
+ * The file size limit: the kernel's (the system call: async-signal-safe),
+ * or max_size when it is lower.
+ */
 static notrace void fw_fsize_probe(void)
 {
 	struct rlimit rl;
@@ -1120,6 +1127,14 @@ static notrace void fw_fsize_probe(void)
 	fw_fsize_max = 0;
 	if (!syscall(SYS_getrlimit, RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY)
 		fw_fsize_max = rl.rlim_cur ? rl.rlim_cur : 1;
+	fw_fsize_option = fdr_cfg.max_size && (!fw_fsize_max || fdr_cfg.max_size < fw_fsize_max);
+	if (fw_fsize_option)
+		fw_fsize_max = fdr_cfg.max_size;
+}
+
+notrace bool fdr_file_max_size_hit(void)
+{
+	return atomic_load_explicit(&fw_max_size_hit, memory_order_relaxed);
 }
 
 /*
@@ -1186,6 +1201,10 @@ static notrace int fw_writev(struct iovec *iov, int n)
 			/* nothing written: the file ends where it did (the stage's bytes in it) */
 			if (fdr_fd != fw_dio.fd || !fw_dio_stop())
 				fw_cut_err = EFBIG;
+			if (fw_fsize_option) {
+				atomic_store_explicit(&fw_max_size_hit, true, memory_order_relaxed);
+				return fw_fail("max_size reached", EFBIG);
+			}
 			return fw_fail("write failed", EFBIG);
 		}
 		if (fdr_fd == fw_dio.fd) {

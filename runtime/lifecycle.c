@@ -382,7 +382,11 @@ static notrace void lc_exit_line(void)
 			/* where on_full=wait may not wait: not a remedy to give again */
 			ll_str(&l, "pool full in a signal handler, or the flush thread stalled 1 s; "
 				   "a larger buffer_max keeps them");
-		else
+		else if (r == FDRTRACE_DROP_IO_ERROR && fdr_file_max_size_hit()) {
+			ll_str(&l, "past max_size=");
+			ll_u64(&l, fdr_cfg.max_size);
+			ll_str(&l, "; a larger max_size keeps them");
+		} else
 			ll_str(&l, lc_lost_why[r]);
 		if (++i == reasons)
 			ll_str(&l, ")");

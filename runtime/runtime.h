@@ -416,6 +416,8 @@ bool fdr_file_lock(unsigned spin_limit) fdr_hidden;
 bool fdr_file_locked_here(void) fdr_hidden;
 void fdr_file_unlock(void) fdr_hidden;
 bool fdr_file_failed(void) fdr_hidden;
+/* recording stopped because the trace reached max_size (not a write error) */
+bool fdr_file_max_size_hit(void) fdr_hidden;
 size_t fdr_preamble(uint8_t *p, int32_t tid, unsigned cpu, uint64_t tsc) fdr_hidden;
 size_t fdr_custom_event_md(uint8_t *p, uint32_t size, uint64_t tsc) fdr_hidden;
 extern char fdr_path[4200] fdr_hidden;

@@ -273,6 +273,20 @@ write_error() {
 			fail "werr-fsize-v$v: the trace is past the limit"
 		werr_check "werr-fsize-v$v" "File too large"
 	done
+	# max_size: the same stop as ulimit -f, named as max_size (issue 33: a
+	# g++-instrumented build tool wrote 37 GB), in both format versions
+	for v in 5 1; do
+		rm -f fdrtrace.*.fdr
+		FDRTRACE_MODE=fdr FDRTRACE_OPTIONS="format_version=$v buffer_size=4096 on_full=wait max_size=512K" \
+			"$prog" 2 300 >"werr-max-v$v.out" 2>"werr-max-v$v.err" || fail "werr-max-v$v: the program failed"
+		mv fdrtrace.*.fdr "werr-max-v$v.fdr"
+		[ "$(stat -c %s "werr-max-v$v.fdr")" -le $((512 * 1024)) ] ||
+			fail "werr-max-v$v: the trace is past max_size ($(stat -c %s "werr-max-v$v.fdr") bytes)"
+		grep -q ": max_size reached: File too large; recording stopped" "werr-max-v$v.err" ||
+			{ cat "werr-max-v$v.err" >&2; fail "werr-max-v$v: the stop does not name max_size"; }
+		sed -i 's/: max_size reached: /: write failed: /' "werr-max-v$v.err"
+		werr_check "werr-max-v$v" "File too large"
+	done
 	rm -rf rec && mkdir rec
 	(ulimit -f 1024; "$fdr" record -d rec -b 4K -O on_full=wait -- "$prog" 2 300 \
 		>/dev/null 2>rec.err) || { cat rec.err >&2; fail "werr-record: the program failed"; }
