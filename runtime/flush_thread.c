@@ -1453,6 +1453,8 @@ notrace void fdr_flush_reset_child(void)
 	atomic_store_explicit(&fdr_written, 0, memory_order_relaxed);
 	fl_rb.len = 0;
 	fl_how = FDRTRACE_CLOSE_EXIT;
+	/* the child's snapshots are of its own trace: numbered from 1 (were the parent's next) */
+	atomic_store_explicit(&fl_snaps, 0, memory_order_relaxed);
 	fl_emitted_init();
 }
 

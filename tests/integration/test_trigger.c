@@ -62,6 +62,35 @@ Test(trigger, one_slow_call_among_2000_fast_ones_writes_one_snapshot_holding_it)
 	tc_done(&r);
 }
 
+/*
+ * A fork child's snapshots are its own: numbered from 1 in its own trace's
+ * name (its counter continued the parent's: its first was snap2).
+ */
+Test(trigger, a_fork_childs_first_snapshot_is_its_snap1)
+{
+	struct tc_run r;
+	char s[8][512];
+	int n, ones = 0;
+
+	run(&r, "policy=ring trigger=slow>10ms trigger_holdoff_ms=0 trigger_max=10", "fork_slow",
+	    NULL);
+	n = snaps(&r, s, 8);
+	cr_assert_eq(n, 2, "a snapshot each for the parent and the child: %d; stderr: %s", n,
+		     r.err);
+	for (int i = 0; i < n; i++) {
+		struct tc_trace t;
+
+		ones += strstr(s[i], ".snap1.fdr") != NULL;
+		memset(&t, 0, sizeof(t));
+		tc_read(s[i], &t);
+		cr_assert(t.ok, "%s: %s", s[i], t.error);
+		cr_expect_eq(tc_calls(&t, "slow"), 1, "%s", s[i]);
+		tc_free(&t);
+	}
+	cr_expect_eq(ones, 2, "both first snapshots are snap1: %s, %s", s[0], s[1]);
+	tc_done(&r);
+}
+
 Test(trigger, fast_calls_alone_write_nothing)
 {
 	struct tc_run r;

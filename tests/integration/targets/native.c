@@ -11,6 +11,8 @@
  *                 work, normal exit
  *   fast_slow     2,000 calls of fast() then one slow() (30 ms), exit
  *   slow N        N calls of slow(), exit
+ *   fork_slow     slow(), then fork: the child calls slow() and exits, the
+ *                 parent waits for it (each writes its own snapshots)
  *   thread_fds F  first put the file F (created, "user data\n" in it, read
  *                 from its start) on every pipe descriptor above 2, as a
  *                 shell's `exec 3>F` does: libunwind's validation pipe is
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -130,6 +133,20 @@ int main(int argc, char **argv)
 		work(2000);
 		slow();
 		work(10);
+	} else if (!strcmp(mode, "fork_slow")) {
+		pid_t pid;
+		int st;
+
+		slow();
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			slow();
+			work(10);
+			exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
 	} else if (!strcmp(mode, "slow") && argc > 2) {
 		for (int i = atoi(argv[2]); i > 0; i--)
 			slow();
