@@ -1453,8 +1453,15 @@ notrace void fdr_flush_reset_child(void)
 	atomic_store_explicit(&fdr_written, 0, memory_order_relaxed);
 	fl_rb.len = 0;
 	fl_how = FDRTRACE_CLOSE_EXIT;
-	/* the child's snapshots are of its own trace: numbered from 1 (were the parent's next) */
+	/*
+	 * the child's snapshots are of its own trace: numbered from 1 (were
+	 * the parent's next), and none for a request the parent made (a
+	 * trigger of the parent's that fired just before the fork: the
+	 * child wrote a snapshot of it, as its snap1)
+	 */
 	atomic_store_explicit(&fl_snaps, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_snap_req, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_trig_req, 0, memory_order_relaxed);
 	fl_emitted_init();
 }
 
