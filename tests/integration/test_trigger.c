@@ -66,17 +66,16 @@ Test(trigger, one_slow_call_among_2000_fast_ones_writes_one_snapshot_holding_it)
  * A fork child's snapshots are its own: numbered from 1 in its own trace's
  * name (its counter continued the parent's: its first was snap2).
  */
-Test(trigger, a_fork_childs_first_snapshot_is_its_snap1)
+static void expect_fork_snaps(const char *mode)
 {
 	struct tc_run r;
 	char s[8][512];
 	int n, ones = 0;
 
-	run(&r, "policy=ring trigger=slow>10ms trigger_holdoff_ms=0 trigger_max=10", "fork_slow",
-	    NULL);
+	run(&r, "policy=ring trigger=slow>10ms trigger_holdoff_ms=0 trigger_max=10", mode, NULL);
 	n = snaps(&r, s, 8);
-	cr_assert_eq(n, 2, "a snapshot each for the parent and the child: %d; stderr: %s", n,
-		     r.err);
+	cr_assert_eq(n, 2, "%s: a snapshot each for the parent and the child: %d; stderr: %s",
+		     mode, n, r.err);
 	for (int i = 0; i < n; i++) {
 		struct tc_trace t;
 
@@ -85,10 +84,22 @@ Test(trigger, a_fork_childs_first_snapshot_is_its_snap1)
 		tc_read(s[i], &t);
 		cr_assert(t.ok, "%s: %s", s[i], t.error);
 		cr_expect_eq(tc_calls(&t, "slow"), 1, "%s", s[i]);
+		cr_expect_eq(t.unnamed, 0, "%s: functions without names", s[i]);
 		tc_free(&t);
 	}
-	cr_expect_eq(ones, 2, "both first snapshots are snap1: %s, %s", s[0], s[1]);
+	cr_expect_eq(ones, 2, "%s: both first snapshots are snap1: %s, %s", mode, s[0], s[1]);
 	tc_done(&r);
+}
+
+Test(trigger, a_fork_childs_first_snapshot_is_its_snap1)
+{
+	expect_fork_snaps("fork_slow");
+}
+
+/* ... also when it ends with _exit() */
+Test(trigger, a_fork_child_that_ends_with_exit_writes_its_snapshot)
+{
+	expect_fork_snaps("fork_slow_exit");
 }
 
 Test(trigger, fast_calls_alone_write_nothing)

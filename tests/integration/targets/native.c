@@ -13,6 +13,7 @@
  *   slow N        N calls of slow(), exit
  *   fork_slow     slow(), then fork: the child calls slow() and exits, the
  *                 parent waits for it (each writes its own snapshots)
+ *   fork_slow_exit the same, the child ending with _exit()
  *   thread_fds F  first put the file F (created, "user data\n" in it, read
  *                 from its start) on every pipe descriptor above 2, as a
  *                 shell's `exec 3>F` does: libunwind's validation pipe is
@@ -133,7 +134,7 @@ int main(int argc, char **argv)
 		work(2000);
 		slow();
 		work(10);
-	} else if (!strcmp(mode, "fork_slow")) {
+	} else if (!strcmp(mode, "fork_slow") || !strcmp(mode, "fork_slow_exit")) {
 		pid_t pid;
 		int st;
 
@@ -143,6 +144,8 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			slow();
 			work(10);
+			if (mode[9])
+				_exit(0);
 			exit(0);
 		}
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
