@@ -227,6 +227,11 @@ struct an_thread {
 	 */
 	struct an_open *open;
 	uint32_t open_cap, open_used;
+	/*
+	 * A gap read but not applied yet (analysis.c, an_gap_hold()): records
+	 * stored after it but stamped before its first TSC come first
+	 */
+	struct an_gap_held *held;
 };
 
 /* A node of the calling-context tree: one distinct call path. */
