@@ -40,17 +40,20 @@ cd "$work"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# account's text table in seconds as "name count total self" (times '-' when untimed)
+# account's text table in seconds as "name count total self" (times '-' when untimed;
+# self '-' or marked '*' when calls timed across a gap have no known self)
 table() {
 	"$fdr" account -q --seconds "$1" | awk '
 		NR == 1 { next }
 		NR == 2 { off = ($0 ~ /spanning/) + ($0 ~ /unwound/); next }
 		/^\((spanning|unwound)/ { next }
+		/^\(\*:/ { next }
 		{
-			gsub(/[\[\],]/, " ")
+			gsub(/[\[\],*]/, " ")
 			n = split($0, f, " ")
 			s = f[8 + off]; self = f[9 + off]
 			if (s == "-") { s = 0; self = 0 }
+			if (self == "-") self = 0	# no call with a known self (timed across a gap)
 			print f[n], f[2], s, self
 		}' | sort
 }

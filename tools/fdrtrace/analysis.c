@@ -936,6 +936,7 @@ static inline __attribute__((always_inline)) struct an_frame *an_push(struct ana
 	f->children = 0;
 	f->partial = partial;
 	f->lost = false;
+	f->holed = false;
 	f->node = 0;
 	if (!plain && a->want_cct)
 		f->node = an_node_child(a, t->depth > 1 ? t->stack[t->depth - 2].node : t->root,
@@ -970,6 +971,11 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 		a->buf_low = t->depth - 1;
 	if (!f->partial) {
 		self = dur > f->children ? dur - f->children : 0;
+		if (__builtin_expect(f->holed, 0)) {
+			self = 0;	/* its callees' time is not known */
+			fn->tally.self_unknown++;
+			a->st.holed++;
+		}
 		a->st.calls++;
 		an_tally_add(&fn->tally, dur, self, a->want_hist);	/* out of memory: not in hist */
 		if (!f->nested)
@@ -1062,7 +1068,8 @@ static void an_forget(struct analysis *a, struct an_thread *t, uint32_t depth)
 	t->over = 0;	/* counted when entered; their ends are lost too */
 }
 
-static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x);
+static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
+		   bool followed);
 
 /*
  * Ring policy: buffers of @t between the one it read last and this one
@@ -1104,7 +1111,7 @@ static void an_ring_gap(struct analysis *a, struct an_thread *t, const struct fd
 	g.u.drop.exited = t->depth - same;
 	g.u.drop.depth = n - same;
 	g.u.drop.ids = x->u.stack.ids + 4 * (size_t)same;
-	an_gap(a, t, &g);
+	an_gap(a, t, &g, false);
 }
 
 /*
@@ -1190,7 +1197,7 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
  */
 static void an_gap_do(struct analysis *a, struct an_thread *t, uint64_t first_tsc,
 		      uint64_t last_tsc, uint64_t records, unsigned reason, uint32_t exited,
-		      uint32_t depth, const uint8_t *ids)
+		      uint32_t depth, const uint8_t *ids, bool followed)
 {
 	/* where the calls it closed end and those it opened begin (a thread's start: its end) */
 	uint64_t at = first_tsc ? first_tsc : last_tsc;
@@ -1198,11 +1205,23 @@ static void an_gap_do(struct analysis *a, struct an_thread *t, uint64_t first_ts
 
 	a->st.gaps++;
 	a->st.gap_records += records;
+	/*
+	 * The runtime followed the gap's calls (a drop record's exited and
+	 * ids): the calls below those it closed are the same calls after it,
+	 * so their exits are their own: timed, self unknown. Else (not
+	 * followed; a ring's overwritten buffers, whose stack record matches
+	 * by id only) none of them can be timed.
+	 */
+	followed = followed && exited != FDRTRACE_GAP_UNKNOWN;
+	for (i = 0; i < t->depth; i++)
+		t->stack[i].holed = followed && i + exited < t->depth && !t->stack[i].partial;
 	if (a->ops && a->ops->gap)
 		a->ops->gap(a, t, first_tsc, last_tsc, records, reason);
 	for (i = 0; i < t->depth; i++) {
-		t->stack[i].lost = true;
-		t->stack[i].partial = true;
+		if (!t->stack[i].holed) {
+			t->stack[i].lost = true;
+			t->stack[i].partial = true;
+		}
 	}
 	if (exited == FDRTRACE_GAP_UNKNOWN)
 		return;	/* which of them returned is not known: exits will say */
@@ -1222,11 +1241,15 @@ static void an_gap_do(struct analysis *a, struct an_thread *t, uint64_t first_ts
 	}
 }
 
-/* A gap from a ring's numbering or an FDRx drop record, applied now. */
-static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x)
+/*
+ * A gap from a ring's numbering or (@followed) an FDRx drop record, applied
+ * now.
+ */
+static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
+		   bool followed)
 {
 	an_gap_do(a, t, x->u.drop.first_tsc, x->u.drop.last_tsc, x->u.drop.records,
-		  x->u.drop.reason, x->u.drop.exited, x->u.drop.depth, x->u.drop.ids);
+		  x->u.drop.reason, x->u.drop.exited, x->u.drop.depth, x->u.drop.ids, followed);
 }
 
 /* The gap @t holds, applied where its time says (see an_gap_hold()). */
@@ -1236,7 +1259,7 @@ static __attribute__((noinline)) void an_gap_apply(struct analysis *a, struct an
 
 	t->held = NULL;
 	an_gap_do(a, t, g->first_tsc, g->last_tsc, g->records, g->reason, g->exited, g->depth,
-		  (const uint8_t *)g->ids);
+		  (const uint8_t *)g->ids, true);
 	free(g);
 }
 
@@ -1259,7 +1282,7 @@ static void an_gap_hold(struct analysis *a, struct an_thread *t, const struct fd
 		an_gap_apply(a, t);
 	g = x->u.drop.first_tsc ? malloc(sizeof(*g) + 4 * (size_t)depth) : NULL;
 	if (!g) {
-		an_gap(a, t, x);
+		an_gap(a, t, x, true);
 		return;
 	}
 	g->first_tsc = x->u.drop.first_tsc;
@@ -2219,6 +2242,11 @@ void an_summary(const struct analysis *a, const char *cmd)
 			" call%s spanning a loss left out of every duration, sum and self time\n",
 			cmd, a->path, s->gap_records, s->gaps, s->gaps == 1 ? "" : "s", s->spanning,
 			s->spanning == 1 ? "" : "s");
+	if (s->holed)
+		fprintf(stderr,
+			"fdrtrace %s: %s: %" PRIu64 " call%s timed across a loss (entry and exit "
+			"recorded): duration exact, self time unknown and left out of self\n",
+			cmd, a->path, s->holed, s->holed == 1 ? "" : "s");
 	if (s->too_deep)
 		fprintf(stderr,
 			"fdrtrace %s: %s: %" PRIu64 " call%s deeper than %u levels counted, not "

@@ -169,7 +169,8 @@ static void stk_exit(struct analysis *a, struct an_thread *t, const struct an_fr
 	if (n->fn != &stk_deeper || fr->up == 0 ||
 	    sel_frame(&k->sel, t, fr->up)->user != fr->user)
 		n->incl += dur;
-	n->self += dur > fr->shown_children ? dur - fr->shown_children : 0;
+	if (!f->holed)	/* records lost inside it: its self time is not known */
+		n->self += dur > fr->shown_children ? dur - fr->shown_children : 0;
 }
 
 static const struct an_ops stk_ops = {
