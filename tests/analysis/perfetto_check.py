@@ -8,7 +8,8 @@
 # ThreadDescriptor under a process track); every name_iid interned before
 # its use; per track, slices balanced as a stack with non-decreasing
 # timestamps (a begin without an end only with "ended" never / records
-# lost / unknown when written: begun early for the reorder window); flow
+# lost / unknown when written: begun early for the reorder window / after
+# recording stopped); flow
 # ids (a run's arrows) fixed64, each ending one that began. Prints "NAME COUNT" per slice name, sorted; with COUNTS (a file of
 # such lines) they must be equal.
 import sys
@@ -144,7 +145,8 @@ for n, (_, _, raw) in enumerate(packets):
 for uuid, st in stacks.items():
     for name, ended in st:
         # "unknown when written": begun early (the reorder window), then lost
-        if ended not in ("never", "unknown: records lost", "unknown when written"):
+        if ended not in ("never", "unknown: records lost", "unknown when written",
+                         "after recording stopped"):
             fail("track %d: %s has no end" % (uuid, name))
 out = sorted("%s %d" % kv for kv in count.items())
 print("\n".join(out))

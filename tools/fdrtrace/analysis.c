@@ -936,6 +936,7 @@ static inline __attribute__((always_inline)) struct an_frame *an_push(struct ana
 	f->children = 0;
 	f->partial = partial;
 	f->lost = false;
+	f->holed = false;
 	f->node = 0;
 	if (!plain && a->want_cct)
 		f->node = an_node_child(a, t->depth > 1 ? t->stack[t->depth - 2].node : t->root,
@@ -970,6 +971,11 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 		a->buf_low = t->depth - 1;
 	if (!f->partial) {
 		self = dur > f->children ? dur - f->children : 0;
+		if (__builtin_expect(f->holed, 0)) {
+			self = 0;	/* its callees' time is not known */
+			fn->tally.self_unknown++;
+			a->st.holed++;
+		}
 		a->st.calls++;
 		an_tally_add(&fn->tally, dur, self, a->want_hist);	/* out of memory: not in hist */
 		if (!f->nested)
@@ -988,12 +994,27 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 		an_open_note(t, f->id, -1);
 }
 
+/*
+ * A gap read where the thread's records resume, kept until the first record
+ * stamped at or after its first TSC (struct an_thread.held).
+ */
+struct an_gap_held {
+	uint64_t first_tsc, last_tsc, records;
+	uint32_t reason, exited, depth;
+	uint32_t ids[];
+};
+
+static void an_gap_apply(struct analysis *a, struct an_thread *t);
+
 static inline __attribute__((always_inline)) void an_function(struct analysis *a, struct an_thread *t, unsigned action, uint32_t id,
 			uint64_t tsc, bool plain)
 {
 	struct an_func *fn;
 	uint32_t i;
 
+	/* a record stamped before a held gap began is applied before it */
+	if (__builtin_expect(t->held != NULL, 0) && tsc >= t->held->first_tsc)
+		an_gap_apply(a, t);
 	switch (action) {
 	case FDRTRACE_FN_ENTRY:
 	case FDRTRACE_FN_ENTRY_ARGS:
@@ -1047,7 +1068,8 @@ static void an_forget(struct analysis *a, struct an_thread *t, uint32_t depth)
 	t->over = 0;	/* counted when entered; their ends are lost too */
 }
 
-static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x);
+static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
+		   bool followed);
 
 /*
  * Ring policy: buffers of @t between the one it read last and this one
@@ -1089,7 +1111,7 @@ static void an_ring_gap(struct analysis *a, struct an_thread *t, const struct fd
 	g.u.drop.exited = t->depth - same;
 	g.u.drop.depth = n - same;
 	g.u.drop.ids = x->u.stack.ids + 4 * (size_t)same;
-	an_gap(a, t, &g);
+	an_gap(a, t, &g, false);
 }
 
 /*
@@ -1169,35 +1191,47 @@ static void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint
 }
 
 /*
- * A gap in @t's records (a drop record with its span, in @t's own buffer
- * where its records resume): every call open there spans the loss; the
- * calls the gap closed end at its start, those it opened are pushed, both
- * without a duration.
+ * A gap in @t's records: every call open there spans the loss; the calls
+ * the gap closed end at its start, those it opened are pushed, both
+ * without a duration. @first_tsc 0: the thread's start (ring policy).
  */
-static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x)
+static void an_gap_do(struct analysis *a, struct an_thread *t, uint64_t first_tsc,
+		      uint64_t last_tsc, uint64_t records, unsigned reason, uint32_t exited,
+		      uint32_t depth, const uint8_t *ids, bool followed)
 {
 	/* where the calls it closed end and those it opened begin (a thread's start: its end) */
-	uint64_t at = x->u.drop.first_tsc ? x->u.drop.first_tsc : x->u.drop.last_tsc;
+	uint64_t at = first_tsc ? first_tsc : last_tsc;
 	uint32_t i, n;
 
 	a->st.gaps++;
-	a->st.gap_records += x->u.drop.records;
+	a->st.gap_records += records;
+	/*
+	 * The runtime followed the gap's calls (a drop record's exited and
+	 * ids): the calls below those it closed are the same calls after it,
+	 * so their exits are their own: timed, self unknown. Else (not
+	 * followed; a ring's overwritten buffers, whose stack record matches
+	 * by id only) none of them can be timed.
+	 */
+	followed = followed && exited != FDRTRACE_GAP_UNKNOWN;
+	for (i = 0; i < t->depth; i++)
+		t->stack[i].holed = followed && i + exited < t->depth && !t->stack[i].partial;
 	if (a->ops && a->ops->gap)
-		a->ops->gap(a, t, x->u.drop.first_tsc, x->u.drop.last_tsc, x->u.drop.records,
-			    x->u.drop.reason);
+		a->ops->gap(a, t, first_tsc, last_tsc, records, reason);
 	for (i = 0; i < t->depth; i++) {
-		t->stack[i].lost = true;
-		t->stack[i].partial = true;
+		if (!t->stack[i].holed) {
+			t->stack[i].lost = true;
+			t->stack[i].partial = true;
+		}
 	}
-	if (x->u.drop.exited == FDRTRACE_GAP_UNKNOWN)
+	if (exited == FDRTRACE_GAP_UNKNOWN)
 		return;	/* which of them returned is not known: exits will say */
-	for (n = x->u.drop.exited; n && t->depth; n--)
+	for (n = exited; n && t->depth; n--)
 		an_close_top(a, t, at, AN_END_LOST, false);
-	for (i = 0; i < x->u.drop.depth; i++) {
+	for (i = 0; i < depth; i++) {
 		struct an_func *fn;
 		uint32_t id;
 
-		memcpy(&id, x->u.drop.ids + 4 * i, 4);
+		memcpy(&id, ids + 4 * i, 4);
 		fn = an_func_get(a, id);
 		if (!fn || !an_push(a, t, fn, at, true, false))
 			return;
@@ -1205,6 +1239,68 @@ static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrac
 		if (a->ops && a->ops->enter)
 			a->ops->enter(a, t, &t->stack[t->depth - 1]);
 	}
+}
+
+/*
+ * A gap from a ring's numbering or (@followed) an FDRx drop record, applied
+ * now.
+ */
+static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
+		   bool followed)
+{
+	an_gap_do(a, t, x->u.drop.first_tsc, x->u.drop.last_tsc, x->u.drop.records,
+		  x->u.drop.reason, x->u.drop.exited, x->u.drop.depth, x->u.drop.ids, followed);
+}
+
+/* The gap @t holds, applied where its time says (see an_gap_hold()). */
+static __attribute__((noinline)) void an_gap_apply(struct analysis *a, struct an_thread *t)
+{
+	struct an_gap_held *g = t->held;
+
+	t->held = NULL;
+	an_gap_do(a, t, g->first_tsc, g->last_tsc, g->records, g->reason, g->exited, g->depth,
+		  (const uint8_t *)g->ids, true);
+	free(g);
+}
+
+/*
+ * An FDRx drop gap in @t's own buffer, where its records resume. The hook
+ * that was interrupted (re-entry) stamped its record before the signal
+ * handler whose records were lost, and stores it after the drop record:
+ * a record stamped before the gap's first TSC happened before the gap. So
+ * the gap is held until the thread's first record stamped at or after its
+ * first TSC, or anything else of the thread (an event, another extension
+ * record, its next buffer, the end), and applied then: in time order.
+ * Out of memory, it is applied at once, where it was read.
+ */
+static void an_gap_hold(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x)
+{
+	struct an_gap_held *g;
+	uint32_t depth = x->u.drop.exited == FDRTRACE_GAP_UNKNOWN ? 0 : x->u.drop.depth;
+
+	if (t->held)
+		an_gap_apply(a, t);
+	g = x->u.drop.first_tsc ? malloc(sizeof(*g) + 4 * (size_t)depth) : NULL;
+	if (!g) {
+		an_gap(a, t, x, true);
+		return;
+	}
+	g->first_tsc = x->u.drop.first_tsc;
+	g->last_tsc = x->u.drop.last_tsc;
+	g->records = x->u.drop.records;
+	g->reason = x->u.drop.reason;
+	g->exited = x->u.drop.exited;
+	g->depth = depth;
+	if (depth)
+		memcpy(g->ids, x->u.drop.ids, 4 * (size_t)depth);
+	t->held = g;
+}
+
+/* Apply @t's held gap, if any, before what is not a function record. */
+static inline void an_gap_settle(struct analysis *a, struct an_thread *t)
+{
+	if (t && t->held)
+		an_gap_apply(a, t);
 }
 
 /*
@@ -1216,6 +1312,7 @@ static void an_app_event(struct analysis *a, const struct fdrtrace_event *ev)
 {
 	if (a->pass_mode == 1 || a->buf_repeat)
 		return;	/* the reordering pass sees it again; a repeated buffer was seen */
+	an_gap_settle(a, a->cur);
 	if (ev->type == FDRTRACE_EV_TYPED_EVENT)
 		a->st.app_typed++;
 	else
@@ -1237,6 +1334,8 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 	}
 	if (rc < 0)
 		return;
+	if (a->pass_mode != 1 && !a->buf_repeat)
+		an_gap_settle(a, a->cur);
 	if (x.kind == FDRTRACE_EXT_STACK) {
 		if (a->pass_mode != 1)
 			an_seed_stack(a, &x, ev->tsc);
@@ -1252,7 +1351,7 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 	/* a gap or a wait is applied in time order, where the thread's buffer says */
 	if (a->pass_mode != 1 && a->cur && !a->buf_repeat && x.kind == FDRTRACE_EXT_DROP &&
 	    x.u.drop.gap && x.u.drop.tid == (uint32_t)a->cur->tid)
-		an_gap(a, a->cur, &x);
+		an_gap_hold(a, a->cur, &x);
 	if (a->pass_mode != 1 && a->cur && x.kind == FDRTRACE_EXT_WAIT &&
 	    x.u.wait.tid == (uint32_t)a->cur->tid) {
 		a->st.waits++;
@@ -1363,6 +1462,8 @@ static void an_event(struct analysis *a, const struct fdrtrace_event *ev)
 		if (a->pass_mode != 1)
 			a->st.buffers++;
 		a->cur = an_thread_get(a, ev->tid);
+		if (a->pass_mode != 1)
+			an_gap_settle(a, a->cur);
 		a->buf_fresh = true;
 		a->buf_repeat = false;
 		a->buf_ooo = false;
@@ -1430,6 +1531,7 @@ static void an_drop_buffer_calls(struct analysis *a)
 {
 	struct an_thread *t = a->cur;
 
+	an_gap_settle(a, t);
 	if (!t || t->depth <= a->buf_low)
 		return;
 	a->st.unmatched_entries += t->depth - a->buf_low;
@@ -1723,6 +1825,8 @@ static int an_fast_buffer(struct analysis *a, uint64_t pos, uint64_t len)
 	t = a->cur = an_thread_get(a, tid);
 	if (!t)
 		return 0;
+	if (apply)
+		an_gap_settle(a, t);
 	a->buf_low = t->depth;
 	if (pid)
 		t->pid = pid;
@@ -2025,6 +2129,7 @@ static void an_finish_threads(struct analysis *a)
 	for (i = 0; i < a->n_threads; i++) {
 		struct an_thread *t = a->threads[i];
 
+		an_gap_settle(a, t);
 		for (uint32_t j = 0; j < t->depth; j++) {
 			if (t->stack[j].lost) {
 				a->st.spanning++;
@@ -2137,6 +2242,11 @@ void an_summary(const struct analysis *a, const char *cmd)
 			" call%s spanning a loss left out of every duration, sum and self time\n",
 			cmd, a->path, s->gap_records, s->gaps, s->gaps == 1 ? "" : "s", s->spanning,
 			s->spanning == 1 ? "" : "s");
+	if (s->holed)
+		fprintf(stderr,
+			"fdrtrace %s: %s: %" PRIu64 " call%s timed across a loss (entry and exit "
+			"recorded): duration exact, self time unknown and left out of self\n",
+			cmd, a->path, s->holed, s->holed == 1 ? "" : "s");
 	if (s->too_deep)
 		fprintf(stderr,
 			"fdrtrace %s: %s: %" PRIu64 " call%s deeper than %u levels counted, not "
@@ -2204,6 +2314,7 @@ void an_fini(struct analysis *a)
 		free(a->threads[i]->name);
 		free(a->threads[i]->stack);
 		free(a->threads[i]->open);
+		free(a->threads[i]->held);
 		free(a->threads[i]);
 	}
 	free(a->threads);

@@ -38,7 +38,10 @@
  * Losses: a drop record that is a gap (format.h: records a thread lost
  * where its records resume, with the span and the calls the gap closed and
  * opened) goes to an_ops.gap; every call open on the thread at that point
- * is marked @lost and @partial: it is never given a duration, nor counted
+ * is marked @holed when the gap says which calls it closed and opened and
+ * this was neither: its entry and exit are its own, so it is timed, but its
+ * self time is unknown (an_tally.self_unknown, an_stats.holed). Else it is
+ * marked @lost and @partial: it is never given a duration, nor counted
  * in its function's calls, sum or self, nor in its parent's children, but
  * in an_func.tally.spanning and an_stats.spanning. The calls the gap closed end
  * there (AN_END_LOST); those it opened are pushed as lost frames. So a
@@ -85,13 +88,17 @@
  *	once per outermost call (set by the core, and by a command that keeps
  *	tallies of its own, from an_frame.nested)
  * @self: their durations less their callees' (which callees: the caller's)
- * @spanning: calls whose lifetime crossed a loss (not in the numbers above)
+ * @spanning: calls that lost their own entry or exit in a loss (not in the
+ *	numbers above)
+ * @self_unknown: of @calls, those timed across a gap (their entry and exit
+ *	recorded, records lost inside them): their self time is not known, and
+ *	not in @self
  * @unwound: of @calls, those ended by an outer exit (timed to it: an upper bound)
  * @hist: the durations, for percentiles (when the caller asks for them)
  */
 struct an_tally {
 	uint64_t calls, sum, self, min, max, total;
-	uint64_t spanning, unwound;
+	uint64_t spanning, unwound, self_unknown;
 	struct hist hist;
 };
 
@@ -169,7 +176,11 @@ struct an_func {
  * @node: calling-context tree node (when struct analysis.want_cct)
  * @partial: the entry was not seen (seeded from an FDRTRACE_EXT_STACK
  *	record), or records of the call were lost (@lost): no duration is known
- * @lost: the call was open where its thread lost records (a gap)
+ * @lost: the call's own entry or exit may be in a gap: not timed (a gap
+ *	whose calls are not known, a ring's overwritten buffers)
+ * @holed: records were lost inside the call (a gap that says which calls
+ *	it closed, not this one), but its entry and exit are its own: its
+ *	duration is exact, its self time (its callees' sum) is not known
  * @nested: a call of the same function encloses it on its thread (timed
  *	or not): a recursive call, not in an_tally.total
  * @counted: in its function's @open_n (else its @open_far)
@@ -182,6 +193,7 @@ struct an_frame {
 	uint32_t node;
 	bool partial;
 	bool lost;
+	bool holed;
 	bool nested;
 	bool counted;
 };
@@ -227,6 +239,11 @@ struct an_thread {
 	 */
 	struct an_open *open;
 	uint32_t open_cap, open_used;
+	/*
+	 * A gap read but not applied yet (analysis.c, an_gap_hold()): records
+	 * stored after it but stamped before its first TSC come first
+	 */
+	struct an_gap_held *held;
 };
 
 /* A node of the calling-context tree: one distinct call path. */
@@ -283,7 +300,9 @@ struct analysis;
  *	unknown; innermost first, t->stack[t->depth - 1], removed after
  * @gap: @t lost @records records (enum fdrtrace_drop_reason @reason) made
  *	from @first_tsc to @last_tsc; t->stack holds the calls open where the
- *	gap began (all marked lost after the callback). @first_tsc 0: the
+ *	gap began, those timed across it marked @holed already (self
+ *	unknown), the others marked lost after the callback (the gap
+ *	closes the innermost of them when it says so). @first_tsc 0: the
  *	records the thread made before its first buffer read (ring policy,
  *	overwritten), when is not known; @last_tsc is that buffer's start
  * @wait: @t waited for a free buffer from @first_tsc to @last_tsc
@@ -316,6 +335,7 @@ struct an_stats {
 	uint64_t gaps, gap_records;	/* gaps in threads' records, and records lost in them */
 	uint64_t repeated;		/* buffers numbered as one already read: left out */
 	uint64_t spanning;		/* calls open across a gap: not timed */
+	uint64_t holed;			/* calls timed across a gap: self time unknown */
 	uint64_t waits, wait_ticks;	/* on_full=wait: waits for a free buffer */
 	uint64_t clamped;		/* ends before their starts */
 	uint64_t too_deep;		/* calls past AN_DEPTH_MAX levels: counted, not timed */

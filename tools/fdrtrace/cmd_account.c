@@ -49,7 +49,7 @@ struct acc_row {
 	struct an_func *fn;
 	const char *name;
 	uint64_t v[COL_FUNC];	/* funcid, count, then ticks */
-	uint64_t spanning, unwound;
+	uint64_t spanning, unwound, self_unknown;
 };
 
 /* With selectors: each function's shown calls, in @v at the index its fn->uptr holds. */
@@ -112,9 +112,12 @@ static void acc_exit(struct analysis *a, struct an_thread *t, const struct an_fr
 		return;
 	}
 	d->unwound += how == AN_END_UNWOUND;
+	d->self_unknown += f->holed;	/* records lost inside it: self not known */
 	if (!f->nested)
 		d->total += dur;
-	if (an_tally_add(d, dur, dur > fr->shown_children ? dur - fr->shown_children : 0, true))
+	if (an_tally_add(d, dur,
+			 f->holed ? 0 : dur > fr->shown_children ? dur - fr->shown_children : 0,
+			 true))
 		s->oom = true;
 }
 
@@ -300,6 +303,7 @@ static void acc_fill_tally(struct acc_row *r, const char *name, uint32_t id,
 	r->v[COL_AVG] = d->calls ? d->sum / d->calls : 0;
 	r->spanning = d->spanning;
 	r->unwound = d->unwound;
+	r->self_unknown = d->self_unknown;
 }
 
 /* A row of the table from a function's numbers (@d: its shown calls, NULL: all its calls). */
@@ -357,7 +361,7 @@ static const char *acc_time(const struct analysis *a, uint64_t ticks, bool secon
  * so that a number built on them is marked.
  */
 static void acc_print_text(const struct analysis *a, const struct acc_row *rows, uint32_t n,
-			   uint32_t total, bool span, bool unw, bool seconds)
+			   uint32_t total, bool span, bool unw, uint64_t self_unk, bool seconds)
 {
 	static const enum acc_col cols[] = { COL_MIN, COL_MED, COL_P90, COL_P99, COL_MAX,
 					     COL_TOTAL, COL_SELF };
@@ -383,12 +387,15 @@ static void acc_print_text(const struct analysis *a, const struct acc_row *rows,
 		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
 			const char *sep = k == 0 ? " [" : k < 5 ? ", " : k == 5 ? "] " : " ";
 
-			if (r->v[COL_COUNT])
+			/* self: '-' when no call's is known */
+			if (r->v[COL_COUNT] &&
+			    (cols[k] != COL_SELF || r->self_unknown < r->v[COL_COUNT]))
 				printf("%s%s", sep, acc_time(a, r->v[cols[k]], seconds, b));
 			else
 				printf("%s%*s", sep, w, "-");
 		}
-		printf("  %s\n", r->name);
+		/* '*': the self of some calls is not known, that of the others shown */
+		printf("%s %s\n", r->self_unknown ? "*" : " ", r->name);
 	}
 	if (span)
 		printf("(spanning: calls open where their thread lost records; not timed, "
@@ -399,6 +406,11 @@ static void acc_print_text(const struct analysis *a, const struct acc_row *rows,
 		       "records no exit when unwinding, or a longjmp; each is timed to that "
 		       "exit, an upper bound that may be far off, and so are the total and self "
 		       "times they are in)\n");
+	if (self_unk)
+		printf("(*: of count, %" PRIu64 " call%s timed across a loss (entry and exit "
+		       "recorded, records lost inside): exact durations, unknown self times; "
+		       "self is that of the other calls, '-' when there are none)\n",
+		       self_unk, self_unk == 1 ? "" : "s");
 }
 
 /* Sort @rows and print the first of them (-p), as text or CSV (acc_print_csv()). */
@@ -406,11 +418,13 @@ static void acc_print(const struct acc_opts *o, const struct analysis *a, struct
 		      uint32_t n, const char *pid, bool header)
 {
 	bool span = false, unw = false;
+	uint64_t self_unk = 0;
 	uint32_t i, total;
 
 	for (i = 0; i < n; i++) {
 		span |= rows[i].spanning != 0;
 		unw |= rows[i].unwound != 0;
+		self_unk += rows[i].self_unknown;
 	}
 	if (n > 1)
 		qsort(rows, n, sizeof(*rows), acc_cmp);
@@ -420,7 +434,7 @@ static void acc_print(const struct acc_opts *o, const struct analysis *a, struct
 	if (o->csv)
 		acc_print_csv(a, rows, n, pid, header);
 	else
-		acc_print_text(a, rows, n, total, span, unw, o->seconds);
+		acc_print_text(a, rows, n, total, span, unw, self_unk, o->seconds);
 }
 
 /* A function of a run: its calls in every process, merged by name. */
@@ -540,6 +554,7 @@ static int acc_run(const struct cli *cl, const struct acc_opts *o, struct run_in
 			d.total = ri_ticks(ri, a.freq, d.total);
 			if (ri_tally_merge(&m[j].tally, &d))
 				goto oom;
+			m[j].tally.self_unknown += d.self_unknown;
 		}
 		if (o->per_process) {
 			snprintf(pid, sizeof(pid), "%d", (int)t->pid);

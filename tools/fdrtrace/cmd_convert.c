@@ -249,9 +249,17 @@ static void cvt_gap(struct analysis *a, struct an_thread *t, uint64_t first_tsc,
 {
 	struct cvt *c = a->ctx;
 	struct ord_item it;
+	bool timed = true;
 
 	(void)reason;
-	for (uint32_t d = 1; d <= t->depth; d++) {
+	/*
+	 * The calls timed across the gap (an_frame.holed) keep their ends when
+	 * every open call is; when the gap ends some (their exits in it), a
+	 * slice without an end cannot nest in one that ends: none ends.
+	 */
+	for (uint32_t d = 1; d <= t->depth; d++)
+		timed &= t->stack[d - 1].holed;
+	for (uint32_t d = 1; d <= t->depth && !timed; d++) {
 		struct sel_frame *fr = sel_frame(&c->sel, t, d);
 
 		if (fr && fr->user) {

@@ -157,7 +157,9 @@ static void df_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	d = df_row_of(r, a, f->fn);
 	if (!d)
 		return;
-	if (an_tally_add(&d->tally, dur, dur > fr->shown_children ? dur - fr->shown_children : 0,
+	/* a call with records lost inside it: its self time is not known */
+	if (an_tally_add(&d->tally, dur,
+			 f->holed ? 0 : dur > fr->shown_children ? dur - fr->shown_children : 0,
 			 true))
 		r->oom = true;
 }

@@ -142,7 +142,8 @@ static void gr_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	n = &a->nodes[fr->user];
 	n->calls++;
 	n->incl += dur;
-	n->self += dur > fr->shown_children ? dur - fr->shown_children : 0;
+	if (!f->holed)	/* records lost inside it: its self time is not known */
+		n->self += dur > fr->shown_children ? dur - fr->shown_children : 0;
 }
 
 static const struct an_ops gr_ops = {

@@ -141,6 +141,11 @@ static const struct rp_affix rp_close_unwound_end = RP_AFFIX_OF(" */ /* ended by
 static const struct rp_affix rp_never_end = RP_AFFIX_OF(": did not return */\n");
 static const struct rp_affix rp_lost_end = RP_AFFIX_OF(": end lost with records */\n");
 static const struct rp_affix rp_stopped_end = RP_AFFIX_OF(": open when recording stopped */\n");
+/* records lost inside the call (an_frame.holed): timed, self unknown */
+static const struct rp_affix rp_leaf_holed_end =
+	RP_AFFIX_OF("; /* self unknown: lost records */\n");
+static const struct rp_affix rp_close_holed_end =
+	RP_AFFIX_OF(" */ /* self unknown: lost records */\n");
 
 static const char rp_blanks[32] = "                                ";
 
@@ -680,11 +685,13 @@ static void rp_exit_plain(struct analysis *a, struct an_thread *t, const struct 
 			return;
 		post = &rp_close_end;
 	} else if (opened) {
-		post = how == AN_END_UNWOUND ? &rp_close_unwound_end : &rp_close_end;
+		post = how == AN_END_UNWOUND ? &rp_close_unwound_end :
+		       f->holed ? &rp_close_holed_end : &rp_close_end;
 	} else {
 		if (rp_opened(t) < d)
 			rp_open_ancestors(rp, a, t, d);
-		post = how == AN_END_UNWOUND ? &rp_leaf_unwound_end : &rp_leaf_end;
+		post = how == AN_END_UNWOUND ? &rp_leaf_unwound_end :
+		       f->holed ? &rp_leaf_holed_end : &rp_leaf_end;
 	}
 	name = opened ? rp_text(a, f->fn, false, &len) : rp_call(rp, a, t, d, buf, &len);
 	rp_line(rp, a, t, !f->partial, dur, d, opened ? &rp_close : &rp_none, name, len, post,
@@ -740,13 +747,15 @@ static void rp_exit_shown(struct rp *rp, struct analysis *a, struct an_thread *t
 	if (s->user & RP_OPENED) {
 		name = rp_text(a, f->fn, false, &len);
 		rp_line(rp, a, t, true, dur, s->level, &rp_close, name, len,
-			how == AN_END_UNWOUND ? &rp_close_unwound_end : &rp_close_end, end, f->fn);
+			how == AN_END_UNWOUND ? &rp_close_unwound_end :
+			f->holed ? &rp_close_holed_end : &rp_close_end, end, f->fn);
 	} else {
 		char buf[OB_PIECE];
 
 		name = rp_call(rp, a, t, t->depth - 1, buf, &len);
 		rp_line(rp, a, t, true, dur, s->level, &rp_none, name, len,
-			how == AN_END_UNWOUND ? &rp_leaf_unwound_end : &rp_leaf_end, f->tsc, f->fn);
+			how == AN_END_UNWOUND ? &rp_leaf_unwound_end :
+			f->holed ? &rp_leaf_holed_end : &rp_leaf_end, f->tsc, f->fn);
 	}
 }
 
@@ -808,7 +817,7 @@ static void rp_gap(struct analysis *a, struct an_thread *t, uint64_t first_tsc, 
 		   uint64_t records, unsigned reason)
 {
 	struct rp *rp = a->ctx;
-	uint32_t level;
+	uint32_t level, holed = 0;
 
 	if (!rp_place(rp, a, t, first_tsc ? first_tsc : last_tsc, &level))
 		return;
@@ -820,10 +829,15 @@ static void rp_gap(struct analysis *a, struct an_thread *t, uint64_t first_tsc, 
 			  records == 1 ? "" : "s", fdrtrace_drop_reason_name(reason));
 		return;
 	}
-	rp_printf(rp, "[lost %" PRIu64 " record%s (%s) over %.6f s: the calls open here are "
-		  "not timed]\n", records, records == 1 ? "" : "s",
-		  fdrtrace_drop_reason_name(reason),
-		  an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0));
+	for (uint32_t i = 0; i < t->depth; i++)
+		holed += t->stack[i].holed && !t->stack[i].lost;
+	rp_printf(rp, "[lost %" PRIu64 " record%s (%s) over %.6f s: %s]\n", records,
+		  records == 1 ? "" : "s", fdrtrace_drop_reason_name(reason),
+		  an_seconds(a, last_tsc > first_tsc ? last_tsc - first_tsc : 0),
+		  !holed ? "the calls open here are not timed" :
+		  holed == t->depth ? "the calls open here are timed, their self times unknown" :
+		  "the innermost calls open here end in it, not timed; the others are timed, "
+		  "their self times unknown");
 }
 
 /*

@@ -12,7 +12,13 @@
  * depth (50,000 nested calls: more than 3 GB from an 800 KB trace): the
  * calls deeper than STK_DEPTH_MAX levels are folded into one frame named
  * for it under each path that deep, which counts them (calls, self time;
- * the outermost one's duration with --inclusive).
+ * the outermost one's duration with --inclusive). Long names make that
+ * bound one of frames, not bytes (deep stacks of 4 KB names: 2 GB from a
+ * 20 KB trace): a path longer than STK_LINE_MAX bytes keeps its outermost
+ * frame and as many of its innermost as fit, its middle frames folded into
+ * one, "[N frames folded: path over 16384 bytes]" (said on stderr). A line
+ * is then at most STK_LINE_MAX bytes and its innermost name, one line per
+ * distinct path of calls: the output is bounded by the input's calls.
  *
  * Contract: single-threaded.
  */
@@ -29,6 +35,7 @@ enum stk_unit { STK_NS, STK_US, STK_TICKS, STK_COUNT };
 
 #define STK_DEPTH_MAX 1000u
 #define STK_DEEPER "[calls deeper than 1000 levels]"
+#define STK_LINE_MAX 16384u	/* bytes of a path before its middle is folded */
 
 /* The frame of the calls deeper than STK_DEPTH_MAX (an id no function has). */
 static char stk_deeper_name[] = STK_DEEPER;
@@ -45,6 +52,7 @@ struct stk {
 	enum stk_unit unit;
 	bool count, inclusive, per_thread, per_process;
 	bool deeper;	/* calls were folded into stk_deeper */
+	uint64_t long_paths;	/* paths whose middle was folded (STK_LINE_MAX) */
 	struct sel sel;
 };
 
@@ -169,7 +177,8 @@ static void stk_exit(struct analysis *a, struct an_thread *t, const struct an_fr
 	if (n->fn != &stk_deeper || fr->up == 0 ||
 	    sel_frame(&k->sel, t, fr->up)->user != fr->user)
 		n->incl += dur;
-	n->self += dur > fr->shown_children ? dur - fr->shown_children : 0;
+	if (!f->holed)	/* records lost inside it: its self time is not known */
+		n->self += dur > fr->shown_children ? dur - fr->shown_children : 0;
 }
 
 static const struct an_ops stk_ops = {
@@ -177,14 +186,29 @@ static const struct an_ops stk_ops = {
 	.exit = stk_exit,
 };
 
-/* Print the path from the root down to @node, each name followed by ';'. */
-static int stk_path(struct analysis *a, uint32_t node, uint32_t **path, uint32_t *cap)
+/* The name of node @nd in a path (@buf: room for a thread's label). */
+static const char *stk_name(struct analysis *a, const struct an_node *nd, char *buf, size_t n)
 {
-	uint32_t n = 0, i;
+	return nd->fn ? an_func_name(a, nd->fn) : an_thread_label(nd->thread, buf, n);
+}
+
+/*
+ * The nodes from @node up to the root in *@path (innermost first), their
+ * count in *@n, and which to fold: [*@lo, *@hi) of *@path (none when
+ * equal). A path of more than STK_LINE_MAX bytes keeps its outermost frame
+ * and as many innermost frames as fit (its innermost always), so that a
+ * line is bounded by STK_LINE_MAX and one name, whatever the depth and the
+ * names' lengths. Return: 0, -1 out of memory.
+ */
+static int stk_frames(struct analysis *a, uint32_t node, uint32_t **path, uint32_t *cap,
+		      uint32_t *n, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t i, k = 0;
+	size_t total = 0, len, kept;
 	char buf[80];
 
 	for (i = node; i; i = a->nodes[i].parent) {
-		if (n == *cap) {
+		if (k == *cap) {
 			uint32_t c = *cap ? *cap * 2 : 256;
 			uint32_t *p = realloc(*path, c * sizeof(*p));
 
@@ -193,15 +217,52 @@ static int stk_path(struct analysis *a, uint32_t node, uint32_t **path, uint32_t
 			*path = p;
 			*cap = c;
 		}
-		(*path)[n++] = i;
+		(*path)[k++] = i;
+		total += strlen(stk_name(a, &a->nodes[i], buf, sizeof(buf))) + 1;
 	}
-	while (n--) {
-		const struct an_node *nd = &a->nodes[(*path)[n]];
+	*n = k;
+	*lo = *hi = 0;
+	if (total <= STK_LINE_MAX || k < 3)
+		return 0;
+	/* the outermost, then the innermost ones while they fit */
+	kept = strlen(stk_name(a, &a->nodes[(*path)[k - 1]], buf, sizeof(buf))) + 1 + 64;
+	for (i = 0; i < k - 1; i++) {
+		len = strlen(stk_name(a, &a->nodes[(*path)[i]], buf, sizeof(buf))) + 1;
+		if (i && kept + len > STK_LINE_MAX)
+			break;
+		kept += len;
+	}
+	if (i < k - 1) {
+		*lo = i;
+		*hi = k - 1;
+	}
+	return 0;
+}
 
-		if (nd->fn)
-			fputs(an_func_name(a, nd->fn), stdout);
-		else
-			fputs(an_thread_label(nd->thread, buf, sizeof(buf)), stdout);
+/* The frame that stands for path[lo, hi) (STK_LINE_MAX). */
+static const char *stk_folded(char *buf, size_t n, uint32_t frames)
+{
+	snprintf(buf, n, "[%" PRIu32 " frames folded: path over %u bytes]", frames, STK_LINE_MAX);
+	return buf;
+}
+
+/* Print the path from the root down to @node, each name followed by ';'. */
+static int stk_path(struct stk *k, struct analysis *a, uint32_t node, uint32_t **path,
+		    uint32_t *cap)
+{
+	uint32_t n, lo, hi;
+	char buf[80];
+
+	if (stk_frames(a, node, path, cap, &n, &lo, &hi))
+		return -1;
+	k->long_paths += lo != hi;
+	while (n--) {
+		if (n >= lo && n < hi) {
+			if (n == hi - 1)
+				printf("%s;", stk_folded(buf, sizeof(buf), hi - lo));
+			continue;
+		}
+		fputs(stk_name(a, &a->nodes[(*path)[n]], buf, sizeof(buf)), stdout);
 		putchar(';');
 	}
 	return 0;
@@ -247,33 +308,40 @@ static int stk_put_name(struct stk_text *b, const char *s)
 }
 
 /* The folded line of @node (without its value) in @b. */
-static int stk_fold(struct analysis *a, uint32_t node, struct stk_text *b, uint32_t **path,
-		    uint32_t *cap)
+static int stk_fold(struct stk *k, struct analysis *a, uint32_t node, struct stk_text *b,
+		    uint32_t **path, uint32_t *cap)
 {
-	uint32_t n = 0, i;
+	uint32_t n, lo, hi;
 	char buf[80];
 
-	for (i = node; i; i = a->nodes[i].parent) {
-		if (n == *cap) {
-			uint32_t c = *cap ? *cap * 2 : 256;
-			uint32_t *p = realloc(*path, c * sizeof(*p));
-
-			if (!p)
-				return -1;
-			*path = p;
-			*cap = c;
-		}
-		(*path)[n++] = i;
-	}
+	if (stk_frames(a, node, path, cap, &n, &lo, &hi))
+		return -1;
+	k->long_paths += lo != hi;
 	while (n--) {
-		const struct an_node *nd = &a->nodes[(*path)[n]];
+		const char *name = stk_name(a, &a->nodes[(*path)[n]], buf, sizeof(buf));
 
-		if (stk_put_name(b, nd->fn ? an_func_name(a, nd->fn) :
-				 an_thread_label(nd->thread, buf, sizeof(buf))) ||
-		    (n && stk_put(b, ";", 1)))
+		if (n >= lo && n < hi) {
+			if (n != hi - 1)
+				continue;
+			name = stk_folded(buf, sizeof(buf), hi - lo);
+		}
+		if (stk_put_name(b, name) || (n && stk_put(b, ";", 1)))
 			return -1;
 	}
 	return 0;
+}
+
+/* Say on stderr that paths were folded (STK_LINE_MAX), once per trace. */
+static void stk_say_long(struct stk *k, const struct analysis *a)
+{
+	if (k->long_paths && !a->quiet) {
+		tool_stderr_sync();
+		fprintf(stderr, "fdrtrace stack: %s: %" PRIu64 " path%s longer than %u bytes: "
+			"the middle frames of each folded into one, \"[N frames folded: path "
+			"over %u bytes]\"\n", a->path, k->long_paths,
+			k->long_paths == 1 ? "" : "s", STK_LINE_MAX, STK_LINE_MAX);
+	}
+	k->long_paths = 0;
 }
 
 /* stack of a run: the folded lines of every process, merged. */
@@ -327,7 +395,7 @@ static int stk_run(const struct cli *cl, struct stk *k, struct run_input *ri)
 				if (stk_put(&b, pre, strlen(pre)))
 					goto oom;
 			}
-			if (stk_fold(&a, i, &b, &path, &path_cap))
+			if (stk_fold(k, &a, i, &b, &path, &path_cap))
 				goto oom;
 			j = ri_names_get(&lines, b.p, b.len);
 			if (j == UINT32_MAX)
@@ -352,6 +420,7 @@ static int stk_run(const struct cli *cl, struct stk *k, struct run_input *ri)
 				"folded into one frame, \"" STK_DEEPER "\", under each path that "
 				"deep\n", a.path, STK_DEPTH_MAX);
 		k->deeper = false;
+		stk_say_long(k, &a);
 		an_summary(&a, "stack");
 		an_events_note(&a, "stack");
 next:
@@ -428,7 +497,7 @@ int cmd_stack(int argc, char **argv)
 			v = tool_scale(ticks, k.unit == STK_NS ? 1e9 : 1e6, a.freq);
 		if (!v)
 			continue;
-		if (n->parent && stk_path(&a, n->parent, &path, &path_cap)) {
+		if (n->parent && stk_path(&k, &a, n->parent, &path, &path_cap)) {
 			tool_err("out of memory");
 			status = EXIT_FAIL;
 			break;
@@ -446,6 +515,7 @@ int cmd_stack(int argc, char **argv)
 			"one frame, \"" STK_DEEPER "\", under each path that deep\n", a.path,
 			STK_DEPTH_MAX);
 	}
+	stk_say_long(&k, &a);
 	an_summary(&a, "stack");
 	an_events_note(&a, "stack");
 	for (i = 0; i < a.n_threads; i++)

@@ -9,7 +9,12 @@
  * reads the mapping (elf_memory), so section data, symbol and string tables
  * are used in place, never copied. libelf and libdw check every offset
  * they read; what this file reads beyond them (notes, program headers, the
- * XRay map's users) is bounds-checked here.
+ * XRay map's users) is bounds-checked here. What is mapped and read is
+ * bounded by what a module can plausibly hold: a file whose symbol or
+ * string table is over SYM_TABLE_MAX, or one of whose sections read here
+ * lies in a hole of a sparse file (12 KB on disk, 3.7 GB long, with the
+ * right build-id: 3.5 GB of RSS and 10 s reading zeros as symbols) is
+ * refused, with one line on stderr naming it.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -28,6 +33,10 @@
 
 #include "build_id.h"
 #include "symbolizer.h"
+#include "util.h"
+
+/* No module has a symbol or string table this large (44 M symbols). */
+#define SYM_TABLE_MAX (1ull << 30)
 
 /* One function symbol. */
 struct sym_ent {
@@ -150,12 +159,61 @@ static void sym_img_build_id(struct sym_img *im)
 	}
 }
 
+/* Is @name a section this file reads whole (symbols, notes, DWARF, XRay)? */
+static bool sym_read_whole(const char *name)
+{
+	return !strncmp(name, ".debug", 6) || !strncmp(name, ".zdebug", 7) ||
+	       !strcmp(name, "xray_instr_map") || !strcmp(name, ".gnu_debuglink");
+}
+
+/*
+ * Why @im (mapped from @fd, @st) is not plausible as a module, or NULL: a
+ * symbol or string table over SYM_TABLE_MAX, or a section that is read
+ * whole lying, in part, in a hole of the file (checked when the file has
+ * holes at all: fewer blocks than its size). A real ELF file's tables
+ * hold no 4 KB of zeros; a hole reads as zeros, page after page.
+ */
+static const char *sym_img_implausible(const struct sym_img *im, int fd, const struct stat *st)
+{
+	bool sparse = (uint64_t)st->st_blocks * 512 < (uint64_t)st->st_size;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(im->elf, &shstrndx))
+		shstrndx = 0;
+	while ((scn = elf_nextscn(im->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		bool table;
+		off_t hole;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size ||
+		    sh.sh_offset > im->len || sh.sh_size > im->len - sh.sh_offset)
+			continue;	/* nothing in the file, or libelf refuses it */
+		table = sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM ||
+			sh.sh_type == SHT_STRTAB;
+		if (table && sh.sh_size > SYM_TABLE_MAX)
+			return "a symbol or string table over 1 GiB";
+		if (!sparse)
+			continue;
+		name = shstrndx ? elf_strptr(im->elf, shstrndx, sh.sh_name) : NULL;
+		if (!table && sh.sh_type != SHT_NOTE && !(name && sym_read_whole(name)))
+			continue;
+		hole = lseek(fd, (off_t)sh.sh_offset, SEEK_HOLE);
+		if (hole >= 0 && (uint64_t)hole < sh.sh_offset + sh.sh_size)
+			return "a section it would read lies in a hole of the sparse file";
+	}
+	return NULL;
+}
+
 /*
  * Open @path without blocking, accept a regular ELF file only, and map it.
+ * A file refused by sym_img_implausible() is said on stderr.
  * Return: 0, or a negative errno (see sym_file_get()).
  */
 static int sym_img_open(const char *path, struct sym_img *im)
 {
+	const char *why;
 	struct stat st;
 	GElf_Ehdr eh;
 	void *map;
@@ -180,18 +238,28 @@ static int sym_img_open(const char *path, struct sym_img *im)
 	}
 	/* Writable and private: libelf may write to its image, never to the file. */
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	rc = map == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (rc)
+	if (map == MAP_FAILED) {
+		rc = -errno;
+		close(fd);
 		return rc;
+	}
 	im->map = map;
 	im->len = (size_t)st.st_size;
 	im->dev = st.st_dev;
 	im->ino = st.st_ino;
 	im->elf = elf_memory(map, im->len);
 	if (!im->elf || elf_kind(im->elf) != ELF_K_ELF || !gelf_getehdr(im->elf, &eh)) {
+		close(fd);
 		sym_img_close(im);
 		return -ENOEXEC;
+	}
+	why = sym_img_implausible(im, fd, &st);
+	close(fd);
+	if (why) {
+		tool_err("%s: not used: %s (%llu bytes on disk, %llu long)", path, why,
+			 (unsigned long long)st.st_blocks * 512, (unsigned long long)st.st_size);
+		sym_img_close(im);
+		return -EFBIG;
 	}
 	im->is_dyn = eh.e_type == ET_DYN;
 	sym_img_build_id(im);
