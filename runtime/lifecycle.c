@@ -10,8 +10,10 @@
  *     drops. The first hook after it starts the runtime
  *     (fdr_start_lazy(): any thread, once, the others waiting), then
  *     records its call; so do an API call and an identity change.
- *   - The finish runs from an on_exit handler registered by that
- *     constructor (on_exit: it is given the status for the close record). A shared library's constructor runs before
+ *   - The finish runs from an atexit handler registered by that
+ *     constructor (bound to this library: see lc_atexit()); the exit
+ *     status for the close record comes from an on_exit handler
+ *     registered when recording starts (lc_exit_status()). A shared library's constructor runs before
  *     __libc_start_main registers the loader's destructor pass, so our
  *     handler runs after every destructor and C++ static destructor:
  *     almost nothing of the program's is missed. Hooks after it are
@@ -625,14 +627,39 @@ static notrace void lc_flush_stdio(void)
 	}
 }
 
-/* on_exit() rather than atexit(): the handler gets the exit status for the close record */
-static notrace void lc_atexit(int status, void *arg)
+/*
+ * The exit status, for the close record: an on_exit() handler registered
+ * when recording starts (lc_start()), so after the loader's destructor
+ * pass was registered, runs before it and so before lc_atexit() (see the
+ * top of this file). A start from another library's constructor registers
+ * it before that pass: the status then comes too late and the close says
+ * "not known" rather than a wrong one.
+ */
+static _Atomic bool lc_status_known;
+static int lc_status;
+static bool lc_status_registered;
+
+static notrace void lc_exit_status(int status, void *arg)
 {
 	(void)arg;
+	lc_status = status;
+	atomic_store_explicit(&lc_status_known, true, memory_order_release);
+}
+
+/*
+ * atexit() of a shared library is bound to it (__cxa_atexit with its
+ * __dso_handle): the finish runs when the loader finalizes libfdrtrace,
+ * after the program's destructors and before those of the libraries it
+ * needs (liburcu, libgcc_s, the sanitizers' leak check). An on_exit()
+ * handler would run after all of them.
+ */
+static notrace void lc_atexit(void)
+{
 	if (lc_end_unstarted())
 		return;
-	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
-		fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)status & 0xffu);
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING &&
+	    atomic_load_explicit(&lc_status_known, memory_order_acquire))
+		fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)lc_status & 0xffu);
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING &&
 	    fdr_cfg.verbosity >= 1)
 		lc_flush_stdio();
@@ -1193,6 +1220,12 @@ static notrace void lc_start(void)
 {
 	int err;
 
+	if (!lc_status_registered) {
+		/* inherited by fork children: once per process image */
+		lc_status_registered = true;
+		on_exit(lc_exit_status, NULL);
+	}
+
 	fdr_clock_begin(fdr_cfg.clock);
 	fdr_all_slow = fdr_cfg.max_depth != 0;
 	fdr_filtering = fdr_cfg.filter[0] || fdr_cfg.exclude[0];
@@ -1375,7 +1408,7 @@ static notrace void lc_init(void)
 	if (!lc_handlers_registered) {
 		lc_handlers_registered = true;
 		pthread_atfork(lc_prefork, lc_postfork_parent, lc_postfork_child);
-		on_exit(lc_atexit, NULL);
+		atexit(lc_atexit);
 		lc_std[0] = stdout;
 		lc_std[1] = stderr;
 	}
