@@ -279,9 +279,14 @@ assert sum(1 for e in ev if e["ph"] == "f") == int(sys.argv[2]) - 1
 PY
 python3 "$here/perfetto_check.py" out1000.6 >/dev/null 2>pf1000.err || { cat pf1000.err; fail "perfetto of 1,000 processes"; }
 grep -qx "# flows: 999" pf1000.err || fail "perfetto: not 999 flows"
-# peak RSS: under 64 MiB, and 1,000 processes within 1.5 times 100 (KiB)
+# peak RSS: under 64 MiB, and 1,000 processes within 1.5 times 100 (KiB);
+# not under a sanitizer, whose allocator keeps freed memory in quarantine
+if [ "${FDRTRACE_TEST_SANITIZED:-0}" = 1 ]; then
+	paste rss100 rss1000 | awk '{ printf "  %-22s 100: %6d KiB  1000: %6d KiB (sanitized: not checked)\n", $1, $2, $4 }'
+else
 paste rss100 rss1000 | awk '{
 	printf "  %-22s 100: %6d KiB  1000: %6d KiB\n", $1, $2, $4
 	if ($4 > 65536 || $4 > 1.5 * $2 + 2048) bad = bad " " $1
 } END { if (bad) { print "FAIL: peak RSS grows with the processes:" bad; exit 1 } }'
+fi
 ok "100 and 1,000 processes: every command, bounded memory"
