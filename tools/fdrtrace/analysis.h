@@ -547,5 +547,6 @@ int cmd_graph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_extract_map(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_tui(int argc, char **argv);
 
 #endif /* FDRTRACE_TOOL_ANALYSIS_H */

@@ -34,6 +34,7 @@ static const struct tool_cmd commands[] = {
 	{ "graph", "the call graph in Graphviz DOT, edges with calls and times", cmd_graph },
 	{ "extract-map", "an XRay YAML instrumentation map for llvm-xray", cmd_extract_map },
 	{ "record", "record a program's whole process tree into a run directory", cmd_record },
+	{ "tui", "an interactive terminal view: call tree, account, callers, search", cmd_tui },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
