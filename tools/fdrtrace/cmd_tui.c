@@ -155,7 +155,7 @@ static const struct cli_cmd tui_cli = {
 	"and callees of the function under the cursor; s cycles the account's\n"
 	"sort key; ? shows the keys; q quits.\n",
 	.optstring = "",
-	.groups = CLI_RUN,
+	.groups = CLI_QUIET | CLI_RUN,
 	.min_files = 1,
 	.max_files = CLI_MAX_FILES,
 };
@@ -398,14 +398,18 @@ oom:
 static void *tu_worker(void *arg)
 {
 	uint32_t k, read = 0;
+	uint32_t *proc;	/* each trace's process node (a run) */
 
 	(void)arg;
-	if (tu_add(0, TU_NONE, 0) != 0)	/* the root */
+	proc = calloc(tu.ri.n ? tu.ri.n : 1, sizeof(*proc));
+	if (!proc || tu_add(0, TU_NONE, 0) != 0) {	/* the root */
+		tu.oom = true;
 		goto done;
+	}
 	for (k = 0; k < tu.ri.n; k++) {
 		const struct ri_trace *t = &tu.ri.t[k];
 		struct stat st;
-		uint32_t base = 0;
+		uint32_t base;
 		int rc;
 
 		if (!t->selected)
@@ -413,12 +417,20 @@ static void *tu_worker(void *arg)
 		atomic_store(&tu_prog.trace, k);
 		atomic_store(&tu_prog.pos, 0);
 		atomic_store(&tu_prog.size, stat(t->path, &st) == 0 ? (uint64_t)st.st_size : 0);
-		if (tu.ri.run) {
+		if (!tu.ri.run) {
+			base = 0;
+		} else if (t->origin == RI_EXEC && proc[t->parent]) {
+			base = proc[t->parent];	/* an exec: the same process */
+		} else {
+			char *nm = ri_process_name(&tu.ri, k);
+
 			base = tu_add(0, TU_NONE, tu_label("process %d: %s", (int)t->pid,
-							   ri_name(t)));
+							   nm ? nm : ri_name(t)));
+			free(nm);
 			if (base == TU_NONE)
 				break;
 		}
+		proc[k] = base;
 		memset(&tu_a, 0, sizeof(tu_a));
 		cli_apply(tu.cl, &tu_a);
 		tu_a.want_cct = true;
@@ -442,6 +454,7 @@ static void *tu_worker(void *arg)
 	}
 	ri_say_read(&tu.ri, tu.cl->quiet, read);
 done:
+	free(proc);
 	if (tu.oom || tu_finish()) {
 		tool_err("out of memory");
 		tu.oom = true;
