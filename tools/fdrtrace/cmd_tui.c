@@ -414,9 +414,9 @@ static void *tu_worker(void *arg)
 
 		if (!t->selected)
 			continue;
-		atomic_store(&tu_prog.trace, k);
 		atomic_store(&tu_prog.pos, 0);
 		atomic_store(&tu_prog.size, stat(t->path, &st) == 0 ? (uint64_t)st.st_size : 0);
+		atomic_store(&tu_prog.trace, k);
 		if (!tu.ri.run) {
 			base = 0;
 		} else if (t->origin == RI_EXEC && proc[t->parent]) {
@@ -1076,6 +1076,17 @@ static int tu_loop(void)
 	sigset_t set, old;
 	int c;
 
+	/* the first screen names the first trace and its size */
+	for (uint32_t k = 0; k < tu.ri.n; k++) {
+		struct stat st;
+
+		if (!tu.ri.t[k].selected)
+			continue;
+		atomic_store(&tu_prog.trace, k);
+		if (stat(tu.ri.t[k].path, &st) == 0)
+			atomic_store(&tu_prog.size, (uint64_t)st.st_size);
+		break;
+	}
 	/* the worker takes no signal: the main thread's loop sees them */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
