@@ -55,6 +55,7 @@
 #include "util.h"
 
 #define TU_NONE UINT32_MAX
+#define TU_INDENT_MAX 60u	/* levels indented; deeper ones say their level */
 
 /* A node of the tree: a call path, or a label (process, thread). */
 struct tu_node {
@@ -86,7 +87,12 @@ static const char *const tu_key_names[TU_N_KEYS] = {
 	"total", "self", "calls", "min", "max", "name"
 };
 
-/* What the worker says while it reads (atomics), and its result. */
+/*
+ * What the worker says while it reads. @pos, @size, @calls and @trace are
+ * for the reading screen only: relaxed (a screen may mix two moments).
+ * @done is stored with release after the worker's last write to struct tu,
+ * and loaded with acquire by the main thread before its first read of it.
+ */
 struct tu_progress {
 	_Atomic uint64_t pos;		/* bytes of the current trace read */
 	_Atomic uint64_t size;		/* its size */
@@ -414,9 +420,10 @@ static void *tu_worker(void *arg)
 
 		if (!t->selected)
 			continue;
-		atomic_store(&tu_prog.pos, 0);
-		atomic_store(&tu_prog.size, stat(t->path, &st) == 0 ? (uint64_t)st.st_size : 0);
-		atomic_store(&tu_prog.trace, k);
+		atomic_store_explicit(&tu_prog.pos, 0, memory_order_relaxed);
+		atomic_store_explicit(&tu_prog.size, stat(t->path, &st) ? 0 : (uint64_t)st.st_size,
+				      memory_order_relaxed);
+		atomic_store_explicit(&tu_prog.trace, k, memory_order_relaxed);
 		if (!tu.ri.run) {
 			base = 0;
 		} else if (t->origin == RI_EXEC && proc[t->parent]) {
@@ -740,6 +747,8 @@ static void tu_next(int dir)
 		}
 	} else {
 		n = tu_rows();
+		if (!n)
+			return;
 		from = tu.cur[tu.view];
 		for (i = 1; i <= n; i++) {
 			uint32_t k = (uint32_t)((from + (uint64_t)n + (uint64_t)(dir * (int64_t)i)) % n);
@@ -754,9 +763,29 @@ static void tu_next(int dir)
 	snprintf(tu.msg, sizeof(tu.msg), "no match for '%s'", tu.search);
 }
 
+/* Line @y: the text, cut at the window's width (a long name never wraps). */
+static void tu_put(int y, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void tu_put(int y, const char *fmt, ...)
+{
+	char buf[1024];
+	int rows, cols;
+	va_list ap;
+
+	getmaxyx(stdscr, rows, cols);
+	if (y < 0 || y >= rows || cols < 2)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* not the last column: the cursor would wrap onto the next line */
+	mvaddnstr(y, 0, buf, cols - 1);
+	clrtoeol();
+}
+
 static void tu_draw_progress(void)
 {
-	uint32_t k = atomic_load(&tu_prog.trace);
+	uint32_t k = atomic_load_explicit(&tu_prog.trace, memory_order_relaxed);
 	uint64_t pos = atomic_load_explicit(&tu_prog.pos, memory_order_relaxed);
 	uint64_t size = atomic_load_explicit(&tu_prog.size, memory_order_relaxed);
 	uint64_t calls = atomic_load_explicit(&tu_prog.calls, memory_order_relaxed);
@@ -765,10 +794,10 @@ static void tu_draw_progress(void)
 		pos = size;
 	erase();
 	if (tu.ri.run)
-		mvprintw(0, 0, "fdrtrace tui: trace %u of %u", k + 1, tu.ri.n);
-	mvprintw(1, 0, "reading %s: %.1f MB of %.1f MB (%" PRIu64 " calls)", tu.ri.t[k].path,
-		 pos / 1e6, size / 1e6, calls);
-	mvprintw(3, 0, "q quits");
+		tu_put(0, "fdrtrace tui: trace %u of %u", k + 1, tu.ri.n);
+	tu_put(1, "reading %s: %.1f MB of %.1f MB (%" PRIu64 " calls)", tu.ri.t[k].path,
+	       pos / 1e6, size / 1e6, calls);
+	tu_put(3, "q quits");
 	refresh();
 }
 
@@ -794,7 +823,7 @@ static void tu_draw_help(void)
 
 	erase();
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		mvaddstr((int)i, 0, lines[i]);
+		tu_put((int)i, "%s", lines[i]);
 	refresh();
 }
 
@@ -807,6 +836,12 @@ static void tu_draw(void)
 
 	getmaxyx(stdscr, rows, cols);
 	(void)cols;
+	if (rows < 4) {
+		erase();
+		tu_put(0, "(a taller terminal, please)");
+		refresh();
+		return;
+	}
 	if (tu.help) {
 		tu_draw_help();
 		return;
@@ -823,57 +858,54 @@ static void tu_draw(void)
 		tu.top[v] = tu.cur[v] - (uint32_t)h + 1;
 	attron(A_BOLD);
 	if (v == TU_TREE)
-		mvprintw(0, 0, "%10s  %10s  %10s  CALL TREE", "TOTAL", "SELF", "CALLS");
+		tu_put(0, "%10s  %10s  %10s  CALL TREE", "TOTAL", "SELF", "CALLS");
 	else if (v == TU_ACCOUNT)
-		mvprintw(0, 0, "%10s  %10s  %10s  %10s  %10s  FUNCTION (sorted by %s)", "CALLS",
-			 "TOTAL", "SELF", "MIN", "MAX", tu_key_names[tu.key]);
+		tu_put(0, "%10s  %10s  %10s  %10s  %10s  FUNCTION (sorted by %s)", "CALLS", "TOTAL",
+		       "SELF", "MIN", "MAX", tu_key_names[tu.key]);
 	else
-		mvprintw(0, 0, "%10s  %10s  %-8s  CALLERS AND CALLEES OF %s", "CALLS", "TOTAL", "",
-			 ri_names_str(&tu.names, tu.cc_fn));
+		tu_put(0, "%10s  %10s  %-8s  CALLERS AND CALLEES OF %s", "CALLS", "TOTAL", "",
+		       ri_names_str(&tu.names, tu.cc_fn));
 	attroff(A_BOLD);
 	for (y = 0, r = tu.top[v]; y < h && r < n; y++, r++) {
 		if (r == tu.cur[v])
 			attron(A_REVERSE);
-		move(y + 1, 0);
 		if (v == TU_TREE) {
 			const struct tu_node *nd = &tu.v[tu.vis[r]];
 			uint32_t d = nd->depth - 1;
+			char lv[16] = "";
 
-			printw("%10s  %10s  %10" PRIu64 "  ", tu_time(nd->incl, b1),
-			       nd->name == TU_NONE ? "" : tu_time(nd->self, b2), nd->calls);
-			if (d > 60) {
-				printw("[%u] ", d);
+			/* past TU_INDENT_MAX levels, the level instead of the indent */
+			if (d > TU_INDENT_MAX) {
+				snprintf(lv, sizeof(lv), "[%u] ", d);
 				d = 0;
 			}
-			for (uint32_t k = 0; k < d; k++)
-				addstr("  ");
-			printw("%c %s", !nd->child ? ' ' : nd->open ? '-' : '+',
+			tu_put(y + 1, "%10s  %10s  %10" PRIu64 "  %*s%s%c %s", tu_time(nd->incl, b1),
+			       nd->name == TU_NONE ? "" : tu_time(nd->self, b2), nd->calls,
+			       (int)(2 * d), "", lv, !nd->child ? ' ' : nd->open ? '-' : '+',
 			       tu_node_name(tu.vis[r]));
 		} else if (v == TU_ACCOUNT) {
 			const struct tu_fn *f = &tu.fns[tu.acc[r]];
 			char b4[32];
 
-			printw("%10" PRIu64 "  %10s  %10s  %10s  %10s  %s", f->calls,
+			tu_put(y + 1, "%10" PRIu64 "  %10s  %10s  %10s  %10s  %s", f->calls,
 			       tu_time(f->total, b1), tu_time(f->self, b2), tu_time(f->min, b3),
 			       tu_time(f->max, b4), ri_names_str(&tu.names, tu.acc[r]));
 		} else {
 			static const char *const kinds[] = { "caller", ">>", "callee" };
 			const struct tu_cc *c = &tu.cc[r];
 
-			printw("%10" PRIu64 "  %10s  %-8s  %s%s", c->calls, tu_time(c->incl, b1),
-			       kinds[c->kind], c->kind == 1 ? "" : "  ",
+			tu_put(y + 1, "%10" PRIu64 "  %10s  %-8s  %s%s", c->calls,
+			       tu_time(c->incl, b1), kinds[c->kind], c->kind == 1 ? "" : "  ",
 			       ri_names_str(&tu.names, c->name));
 		}
-		clrtoeol();
 		if (r == tu.cur[v])
 			attroff(A_REVERSE);
 	}
 	attron(A_REVERSE);
-	mvprintw(rows - 2, 0, "[%s] %u/%u  %s%s%s", vnames[v], n ? tu.cur[v] + 1 : 0, n,
-		 n ? tu_row_name(tu.cur[v]) : "", tu.search[0] ? "  search: " : "", tu.search);
-	clrtoeol();
+	tu_put(rows - 2, "[%s] %u/%u  %s%s%s", vnames[v], n ? tu.cur[v] + 1 : 0, n,
+	       n ? tu_row_name(tu.cur[v]) : "", tu.search[0] ? "  search: " : "", tu.search);
 	attroff(A_REVERSE);
-	mvprintw(rows - 1, 0, "%s", tu.msg[0] ? tu.msg : "? keys  q quit  Tab views  / search");
+	tu_put(rows - 1, "%s", tu.msg[0] ? tu.msg : "? keys  q quit  Tab views  / search");
 	refresh();
 }
 
@@ -887,8 +919,7 @@ static bool tu_prompt(void)
 	for (;;) {
 		getmaxyx(stdscr, rows, cols);
 		(void)cols;
-		mvprintw(rows - 1, 0, "/%s", buf);
-		clrtoeol();
+		tu_put(rows - 1, "/%s", buf);
 		refresh();
 		c = getch();
 		if (tu_signal)
@@ -1065,7 +1096,9 @@ static void tu_ready(void)
 		if (tu.v[i].name == TU_NONE)
 			tu.v[i].open = true;
 	tu_visible();
-	if (!tu.n_vis)
+	if (tu.status)
+		snprintf(tu.msg, sizeof(tu.msg), "a trace could not be read: why is said after q");
+	else if (!tu.n_vis)
 		snprintf(tu.msg, sizeof(tu.msg), "no call in the trace");
 }
 
@@ -1082,9 +1115,9 @@ static int tu_loop(void)
 
 		if (!tu.ri.t[k].selected)
 			continue;
-		atomic_store(&tu_prog.trace, k);
+		atomic_store_explicit(&tu_prog.trace, k, memory_order_relaxed);
 		if (stat(tu.ri.t[k].path, &st) == 0)
-			atomic_store(&tu_prog.size, (uint64_t)st.st_size);
+			atomic_store_explicit(&tu_prog.size, (uint64_t)st.st_size, memory_order_relaxed);
 		break;
 	}
 	/* the worker takes no signal: the main thread's loop sees them */
