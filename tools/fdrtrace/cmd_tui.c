@@ -696,6 +696,11 @@ static void tu_callers(uint32_t fn)
 		if (down[i].calls)
 			tu.cc[n++] = (struct tu_cc){ i, 2, down[i].calls, down[i].incl };
 	}
+	/* the function's own line: its calls, recursive ones counted once in the time */
+	if (fn < tu.fns_cap && tu.fns[fn].calls) {
+		calls = tu.fns[fn].calls;
+		incl = tu.fns[fn].total;
+	}
 	tu.cc[n++] = (struct tu_cc){ fn, 1, calls, incl };
 	qsort(tu.cc, n, sizeof(*tu.cc), tu_cc_cmp);
 	tu.n_cc = n;
