@@ -9,9 +9,11 @@
 #     and Enter again folds it (the same screen as before);
 #   - Tab shows the account table (its header, lex with 4 calls);
 #   - / lex Enter puts the cursor on lex (the status line names it), and
-#     n goes on to the next match;
+#     n goes on to the next match; after Esc, n goes to the next node of
+#     the function under the cursor, p to the parent;
 #   - c shows the callers and callees of the function under the cursor;
-#   - q ends the program with status 0 (remain-on-exit, pane_dead_status);
+#   - q ends the program with status 0 (remain-on-exit; a wrapper prints
+#     the status on the pane; pane_dead_status when tmux has it);
 #   - a run directory (run-golden: three traces, two processes, one of
 #     them exec'd) shows one root per process, named by pid and command
 #     line (the exec'd image's too);
@@ -48,15 +50,24 @@ trap 'tm kill-server 2>/dev/null' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-# start CMD...: a new session running the command, kept when it ends
+# start CMD...: a new session running the command through wrap.sh, which
+# writes its pid to tui.pid and, after it, its status to tui.status (tmux
+# 3.3 may mark a pane dead before it has reaped it, its pane_dead_status
+# then empty: the file is what the checks read)
 start() {
 	tm kill-server 2>/dev/null
 	n_srv=$((n_srv + 1))
 	sock="$work/tmux.$n_srv"
-	tm -f "$work/tmux.conf" new-session -d -s t -x 160 -y 40 "$*"
+	rm -f tui.pid tui.status
+	tm -f "$work/tmux.conf" new-session -d -s t -x 160 -y 40 "sh $work/wrap.sh $*"
 }
-# the pane stays when its program ends, from the start (a config file)
+# the pane stays when its program ends, from the start (a config file:
+# one that is missing would put the pane in view mode, eating the keys)
 echo 'set-option -g remain-on-exit on' >tmux.conf
+cat >wrap.sh <<'EOF'
+sh -c 'echo $$ >tui.pid; exec "$@"' sh "$@"
+echo $? >tui.status.new && mv tui.status.new tui.status
+EOF
 screen() { tm capture-pane -p -t t 2>/dev/null; }
 # wait_for REGEX: until the screen matches (10 s); prints the screen on failure
 wait_for() {
@@ -80,26 +91,30 @@ wait_gone() {
 	screen
 	return 1
 }
-# wait_dead: until the pane's program ended and was reaped (the pty's end
-# may come first: its status is then still empty); prints its status
-wait_dead() {
+# wait_status N: the program ended with status N (wrap.sh's file), the
+# terminal restored (the alternate screen left), and the pane's process
+# (the wrapper) ended with status 0 once tmux says so (remain-on-exit)
+wait_status() {
 	local i st
 	for ((i = 0; i < 200; i++)); do
+		[ -e tui.status ] && break
+		sleep 0.05
+	done
+	st=$(cat tui.status 2>/dev/null)
+	[ "$st" = "$1" ] || { echo "status '$st', not $1"; return 1; }
+	for ((i = 0; i < 100; i++)); do
 		st=$(tm display -p -t t '#{pane_dead}:#{pane_dead_status}' 2>/dev/null)
 		case $st in
-		1:?*)
-			echo "${st#1:}"
-			return 0
-			;;
+		1:0) break ;;
+		1:?*) echo "the pane's status: ${st#1:}"; return 1 ;;
 		esac
 		sleep 0.05
 	done
-	echo "still running ($st)"
-	return 1
+	[ "$(tm display -p -t t '#{alternate_on}')" = 0 ] || { echo "still on the alternate screen"; return 1; }
 }
 
 export TERM=xterm-256color
-start "$fdr tui basic.fdr" || { echo "FAIL: tmux cannot start a session"; exit 1; }
+start "$fdr" tui basic.fdr || { echo "FAIL: tmux cannot start a session"; exit 1; }
 
 # the first screen: the tree, main under thread 100
 wait_for 'CALL TREE' || bad "no tree on the first screen"
@@ -147,10 +162,26 @@ case $pos2 in
 *) bad "n did not stay on a match: $pos2" ;;
 esac
 
-# Esc forgets the search; p: the parent; c: callers and callees
+# Esc forgets the search
 tm send-keys -t t Escape
 wait_gone 'search: lex' || bad "Esc did not forget the search"
-tm send-keys -t t c
+# n without a search: the next node of the function under the cursor (lex)
+pos1=$(screen | grep -E '^\[tree\]')
+tm send-keys -t t n
+for ((i = 0; i < 200; i++)); do
+	pos2=$(screen | grep -E '^\[tree\]')
+	[ "$pos2" != "$pos1" ] && break
+	sleep 0.05
+done
+case $pos2 in
+*"  lex") [ "$pos2" != "$pos1" ] || bad "n did not move to the next node of lex ($pos1)" ;;
+*) bad "n did not go to a node of lex: $pos2" ;;
+esac
+# p: the parent of that lex (parse, or the thread's root)
+tm send-keys -t t p
+wait_for '^\[tree\] [0-9]+/[0-9]+  (parse|thread .*)$' || bad "p did not go to lex's parent"
+# c on lex (searched again): its callers and callees
+tm send-keys -t t / l e x Enter c
 wait_for 'CALLERS AND CALLEES OF lex' || bad "c did not show lex's callers"
 wait_for 'caller +parse$' || bad "parse is not a caller of lex"
 
@@ -162,27 +193,23 @@ wait_gone '^Keys' || bad "a key did not close the help"
 
 # q: the program ends with status 0
 tm send-keys -t t q
-st=$(wait_dead)
-[ "$st" = 0 ] || bad "q: the pane's status is '$st', not 0"
+wait_status 0 || bad "q: not status 0"
 
 # a run: one root per process, pid and command line
-start "$fdr tui -q run"
+start "$fdr" tui -q run
 wait_for 'process [0-9]+: ' || bad "the run has no process root"
 n=$(screen | head -n 38 | grep -cE 'process [0-9]+: ')
 [ "$n" = 2 ] || bad "the run shows $n process roots, not 2"
 screen | grep -q 'process 100: demo --serve$' || bad "no root for process 100 (demo --serve)"
 screen | grep -q 'process 101: demo --worker; exec ' || bad "process 101's exec is not in its name"
 tm send-keys -t t q
-st=$(wait_dead)
-[ "$st" = 0 ] || bad "q on a run: the pane's status is '$st', not 0"
+wait_status 0 || bad "q on a run: not status 0"
 
-# SIGTERM: the terminal restored (the alternate screen left), the signal's
-# end: an inner shell writes the program's pid, the outer one its status
-start "sh -c 'echo \$\$ >tui.pid; exec $fdr tui basic.fdr'; echo \"status \$?\""
+# SIGTERM: the terminal restored, the signal's status (128 + 15)
+start "$fdr" tui basic.fdr
 wait_for 'CALL TREE' || bad "no tree before SIGTERM"
 kill -TERM "$(cat tui.pid)"
-wait_for '^status 143$' || bad "SIGTERM: the program did not end by the signal"
-[ "$(tm display -p -t t '#{alternate_on}')" = 0 ] || bad "SIGTERM left the alternate screen on"
+wait_status 143 || bad "SIGTERM: the program did not end by the signal"
 
 # not a terminal
 out=$("$fdr" tui basic.fdr 2>&1 </dev/null | cat)
