@@ -1186,18 +1186,27 @@ int cmd_tui(int argc, char **argv)
 
 	if (!cli_parse(&tui_cli, NULL, &cl, argc, argv, &status))
 		return status;
-	if (!isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "fdrtrace tui: standard output is not a terminal\n");
-		return EXIT_FAIL;
-	}
 	for (k = 0; k < cl.n_files; k++)
 		if (!strcmp(cl.files[k], "-"))
 			return tool_usage_err("tui", "reads files, not standard input (its keys come "
 					      "from there)");
 	tu.cl = &cl;
 	tu.status = EXIT_OK;
+	/* a missing file is said first: it is the more useful message */
 	if (ri_open(&tu.ri, &cl, 0, cl.n_files))
 		return EXIT_FAIL;
+	for (uint32_t i = 0; i < tu.ri.n; i++) {
+		if (tu.ri.t[i].selected && access(tu.ri.t[i].path, R_OK)) {
+			fprintf(stderr, "fdrtrace tui: %s: %s\n", tu.ri.t[i].path, strerror(errno));
+			ri_close(&tu.ri);
+			return EXIT_FAIL;
+		}
+	}
+	if (!isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "fdrtrace tui: standard output is not a terminal\n");
+		ri_close(&tu.ri);
+		return EXIT_FAIL;
+	}
 	tu.fa.freq = tu.ri.freq;
 	setlocale(LC_ALL, "");
 	/* the core's messages wait in a file while the screen is up */
