@@ -12,6 +12,7 @@
 #     n goes on to the next match; after Esc, n goes to the next node of
 #     the function under the cursor, p to the parent;
 #   - c shows the callers and callees of the function under the cursor;
+#   - a resize redraws (the status line moves to the new last lines);
 #   - q ends the program with status 0 (remain-on-exit; a wrapper prints
 #     the status on the pane; pane_dead_status when tmux has it);
 #   - a run directory (run-golden: three traces, two processes, one of
@@ -184,6 +185,15 @@ wait_for '^\[tree\] [0-9]+/[0-9]+  (parse|thread .*)$' || bad "p did not go to l
 tm send-keys -t t / l e x Enter c
 wait_for 'CALLERS AND CALLEES OF lex' || bad "c did not show lex's callers"
 wait_for 'caller +parse$' || bad "parse is not a caller of lex"
+
+# a resize (KEY_RESIZE): redrawn for 100x12, the status line on line 11
+tm resize-window -t t -x 100 -y 12
+for ((i = 0; i < 200; i++)); do
+	screen | sed -n 11p | grep -q '^\[callers/callees\]' && break
+	sleep 0.05
+done
+screen | sed -n 11p | grep -q '^\[callers/callees\]' || { bad "not redrawn after a resize"; screen; }
+tm resize-window -t t -x 160 -y 40
 
 # ?: the keys, any key back
 tm send-keys -t t '?'
