@@ -29,8 +29,11 @@
  * screen is up (damaged buffers, summaries) goes to a temporary file and
  * is copied to stderr after endwin().
  *
- * Contract: the worker thread and the main thread share only the atomics
- * of struct tu_progress until tu_progress.done.
+ * Contract: until tu_progress.done, the worker thread and the main thread
+ * share only the atomics of struct tu_progress and what neither changes
+ * (the command line, the list of traces tu.ri); the worker writes the
+ * model, the main thread the terminal. Signals go to the main thread (the
+ * worker blocks them).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
