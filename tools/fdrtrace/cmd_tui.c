@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <curses.h>
@@ -798,13 +799,18 @@ static void tu_draw_progress(void)
 	uint64_t size = atomic_load_explicit(&tu_prog.size, memory_order_relaxed);
 	uint64_t calls = atomic_load_explicit(&tu_prog.calls, memory_order_relaxed);
 
+	static time_t start;
+
+	if (!start)
+		start = time(NULL);
 	if (pos > size)
 		pos = size;
 	erase();
 	if (tu.ri.run)
 		tu_put(0, "fdrtrace tui: trace %u of %u", k + 1, tu.ri.n);
-	tu_put(1, "reading %s: %.1f MB of %.1f MB (%" PRIu64 " calls)", tu.ri.t[k].path,
-	       pos / 1e6, size / 1e6, calls);
+	/* the seconds show it is alive while the core scans the buffers' preambles */
+	tu_put(1, "reading %s: %.1f MB of %.1f MB (%" PRIu64 " calls, %ld s)", tu.ri.t[k].path,
+	       pos / 1e6, size / 1e6, calls, (long)(time(NULL) - start));
 	tu_put(3, "q quits");
 	refresh();
 }
