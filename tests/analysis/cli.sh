@@ -41,13 +41,13 @@ has() {	# has FILE TEXT
 	return 1
 }
 
-for c in account stack convert replay graph extract-map record diff live; do
+for c in account stack convert replay graph extract-map record diff live tui; do
 	check "$c-help" 0 "$fdr" $c --help && has out "Usage: fdrtrace $c"
 	check "$c-unknown-option" 2 "$fdr" $c --frob x && has err "fdrtrace $c: unknown option '--frob'"
 	check "$c-missing-arg" 2 "$fdr" $c && has err "fdrtrace $c: missing"
 	check "$c-in-main-help" 0 "$fdr" --help && has out "  $c "
 done
-for c in account stack convert replay graph extract-map; do
+for c in account stack convert replay graph extract-map tui; do
 	check "$c-no-such-file" 1 "$fdr" $c no-such.fdr && has err "no-such.fdr"
 	# several files are a run (input.h): each must be there
 	check "$c-two-missing-files" 1 "$fdr" $c a.fdr b.fdr && has err "a.fdr: No such file"

@@ -570,5 +570,6 @@ int cmd_record(int argc, char **argv);
 int cmd_live(int argc, char **argv);
 /* record's summary names the run directory (false: live's, removed after) */
 extern bool rec_say_dir;
+int cmd_tui(int argc, char **argv);
 
 #endif /* FDRTRACE_TOOL_ANALYSIS_H */

@@ -35,6 +35,7 @@ static const struct tool_cmd commands[] = {
 	{ "extract-map", "an XRay YAML instrumentation map for llvm-xray", cmd_extract_map },
 	{ "record", "record a program's whole process tree into a run directory", cmd_record },
 	{ "live", "run a program traced and print its call tree when it ends", cmd_live },
+	{ "tui", "an interactive terminal view: call tree, account, callers, search", cmd_tui },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
