@@ -900,7 +900,10 @@ ACCOUNT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(?:\d+\s+){0,2}\[[^]]*\]\s+(\S+)\
 
 
 def seconds(text):
-    """A time column of account: '-' (no timed call) is no time."""
+    """A time column of account: '-' (no timed call) is no time; a self time
+    marked '*' is that of the calls whose self is known (some calls were
+    timed across a loss: their self time is unknown, and left out)."""
+    text = text.rstrip("*")
     return 0.0 if text == "-" else float(text)
 
 
