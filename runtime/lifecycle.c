@@ -1118,6 +1118,15 @@ static notrace void lc_fork_point(void)
 static notrace void lc_prefork(void)
 {
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING) {
+		/*
+		 * A start does not wait for the new flush thread; a fork must not
+		 * come while that thread is still being set up (its allocations:
+		 * an allocator without fork handlers, as ASan's in gcc 12, left
+		 * its lock taken in the child, which hung at its first malloc).
+		 * Once it wrote the start records it only allocates under the
+		 * mutex fdr_flush_fork_prepare() takes.
+		 */
+		fdr_flush_started_wait(2000);
 		lc_fork_point();
 		fdr_fork_stack_take();	/* the calls open, while the flush thread still runs */
 		fdr_flush_fork_prepare();
