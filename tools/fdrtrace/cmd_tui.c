@@ -178,16 +178,9 @@ static uint32_t tu_add(uint32_t parent, uint32_t name, uint32_t label)
 {
 	struct tu_node *nd;
 
-	if (tu.n == tu.cap) {
-		uint32_t cap = tu.cap ? tu.cap * 2 : 1024;
-		struct tu_node *v = realloc(tu.v, cap * sizeof(*v));
-
-		if (!v) {
-			tu.oom = true;
-			return TU_NONE;
-		}
-		tu.v = v;
-		tu.cap = cap;
+	if (tool_grow(&tu.v, &tu.cap, tu.n, sizeof(*tu.v), 1024)) {
+		tu.oom = true;
+		return TU_NONE;
 	}
 	nd = &tu.v[tu.n];
 	memset(nd, 0, sizeof(*nd));
@@ -209,15 +202,8 @@ static uint32_t tu_label(const char *fmt, ...)
 	va_list ap;
 	char *s;
 
-	if (tu.n_labels == tu.labels_cap) {
-		uint32_t cap = tu.labels_cap ? tu.labels_cap * 2 : 64;
-		char **l = realloc(tu.labels, cap * sizeof(*l));
-
-		if (!l)
-			goto oom;
-		tu.labels = l;
-		tu.labels_cap = cap;
-	}
+	if (tool_grow(&tu.labels, &tu.labels_cap, tu.n_labels, sizeof(*tu.labels), 64))
+		goto oom;
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
@@ -262,19 +248,8 @@ static int tu_take(struct analysis *a, uint32_t base)
 
 		if (j == UINT32_MAX)
 			return -ENOMEM;
-		if (j >= tu.fns_cap) {
-			uint32_t cap = tu.fns_cap ? tu.fns_cap * 2 : 256;
-			struct tu_fn *nf;
-
-			while (cap <= j)
-				cap *= 2;
-			nf = realloc(tu.fns, cap * sizeof(*nf));
-			if (!nf)
-				return -ENOMEM;
-			memset(nf + tu.fns_cap, 0, (cap - tu.fns_cap) * sizeof(*nf));
-			tu.fns = nf;
-			tu.fns_cap = cap;
-		}
+		if (tool_grow(&tu.fns, &tu.fns_cap, j, sizeof(*tu.fns), 256))
+			return -ENOMEM;
 		/* the function's name index, until an_fini() (which frees a pointer there) */
 		f->uptr = (void *)(uintptr_t)(j + 1);
 		if (!f->tally.calls)
@@ -355,15 +330,8 @@ static int tu_finish(void)
 
 		n = 0;
 		for (c = tu.v[i].child; c; c = tu.v[c].next) {
-			if (n == cap) {
-				uint32_t nc = cap ? cap * 2 : 64;
-				uint32_t *k = realloc(kids, nc * sizeof(*k));
-
-				if (!k)
-					goto oom;
-				kids = k;
-				cap = nc;
-			}
+			if (tool_grow(&kids, &cap, n, sizeof(*kids), 64))
+				goto oom;
 			kids[n++] = c;
 		}
 		if (n < 2)

@@ -41,15 +41,8 @@ static struct ri_trace *ri_add(struct run_input *ri, const char *path)
 {
 	struct ri_trace *t;
 
-	if (ri->n == ri->cap) {
-		uint32_t cap = ri->cap ? ri->cap * 2 : 16;
-		struct ri_trace *v = realloc(ri->t, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		ri->t = v;
-		ri->cap = cap;
-	}
+	if (tool_grow(&ri->t, &ri->cap, ri->n, sizeof(*ri->t), 16))
+		return NULL;
 	t = &ri->t[ri->n];
 	memset(t, 0, sizeof(*t));
 	t->parent = -1;
