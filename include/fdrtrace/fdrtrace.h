@@ -10,6 +10,13 @@
  * any time: before the runtime has started, when recording is off, and
  * after it finished (they return an error then and do nothing else). None
  * may be called from a signal handler.
+ *
+ * The runtime starts lazily: loading the library only arms it, and the
+ * first instrumented call, or the first call of one of these functions,
+ * starts recording (creates the trace, starts the flush thread). A process
+ * that runs neither leaves no trace. "Before the runtime has started"
+ * below means before the library's constructor ran (another constructor
+ * calling in early), not before the first hook.
  */
 #ifndef FDRTRACE_FDRTRACE_H
 #define FDRTRACE_FDRTRACE_H
