@@ -949,6 +949,8 @@ rd_export size_t fdrtrace_reader_read_functions(struct fdrtrace_reader *r,
 		n = (size_t)(left / FDRTRACE_FUNC_RECORD_SIZE);
 	if (n > max)
 		n = max;
+	if (!n)
+		return 0;
 	p = r->src + r->src_pos;
 	tsc = r->tsc;
 	n = rd_run_scan(p, n, &tsc);
