@@ -6,7 +6,10 @@
  * the shape of FreeBSD's pmclog(3): open it on a file descriptor, or on
  * memory that the caller hands over piece by piece with
  * fdrtrace_reader_feed(); call fdrtrace_reader_read() until it stops
- * returning 0 and look at the state it left in the event.
+ * returning 0 and look at the state it left in the event. Consumers that
+ * spend their time on function records take runs of them at once with
+ * fdrtrace_reader_read_functions(), and everything else one event at a
+ * time: the reader enforces the same rules on both paths.
  *
  * The reader never seeks and its memory does not grow with the size of the
  * trace: it holds one record (plus, at most, one custom-event payload, capped
@@ -239,6 +242,100 @@ int fdrtrace_reader_feed(struct fdrtrace_reader *r, const void *data, size_t len
  * FDRTRACE_REQUIRE_DATA.
  */
 int fdrtrace_reader_read(struct fdrtrace_reader *r, struct fdrtrace_event *ev);
+
+/**
+ * struct fdrtrace_func_run - plain function records handed out at once
+ * @records: the records as they are in the stream (struct
+ *	fdrtrace_func_record, FDRTRACE_FUNC_RECORD_SIZE bytes each); valid
+ *	until the next call on the reader
+ * @count: how many records, at least 1
+ * @offset: stream offset of the first record (record i is at @offset + 8 i)
+ * @serial: the serial number of the first record's event; the others follow
+ * @tsc_before: the TSC reference before the first record: record i's event
+ *	@tsc is @tsc_before plus the deltas of records 0 to i (never past 2^64:
+ *	a run ends before a record whose delta would carry the TSC past it)
+ * @tsc: the TSC of the last record's event, and the reference after the run
+ * @first_wall_ns: wall_ns of the first record's event
+ * @last_wall_ns: wall_ns of the last record's event. The TSC does not go
+ *	down inside a run, so neither does wall_ns: every record's lies between
+ *	the two. Either every record's wall_ns is 0 or none is.
+ * @version: the trace's FDR version
+ * @tid, @pid, @cpu, @buffer: as in each of these records' events
+ *
+ * Every record of a run is one the per-record path would have returned as
+ * an FDRTRACE_EV_FUNCTION event with the same fields: an Entry, Exit or
+ * TailExit record (never Entry_Args, whose CallArguments follow, nor an
+ * action with no meaning), in the body of the current buffer, whole before
+ * the buffer's end.
+ */
+struct fdrtrace_func_run {
+	const uint8_t *records;
+	size_t count;
+	uint64_t offset;
+	uint64_t serial;
+	uint64_t tsc_before;
+	uint64_t tsc;
+	uint64_t first_wall_ns;
+	uint64_t last_wall_ns;
+	uint16_t version;
+	int32_t tid;
+	int32_t pid;
+	uint16_t cpu;
+	uint64_t buffer;
+};
+
+/**
+ * fdrtrace_reader_read_functions - take the next function records at once
+ * @r: the reader
+ * @run: filled in when records are returned
+ * @max: return at most this many records
+ *
+ * The batch path beside fdrtrace_reader_read(), for consumers that spend
+ * most of their time on function records: when the next records are plain
+ * function records (Entry, Exit, TailExit) that the reader holds whole and
+ * contiguous, they come out as one run, without an event for each. They
+ * are consumed exactly as if fdrtrace_reader_read() had returned them one
+ * by one (offsets, serial numbers, TSC, state of the grammar), so the two
+ * calls can be mixed freely: call this one first, and fdrtrace_reader_read()
+ * whenever it returns 0.
+ *
+ * It returns 0, consuming nothing, wherever the next item is anything else
+ * or needs the per-record path: a metadata record, an Entry_Args record, a
+ * record that breaks a rule (an unknown action, one that crosses the
+ * buffer's end, one where the grammar allows no function record), the end
+ * of a buffer, the end of the input, a record split between two feeds (or
+ * reads), a memory reader that needs feeding, a sticky error. The rules and
+ * every error are therefore the per-record path's: fdrtrace_reader_read()
+ * reports them, at the same offset and with the same message, whichever
+ * way the records before were read. A run ends where the reader's bytes
+ * end (a file reader refills its 64 KiB buffer only when it is empty), at
+ * the end of the buffer, before any other record, and before a record
+ * whose delta would carry the TSC past 2^64 (that record comes from the
+ * per-record path) or make the first records' wall_ns 0 and later ones
+ * not.
+ *
+ * Context: as fdrtrace_reader_read(); the records stay valid until the
+ * next call on @r.
+ *
+ * Return: the number of records in @run (1 to @max), or 0.
+ */
+size_t fdrtrace_reader_read_functions(struct fdrtrace_reader *r, struct fdrtrace_func_run *run,
+				      size_t max);
+
+/**
+ * fdrtrace_reader_wall_ns - the wall-clock time of a TSC in the current buffer
+ * @r: the reader
+ * @tsc: a TSC of the buffer the last event or run came from
+ *
+ * For a consumer of fdrtrace_reader_read_functions() that needs the
+ * wall_ns of a record inside a run (tsc_before plus the deltas up to it):
+ * the value the record's event would have carried. Valid until the next
+ * buffer starts.
+ *
+ * Return: the time in ns since the epoch, 0 when the buffer has no
+ * WallTimeMarker (as fdrtrace_event.wall_ns).
+ */
+uint64_t fdrtrace_reader_wall_ns(const struct fdrtrace_reader *r, uint64_t tsc);
 
 /**
  * fdrtrace_reader_skip_buffer - resume after an error at the next buffer

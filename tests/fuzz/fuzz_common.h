@@ -63,6 +63,54 @@ static inline void fz_event(struct digest *d, const struct fdrtrace_event *ev, u
 	}
 }
 
+/*
+ * A run from fdrtrace_reader_read_functions(), folded in as the events the
+ * per-record path gives for its records (each record's time from
+ * fdrtrace_reader_wall_ns()), after checking its contract (reader.h).
+ */
+static inline void fz_run(struct digest *d, struct fdrtrace_reader *r,
+			  const struct fdrtrace_func_run *run, uint64_t *next)
+{
+	uint64_t tsc = run->tsc_before, prev_wall = 0;
+	size_t zeros = 0;
+
+	if (!run->count)
+		abort();
+	for (size_t i = 0; i < run->count; i++) {
+		const uint8_t *p = run->records + i * FDRTRACE_FUNC_RECORD_SIZE;
+		struct fdrtrace_event ev;
+		uint32_t word, delta;
+
+		memcpy(&word, p, 4);
+		memcpy(&delta, p + 4, 4);
+		if ((word & 1) || fdrtrace_func_word_action(word) > FDRTRACE_FN_TAIL_EXIT ||
+		    tsc + delta < tsc)
+			abort();
+		tsc += delta;
+		memset(&ev, 0, sizeof(ev));
+		ev.state = FDRTRACE_OK;
+		ev.offset = run->offset + i * FDRTRACE_FUNC_RECORD_SIZE;
+		ev.serial = run->serial + i;
+		ev.size = FDRTRACE_FUNC_RECORD_SIZE;
+		ev.type = FDRTRACE_EV_FUNCTION;
+		ev.tsc = tsc;
+		ev.wall_ns = fdrtrace_reader_wall_ns(r, tsc);
+		ev.tid = run->tid;
+		ev.pid = run->pid;
+		ev.cpu = run->cpu;
+		ev.raw = p;
+		ev.raw_len = FDRTRACE_FUNC_RECORD_SIZE;
+		if ((i == 0 && ev.wall_ns != run->first_wall_ns) || ev.wall_ns < prev_wall ||
+		    (i + 1 == run->count && ev.wall_ns != run->last_wall_ns))
+			abort();
+		prev_wall = ev.wall_ns;
+		zeros += ev.wall_ns == 0;
+		fz_event(d, &ev, next);
+	}
+	if (tsc != run->tsc || (zeros && zeros != run->count))
+		abort();
+}
+
 /* Note how a run stopped; true when it should go on after skipping a buffer. */
 static inline int fz_stop(struct digest *d, struct fdrtrace_reader *r, enum fdrtrace_state s)
 {

@@ -66,6 +66,41 @@ static inline void run_finish(struct run *r, struct fdrtrace_reader *rd, enum fd
 	snprintf(r->msg, sizeof(r->msg), "%s", fdrtrace_reader_errmsg(rd));
 }
 
+/* Two events are the same, field by field and byte by byte. */
+static inline bool same_event(const struct fdrtrace_event *a, const struct fdrtrace_event *b)
+{
+	if (a->state != b->state || a->offset != b->offset || a->serial != b->serial ||
+	    a->size != b->size || a->type != b->type || a->version != b->version ||
+	    a->tsc != b->tsc || a->wall_ns != b->wall_ns || a->tid != b->tid ||
+	    a->pid != b->pid || a->cpu != b->cpu || a->buffer != b->buffer ||
+	    a->raw_len != b->raw_len || memcmp(a->raw, b->raw, a->raw_len) != 0)
+		return false;
+	switch (a->type) {
+	case FDRTRACE_EV_HEADER:
+		return memcmp(&a->u.header, &b->u.header, sizeof(a->u.header)) == 0;
+	case FDRTRACE_EV_FUNCTION:
+		return a->u.func.action == b->u.func.action && a->u.func.func_id == b->u.func.func_id &&
+		       a->u.func.delta == b->u.func.delta;
+	case FDRTRACE_EV_NEW_CPU_ID:
+	case FDRTRACE_EV_TSC_WRAP:
+		return a->u.ref.cpu == b->u.ref.cpu && a->u.ref.tsc == b->u.ref.tsc;
+	case FDRTRACE_EV_WALLTIME:
+		return a->u.walltime.seconds == b->u.walltime.seconds &&
+		       a->u.walltime.micros == b->u.walltime.micros;
+	case FDRTRACE_EV_CALL_ARGUMENT:
+		return a->u.arg.arg == b->u.arg.arg;
+	case FDRTRACE_EV_BUFFER_EXTENTS:
+		return a->u.extents.size == b->u.extents.size;
+	case FDRTRACE_EV_CUSTOM_EVENT:
+	case FDRTRACE_EV_TYPED_EVENT:
+		return a->u.event.size == b->u.event.size && a->u.event.delta == b->u.event.delta &&
+		       a->u.event.event_type == b->u.event.event_type &&
+		       a->u.event.data - a->raw == b->u.event.data - b->raw;
+	default:
+		return true;
+	}
+}
+
 /* Read until EOF or ERROR from an already set-up reader (fd path). */
 static inline void run_drain(struct run *r, struct fdrtrace_reader *rd, size_t max_reads)
 {

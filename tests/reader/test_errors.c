@@ -6,15 +6,49 @@
  * fdrtrace_reader_skip_buffer(), misuse of the API, and a lone buffer read
  * with fdrtrace_reader_set_offset() reporting file offsets. Every error is
  * checked for its enum, its byte offset and a piece of its message, through
- * both the fd path and the memory path.
+ * both the fd path and the memory path, and the batch path
+ * (fdrtrace_reader_read_functions()) must reject each trace exactly as the
+ * per-record path does.
  */
 #include <errno.h>
 #include <fcntl.h>
 
 #include <criterion/criterion.h>
 
-#include "collect.h"
+#include "runs_compare.h"
 #include "scenario.h"
+
+static size_t split_one(size_t i, void *arg)
+{
+	(void)i;
+	(void)arg;
+	return 1;
+}
+
+/*
+ * With runs of function records taken by the batch call (whole, one record
+ * at a time, the input fed byte by byte), @b reads as it does per record:
+ * the same events, errors, offsets and messages.
+ */
+static void expect_batch_same(const struct tb *b)
+{
+	static const struct rc_mode ref = { .fd = true };
+	const struct rc_mode modes[] = {
+		{ .fd = true, .max = SIZE_MAX },
+		{ .fd = false, .max = 1 },
+		{ .fd = false, .split = split_one, .max = SIZE_MAX },
+	};
+	struct rc_log a = rc_read(b->data, b->len, &ref);
+	char why[1024];
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct rc_log r = rc_read(b->data, b->len, &modes[i]);
+
+		cr_expect_not(rc_differ(&a, &r, why, sizeof(why)), "batch mode %zu: %s", i, why);
+		rc_free(&r);
+	}
+	rc_free(&a);
+}
 
 /* Runs @b both ways and checks both end in the same error. */
 static void expect_error(const struct tb *b, enum fdrtrace_error err, uint64_t offset,
@@ -36,6 +70,7 @@ static void expect_error(const struct tb *b, enum fdrtrace_error err, uint64_t o
 			  r->msg, substr);
 		run_free(r);
 	}
+	expect_batch_same(b);
 }
 
 /* Header, then a v@v buffer preamble for @tid; returns the extents offset (0 in v1). */

@@ -3,7 +3,8 @@
  * cmd_info.c - "fdrtrace info FILE": a summary of one trace; "fdrtrace info
  * DIR": the process tree of a run directory (run.c).
  *
- * One pass with the reader; counters only. The memory is bounded: a fixed
+ * One pass with the reader, plain function records taken in runs
+ * (fdrtrace_reader_read_functions()); counters only. The memory is bounded: a fixed
  * table of thread ids (with names from FDRTRACE_EXT_THREAD_NAME) and of
  * process ids; records are never stored. When the reader stops on an
  * error, the summary of what was read is printed anyway, then the error,
@@ -351,6 +352,35 @@ static void info_event(struct info *in, const struct fdrtrace_event *ev)
 		break;
 	default:
 		break;
+	}
+}
+
+/*
+ * A run of plain function records (fdrtrace_reader_read_functions()): what
+ * info_event() does for each of their events. Their wall_ns do not go down
+ * and are all 0 or none is, so the first and the last bound them all.
+ */
+static void info_functions(struct info *in, const struct fdrtrace_func_run *run)
+{
+	const uint8_t *p = run->records, *end = p + run->count * FDRTRACE_FUNC_RECORD_SIZE;
+	uint64_t n[4] = { 0 };
+
+	in->events += run->count;
+	in->by_type[FDRTRACE_EV_FUNCTION] += run->count;
+	if (run->first_wall_ns) {
+		if (!in->first_ns || run->first_wall_ns < in->first_ns)
+			in->first_ns = run->first_wall_ns;
+		if (run->last_wall_ns > in->last_ns)
+			in->last_ns = run->last_wall_ns;
+	}
+	/* Entry, Exit or TailExit only (the run's contract): bits 1..2 of the first byte. */
+	for (; p < end; p += FDRTRACE_FUNC_RECORD_SIZE)
+		n[(p[0] >> 1) & 3]++;
+	for (unsigned a = 0; a < 4; a++)
+		in->by_action[a] += n[a];
+	if (in->cur) {
+		in->cur->program_records = true;
+		in->cur->records += run->count;
 	}
 }
 
@@ -848,8 +878,18 @@ int cmd_info(int argc, char **argv)
 		free(in);
 		return EXIT_FAIL;
 	}
-	while (fdrtrace_reader_read(rd, &ev) == 0)
+	/* Plain function records in runs, everything else event by event. */
+	for (;;) {
+		struct fdrtrace_func_run run;
+
+		if (fdrtrace_reader_read_functions(rd, &run, SIZE_MAX)) {
+			info_functions(in, &run);
+			continue;
+		}
+		if (fdrtrace_reader_read(rd, &ev) != 0)
+			break;
 		info_event(in, &ev);
+	}
 	info_print(in, path);
 	info_print_nstacks(in);
 	if (ev.state == FDRTRACE_ERROR) {
