@@ -228,6 +228,20 @@ static void cvt_native(struct analysis *a, struct an_thread *t, const struct fdr
 	c->fmt->native(&c->cv, a, t, x, tsc);
 }
 
+/*
+ * fdrtrace_log_arg()'s value for the innermost call of @t: it goes with the
+ * call's slice (order.c keeps it with the queued item), when the call is
+ * written.
+ */
+static void cvt_arg(struct analysis *a, struct an_thread *t, uint64_t value)
+{
+	struct cvt *c = a->ctx;
+	struct sel_frame *fr = sel_frame(&c->sel, t, t->depth);
+
+	if (fr && fr->user)
+		ord_arg(&c->ord, a, t, fr->user, value);
+}
+
 /* A call whose exit was lost with a damaged buffer: its end is unknown. */
 static void cvt_dropped(struct analysis *a, struct an_thread *t, const struct an_frame *f)
 {
@@ -305,6 +319,7 @@ static const struct an_ops cvt_ops = {
 	.native = cvt_native,
 	.gap = cvt_gap,
 	.wait = cvt_wait,
+	.arg = cvt_arg,
 };
 
 static int cvt_option(struct cli *cl, int c, const char *arg)

@@ -10,7 +10,9 @@
  * frames in args); a begin with "args":{"ended":"never"} for a call that
  * never ended ("after recording stopped" when a write error stopped
  * recording), with "args":{"ended":"unknown: records lost"} for one whose
- * exit was lost in a damaged buffer; an instant event ("ph":"i") per application event; process
+ * exit was lost in a damaged buffer; the values logged inside a call
+ * (fdrtrace_log_arg()) in its event's args, "arg0", "arg1", ...; an
+ * instant event ("ph":"i") per application event; process
  * and thread names (metadata events) at the end, once all are known.
  * Timestamps are microseconds with three decimals (nanosecond precision) of
  * the trace's TSC, so every thread shares one time base.
@@ -259,8 +261,45 @@ static inline char *ch_where(char *p, struct ch_state *st, const struct analysis
 	return p + st->len;
 }
 
+/* Room ch_args() may need beyond the line's own. */
+#define CH_ARGS_ROOM (ORD_ARGS * 48 + 64)
+
+/*
+ * The "args" of a slice, ',"args":{...}': the values logged inside the
+ * call by position, "arg0":7 ("args_left_out":N when more than ORD_ARGS
+ * were logged), then "ended":@ended; nothing when there are neither.
+ * A value is a JSON number when a viewer reads it exactly (a small
+ * negative number as one, else below 2^53), else a string of its hex.
+ */
+static char *ch_args(char *p, const struct ord_args *r, const char *ended)
+{
+	const char *sep = "";
+
+	if (!r && !ended)
+		return p;
+	p = fmt_lit(p, ",\"args\":{");
+	for (uint32_t k = 0; r && k < r->n && k < ORD_ARGS; k++) {
+		uint64_t v = r->v[k];
+
+		p += sprintf(p, "%s\"arg%u\":", sep, k);
+		if ((int64_t)v < 0 && (int64_t)v >= INT32_MIN)
+			p = fmt_i64(p, (int64_t)v);
+		else if (v < (1ull << 53))
+			p = fmt_u64(p, v);
+		else
+			p += sprintf(p, "\"0x%" PRIx64 "\"", v);
+		sep = ",";
+	}
+	if (r && r->n > ORD_ARGS)
+		p += sprintf(p, "%s\"args_left_out\":%" PRIu32, sep, r->n - ORD_ARGS), sep = ",";
+	if (ended)
+		p += sprintf(p, "%s\"ended\":\"%s\"", sep, ended);
+	*p++ = '}';
+	return p;
+}
+
 static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
-		    const struct ord_item *it, char ph, const char *args)
+		    const struct ord_item *it, char ph, const char *ended)
 {
 	const struct ch_name *name = ch_name(a, it->fn);
 	const char *text = name ? name->text : "\"?\"";
@@ -268,7 +307,7 @@ static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
 	uint64_t start_ns = cv_ns(cv, a, it->tsc);
 	char *start, *p;
 
-	p = ch_begin_line(cv, name_len);
+	p = ch_begin_line(cv, name_len + CH_ARGS_ROOM);
 	start = cv->out + cv->len;
 	p = fmt_lit(p, "\"name\":");
 	if (name) {
@@ -294,8 +333,7 @@ static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
 		p = ch_us3(p, cv_ns(cv, a, it->tsc + it->dur) - start_ns);
 	}
 	p = ch_where(p, cv->fmt_state, a, t);
-	if (args)
-		p = ch_str(p, args);
+	p = ch_args(p, it->args, ended);
 	ch_end_line(cv, start, p);
 }
 
@@ -313,9 +351,8 @@ ch_complete(void *w, struct analysis *a, struct an_thread *t, const struct ord_i
 	size_t n, first;
 	char *p;
 
-	if (__builtin_expect(it->unwound || !name, 0)) {
-		ch_call(w, a, t, it, 'X',
-			it->unwound ? ",\"args\":{\"ended\":\"by an outer exit\"}" : NULL);
+	if (__builtin_expect(it->unwound || !name || it->args, 0)) {
+		ch_call(w, a, t, it, 'X', it->unwound ? "by an outer exit" : NULL);
 		return;
 	}
 	start_ns = cv_ns(cv, a, it->tsc);
@@ -342,34 +379,34 @@ ch_complete(void *w, struct analysis *a, struct an_thread *t, const struct ord_i
 
 static void ch_open(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it)
 {
-	const char *args = NULL;
+	const char *ended = NULL;
 
 	if (it->lost)
-		args = ",\"args\":{\"ended\":\"unknown: records lost\"}";
+		ended = "unknown: records lost";
 	else if (it->never && a->st.stopped)
 		/* the program went on after a write error stopped recording */
-		args = ",\"args\":{\"ended\":\"after recording stopped\"}";
+		ended = "after recording stopped";
 	else if (it->never)
-		args = ",\"args\":{\"ended\":\"never\"}";
+		ended = "never";
 	else if (!it->closed)
 		/* written early (the window, a native stack): its end event follows, or a gap */
-		args = ",\"args\":{\"ended\":\"unknown when written\"}";
-	ch_call(w, a, t, it, 'B', args);
+		ended = "unknown when written";
+	ch_call(w, a, t, it, 'B', ended);
 }
 
+/* An end event; @args: values logged after its begin was written (viewers merge them). */
 static void ch_close(void *w, struct analysis *a, struct an_thread *t, bool unwound,
-		     uint64_t end_tsc)
+		     uint64_t end_tsc, const struct ord_args *args)
 {
 	struct cv *cv = w;
 	char *start, *p;
 
-	p = ch_begin_line(cv, 0);
+	p = ch_begin_line(cv, CH_ARGS_ROOM);
 	start = cv->out + cv->len;
 	p = ch_str(p, "\"ph\":\"E\",\"ts\":");
 	p = ch_us3(p, cv_ns(cv, a, end_tsc));
 	p = ch_where(p, cv->fmt_state, a, t);
-	if (unwound)
-		p = ch_str(p, ",\"args\":{\"ended\":\"by an outer exit\"}");
+	p = ch_args(p, args, unwound ? "by an outer exit" : NULL);
 	ch_end_line(cv, start, p);
 }
 
