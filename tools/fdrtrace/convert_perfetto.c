@@ -74,10 +74,11 @@ enum { PF_CAT_FUNCTION = 1, PF_CAT_EVENT, PF_CAT_GAP, PF_CAT_NATIVE, PF_CAT_FDRT
 static const char *const pf_cats[] = { NULL, "function", "event", "gap", "native_stack",
 				       "fdrtrace", "process" };
 enum { PF_NAME_CUSTOM = 1, PF_NAME_TYPED, PF_NAME_LOST, PF_NAME_CRASH, PF_NAME_STARTED,
-       PF_NAME_KILLED, PF_NAME_WAIT, PF_NAME_FORK, PF_NAME_EXEC, PF_NAME_FIRST_FN };
+       PF_NAME_KILLED, PF_NAME_WAIT, PF_NAME_FORK, PF_NAME_EXEC, PF_NAME_SPAWN,
+       PF_NAME_FIRST_FN };
 static const char *const pf_names[] = { NULL, "custom event", "typed event", "records lost",
 					"crash", "recording started", "killed by a signal",
-					"fdrtrace: waited for a buffer", "fork", "exec" };
+					"fdrtrace: waited for a buffer", "fork", "exec", "spawn" };
 
 /*
  * A thread's state: described yet, and the bytes of its slice packets after
@@ -834,7 +835,8 @@ static void pf_flow(struct cv *cv, struct analysis *a, const struct cv_flow *fl)
 	pb_uint(&te, 9, PF_INSTANT);
 	pb_uint(&te, 11, uuid);
 	pb_uint(&te, 3, PF_CAT_PROCESS);
-	pb_uint(&te, 10, strcmp(fl->name, "exec") == 0 ? PF_NAME_EXEC : PF_NAME_FORK);
+	pb_uint(&te, 10, strcmp(fl->name, "exec") == 0 ? PF_NAME_EXEC :
+		 strcmp(fl->name, "spawn") == 0 ? PF_NAME_SPAWN : PF_NAME_FORK);
 	p = pb_put_varint(te.p, (uint64_t)(fl->end ? 48 : 47) << 3 | 1);	/* fixed64 */
 	for (int i = 0; i < 8; i++)
 		*p++ = (uint8_t)(fl->id >> (8 * i));
