@@ -7,7 +7,9 @@
 # 1550, and pid 102 before and after; spawned.txt is pid 102): exactly one
 # arrow "spawn", from 0.550 us on thread 100 to the child's first call;
 # the spawns before (an earlier one) and after the child's start (a reused
-# pid) are not its start. Then a real run under fdrtrace record
+# pid) are not its start; forked.txt (pid 103) has a fork record with a
+# serial and no time: its arrow "fork" starts at the parent's spawn record
+# of that serial (0.580 us). Then a real run under fdrtrace record
 # (targets/pspawn.c: launch() posix_spawn()s the program itself): the
 # parent's trace has a spawn record with the child's pid, and the arrow
 # "spawn" begins inside launch()'s slice on the parent's thread and ends
@@ -27,12 +29,15 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # --- from text
 "$fdr" assemble "$gold/parent.txt" -o gold/parent.fdr
 "$fdr" assemble "$gold/spawned.txt" -o gold/spawned.fdr
+"$fdr" assemble "$gold/forked.txt" -o gold/forked.fdr
 "$fdr" convert gold 2>/dev/null | grep '"cat":"process"' >gold.flows
 diff -u - gold.flows <<'OUT' || fail "convert of the golden run: the spawn arrow"
 {"name":"spawn","cat":"process","ph":"s","id":2,"ts":0.550,"pid":100,"tid":100},
-{"name":"spawn","cat":"process","ph":"f","bp":"e","id":2,"ts":0.800,"pid":102,"tid":102}
+{"name":"fork","cat":"process","ph":"s","id":3,"ts":0.580,"pid":100,"tid":100},
+{"name":"spawn","cat":"process","ph":"f","bp":"e","id":2,"ts":0.800,"pid":102,"tid":102},
+{"name":"fork","cat":"process","ph":"f","bp":"e","id":3,"ts":0.850,"pid":103,"tid":103}
 OUT
-[ "$fails" -eq 0 ] && echo "ok   golden: the spawn record of the child's pid before its start"
+[ "$fails" -eq 0 ] && echo "ok   golden: the spawn record of the child's pid before its start, of a fork's serial"
 
 # --- a real posix_spawn under fdrtrace record
 "$fdr" record -d run -- "$prog" >run.out 2>record.err || { cat record.err; fail "record"; }

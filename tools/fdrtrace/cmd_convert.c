@@ -58,6 +58,7 @@ struct cvt {
 	/* of a run: the trace's children without a fork point, by pid */
 	struct cvt_kid *kids;
 	uint32_t n_kids;
+	uint32_t n_kid_serials;	/* of them, with a fork record's serial */
 };
 
 void cv_flush(struct cv *cv)
@@ -259,13 +260,6 @@ static void cvt_arg(struct analysis *a, struct an_thread *t, uint64_t value)
 		ord_arg(&c->ord, a, t, fr->user, value);
 }
 
-/*
- * A spawn record: the point where the process started a child. It is the
- * arrow's start for the child it names (posix_spawn: @child_pid; a fork:
- * the @serial of the child's fork record), when that child's trace has no
- * fork point of its own. A pid may have been reused: of the spawns of one
- * pid, the latest before the child's start.
- */
 /* The first of the kids (sorted by pid, cvt_kids()) of @pid: @c->n_kids when none. */
 static uint32_t cvt_kid_first(const struct cvt *c, int32_t pid)
 {
@@ -282,12 +276,19 @@ static uint32_t cvt_kid_first(const struct cvt *c, int32_t pid)
 	return lo;
 }
 
+/*
+ * A spawn record: the point where the process started a child. It is the
+ * arrow's start for the child it names (posix_spawn: @child_pid; a fork:
+ * the @serial of the child's fork record), when that child's trace has no
+ * fork point of its own. A pid may have been reused: of the spawns of one
+ * pid, the latest before the child's start.
+ */
 static void cvt_spawn(struct analysis *a, int32_t tid, uint64_t tsc, uint32_t serial,
 		      int32_t child_pid)
 {
 	struct cvt *c = a->ctx;
 	/* by pid: its kids only; by serial: any (a fork child's, rare: its record had no time) */
-	uint32_t i = child_pid ? cvt_kid_first(c, child_pid) : 0;
+	uint32_t i = child_pid ? cvt_kid_first(c, child_pid) : c->n_kid_serials ? 0 : c->n_kids;
 
 	for (; i < c->n_kids; i++) {
 		struct cvt_kid *k = &c->kids[i];
@@ -508,7 +509,7 @@ static void cvt_kids(struct cvt *c, const struct run_input *ri, uint32_t k)
 
 	for (int32_t x = ri->t[k].first_child; x >= 0; x = ri->t[x].next_sibling)
 		n += ri->t[x].origin == RI_FORK && !ri->t[x].fork_point && ri->t[x].selected;
-	c->n_kids = 0;
+	c->n_kids = c->n_kid_serials = 0;
 	c->kids = n ? calloc(n, sizeof(*c->kids)) : NULL;
 	if (!c->kids)
 		return;
@@ -520,6 +521,7 @@ static void cvt_kids(struct cvt *c, const struct run_input *ri, uint32_t k)
 		c->kids[c->n_kids++] = (struct cvt_kid){
 			.pid = ch->pid, .serial = ch->fork_serial, .start_tsc = ch->start_tsc,
 		};
+		c->n_kid_serials += ch->fork_serial != 0;
 	}
 	qsort(c->kids, c->n_kids, sizeof(*c->kids), cvt_kid_cmp);
 }
@@ -654,7 +656,7 @@ static int cvt_trace(struct cvt *c, const struct cli *cl, const struct run_input
 	c->n_waits = c->waits_pending = 0;
 	free(c->kids);
 	c->kids = NULL;
-	c->n_kids = 0;
+	c->n_kids = c->n_kid_serials = 0;
 	sel_fini(&c->sel);
 	an_fini(&a);
 	c->cv.proc_name = NULL;
