@@ -2,9 +2,11 @@
 # args.sh FDRTRACE ARGS WORKDIR
 #
 # The values a real program logs inside its calls (targets/args.c,
-# fdrtrace_log_arg()) in convert's output: the Chrome JSON's slice of each
-# call has them in its args ("arg0": 7; a small negative number as one, a
-# value of 2^32 as a number; ten values: eight kept and "args_left_out": 2),
+# fdrtrace_log_arg(), typed events) in convert's output: the Chrome JSON's
+# slice of each call has them in its args ("arg0": 7; a small negative
+# number as one, a value of 2^32 as a number; ten values: eight kept and
+# "args_left_out": 2; a typed event's "event0": type, size, and value
+# escaped, or hex, 32 bytes of it at most, a C string's NUL left out),
 # and the Perfetto trace's slice as debug annotations (decoded by
 # perfetto_check.py, begin and end together). walk() makes more calls than
 # the reorder window: some are written as begin events before their value
@@ -50,6 +52,13 @@ for e in ev:
     if e["ph"] == "B":
         st.append(sl)
 for name, a in out:
+    flat = {}
+    for k, v in a.items():	# a typed event's object: event0.type=7 ...
+        if isinstance(v, dict):
+            flat.update(("%s.%s" % (k, kk), vv) for kk, vv in v.items())
+        else:
+            flat[k] = v
+    a = flat
     kv = ["%s=%s" % (k, a[k]) for k in sorted(a) if k != "ended"]
     if kv:
         print(name + " " + " ".join(kv))
@@ -62,6 +71,7 @@ PY
 	echo "add3 arg0=1 arg1=7 arg2=-5"
 	echo "square arg0=4294967296"
 	echo "ten arg0=0 arg1=1 arg2=2 arg3=3 arg4=4 arg5=5 arg6=6 arg7=7 args_left_out=2"
+	echo 'report arg0=3 event0.size=5 event0.type=7 event0.value=ok"q\ event1.hex=0102ff event1.size=3 event1.type=9 event2.bytes_left_out=8 event2.size=40 event2.type=11 event2.value=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa event3.size=3 event3.type=12 event3.value=hi'
 	echo "walk arg0=$n"
 	for ((i = 0; i < n; i++)); do echo "leaf arg0=$i"; done
 } >want.txt

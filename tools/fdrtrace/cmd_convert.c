@@ -212,6 +212,9 @@ static void cvt_exit_plain(struct analysis *a, struct an_thread *t, const struct
 		cvt_wait_put(c, a, t, fr ? fr->level : 0, end);
 }
 
+static void cvt_typed_arg(struct cvt *c, struct analysis *a, struct an_thread *t,
+			  const struct fdrtrace_event *ev);
+
 static void cvt_event(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
 {
 	struct cvt *c = a->ctx;
@@ -226,6 +229,8 @@ static void cvt_event(struct analysis *a, struct an_thread *t, const struct fdrt
 	it.size = ev->u.event.size;
 	it.type = ev->type == FDRTRACE_EV_TYPED_EVENT ? (int32_t)ev->u.event.event_type : -1;
 	ord_instant(&c->ord, a, t, &it);
+	if (it.type >= 0)
+		cvt_typed_arg(c, a, t, ev);
 	if (c->waits_pending)
 		cvt_wait_put(c, a, t, it.level, ev->tsc);
 }
@@ -255,9 +260,34 @@ static void cvt_arg(struct analysis *a, struct an_thread *t, uint64_t value)
 {
 	struct cvt *c = a->ctx;
 	struct sel_frame *fr = sel_frame(&c->sel, t, t->depth);
+	struct ord_arg v = { .kind = ORD_ARG_VALUE, .v = value };
 
 	if (fr && fr->user)
-		ord_arg(&c->ord, a, t, fr->user, value);
+		ord_arg(&c->ord, a, t, fr->user, &v);
+}
+
+/*
+ * A typed event inside a call: its type and payload (the first
+ * ORD_ARG_BYTES bytes) go with the innermost written call's slice too.
+ */
+static void cvt_typed_arg(struct cvt *c, struct analysis *a, struct an_thread *t,
+			  const struct fdrtrace_event *ev)
+{
+	struct ord_arg v = { .kind = ORD_ARG_TYPED, .type = ev->u.event.event_type };
+	uint32_t d;
+
+	for (d = t->depth; d > 0; d--) {
+		struct sel_frame *fr = sel_frame(&c->sel, t, d);
+
+		if (!fr || !fr->user)
+			continue;
+		v.size = ev->u.event.size;
+		v.len = (uint8_t)(v.size < ORD_ARG_BYTES ? v.size : ORD_ARG_BYTES);
+		if (v.len)
+			memcpy(v.bytes, ev->u.event.data, v.len);
+		ord_arg(&c->ord, a, t, fr->user, &v);
+		return;
+	}
 }
 
 /* The first of the kids (sorted by pid, cvt_kids()) of @pid: @c->n_kids when none. */

@@ -11,7 +11,8 @@
  * never ended ("after recording stopped" when a write error stopped
  * recording), with "args":{"ended":"unknown: records lost"} for one whose
  * exit was lost in a damaged buffer; the values logged inside a call
- * (fdrtrace_log_arg()) in its event's args, "arg0", "arg1", ...; an
+ * (fdrtrace_log_arg(): "arg0", "arg1", ...; typed events: "event0", ...)
+ * in its event's args; an
  * instant event ("ph":"i") per application event; process
  * and thread names (metadata events) at the end, once all are known.
  * Timestamps are microseconds with three decimals (nanosecond precision) of
@@ -261,27 +262,70 @@ static inline char *ch_where(char *p, struct ch_state *st, const struct analysis
 	return p + st->len;
 }
 
-/* Room ch_args() may need beyond the line's own. */
-#define CH_ARGS_ROOM (ORD_ARGS * 48 + 64)
+/* Room ch_args() may need beyond the line's own (a typed event: 6 * 32 + 80). */
+#define CH_ARGS_ROOM (ORD_ARGS * 280 + 64)
+
+/*
+ * A typed event's payload as replay shows it: a string when printable (a
+ * final NUL of a whole payload left out), else hex; how many bytes were
+ * left out when it is longer than ORD_ARG_BYTES.
+ */
+static char *ch_typed(char *p, const struct ord_arg *e)
+{
+	char text[ORD_ARG_BYTES + 1];
+	size_t n = e->len;
+	bool printable = true;
+
+	if (n && n == e->size && e->bytes[n - 1] == 0)
+		n--;
+	for (size_t i = 0; i < n; i++)
+		printable &= e->bytes[i] >= 0x20 && e->bytes[i] < 0x7f;
+	p += sprintf(p, "{\"type\":%u,\"size\":%" PRIu32 ",", e->type, e->size);
+	if (printable) {
+		memcpy(text, e->bytes, n);
+		text[n] = '\0';
+		p = fmt_lit(p, "\"value\":");
+		p = ch_json(p, text);
+	} else {
+		p = fmt_lit(p, "\"hex\":\"");
+		for (size_t i = 0; i < e->len; i++)
+			p += sprintf(p, "%02x", e->bytes[i]);
+		*p++ = '"';
+	}
+	if (e->size > e->len)
+		p += sprintf(p, ",\"bytes_left_out\":%" PRIu32, e->size - e->len);
+	*p++ = '}';
+	return p;
+}
 
 /*
  * The "args" of a slice, ',"args":{...}': the values logged inside the
- * call by position, "arg0":7 ("args_left_out":N when more than ORD_ARGS
- * were logged), then "ended":@ended; nothing when there are neither.
- * A value is a JSON number when a viewer reads it exactly (a small
- * negative number as one, else below 2^53), else a string of its hex.
+ * call, fdrtrace_log_arg()'s by position, "arg0":7, and typed events',
+ * "event0":{"type":7,"size":6,"value":"typed!"} ("args_left_out":N when
+ * more than ORD_ARGS were logged), then "ended":@ended; nothing when
+ * there are neither. A value is a JSON number when a viewer reads it
+ * exactly (a small negative number as one, else below 2^53), else a
+ * string of its hex.
  */
 static char *ch_args(char *p, const struct ord_args *r, const char *ended)
 {
 	const char *sep = "";
+	unsigned n_val = 0, n_ev = 0;
 
 	if (!r && !ended)
 		return p;
 	p = fmt_lit(p, ",\"args\":{");
 	for (uint32_t k = 0; r && k < r->n && k < ORD_ARGS; k++) {
-		uint64_t v = r->v[k];
+		const struct ord_arg *e = &r->a[k];
+		uint64_t v = e->v;
 
-		p += sprintf(p, "%s\"arg%u\":", sep, k);
+		if (e->kind == ORD_ARG_TYPED) {
+			p += sprintf(p, "%s\"event%u\":", sep, n_ev++);
+			p = ch_typed(p, e);
+			sep = ",";
+			continue;
+		}
+		p += sprintf(p, "%s\"arg%u\":", sep, n_val++);
 		if ((int64_t)v < 0 && (int64_t)v >= INT32_MIN)
 			p = fmt_i64(p, (int64_t)v);
 		else if (v < (1ull << 53))

@@ -20,9 +20,9 @@
  *   - a call is a TYPE_SLICE_BEGIN and a TYPE_SLICE_END on its thread's
  *     track, in time order (order.c with @split); its name is interned
  *     (InternedData.event_names) in the packet of its first use;
- *   - the values logged inside a call (fdrtrace_log_arg()) are debug
- *     annotations "arg0", "arg1", ... of its begin (or end, when they came
- *     after the begin was written);
+ *   - the values logged inside a call (fdrtrace_log_arg(), typed events)
+ *     are debug annotations "arg0", "event0.type", ... of its begin (or
+ *     end, when they came after the begin was written);
  *   - application events, gaps and native stacks are TYPE_INSTANT events
  *     with debug annotations (payload size, type; lost records; signal,
  *     frames).
@@ -396,19 +396,58 @@ static void pf_arg_str(struct pb *te, const char *name, const char *v)
 }
 
 /*
- * The values logged inside a call (struct ord_args) as debug annotations
- * "arg0", "arg1", ...: int_value for a negative 32-bit number, else
- * uint_value (exact: no viewer's rounding); "args_left_out" when more
- * than ORD_ARGS were logged.
+ * The values logged inside a call (struct ord_args) as debug annotations:
+ * fdrtrace_log_arg()'s "arg0", "arg1", ...: int_value for a negative
+ * 32-bit number, else uint_value (exact: no viewer's rounding); a typed
+ * event's "event0.type", "event0.size" and "event0.value" (printable) or
+ * "event0.hex", "event0.bytes_left_out" when longer than ORD_ARG_BYTES
+ * (pf_typed()); "args_left_out" when more than ORD_ARGS were logged.
  */
+static void pf_typed(struct pb *te, const struct ord_arg *e, unsigned k)
+{
+	char name[32], text[2 * ORD_ARG_BYTES + 1];
+	size_t n = e->len;
+	bool printable = true;
+
+	if (n && n == e->size && e->bytes[n - 1] == 0)
+		n--;	/* a C string */
+	for (size_t i = 0; i < n; i++)
+		printable &= e->bytes[i] >= 0x20 && e->bytes[i] < 0x7f;
+	snprintf(name, sizeof(name), "event%u.type", k);
+	pf_arg_uint(te, name, e->type);
+	snprintf(name, sizeof(name), "event%u.size", k);
+	pf_arg_uint(te, name, e->size);
+	if (printable) {
+		memcpy(text, e->bytes, n);
+		text[n] = '\0';
+		snprintf(name, sizeof(name), "event%u.value", k);
+	} else {
+		for (size_t i = 0; i < e->len; i++)
+			snprintf(text + 2 * i, 3, "%02x", e->bytes[i]);
+		text[2 * e->len] = '\0';
+		snprintf(name, sizeof(name), "event%u.hex", k);
+	}
+	pf_arg_str(te, name, text);
+	if (e->size > e->len) {
+		snprintf(name, sizeof(name), "event%u.bytes_left_out", k);
+		pf_arg_uint(te, name, e->size - e->len);
+	}
+}
+
 static void pf_args(struct pb *te, const struct ord_args *r)
 {
+	unsigned n_val = 0, n_ev = 0;
+
 	for (uint32_t k = 0; r && k < r->n && k < ORD_ARGS; k++) {
-		uint64_t v = r->v[k];
+		uint64_t v = r->a[k].v;
 		char name[16];
 		struct pb d;
 
-		snprintf(name, sizeof(name), "arg%u", k);
+		if (r->a[k].kind == ORD_ARG_TYPED) {
+			pf_typed(te, &r->a[k], n_ev++);
+			continue;
+		}
+		snprintf(name, sizeof(name), "arg%u", n_val++);
 		pb_init(&d);
 		pb_str(&d, 10, name);
 		if ((int64_t)v < 0 && (int64_t)v >= INT32_MIN)

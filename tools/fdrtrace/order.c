@@ -298,7 +298,7 @@ static struct ord_args *ord_late_take(struct ord_queue *q, uint64_t seq)
 }
 
 /* Append @value to *@pr (made on first use); false when out of memory. */
-static bool ord_args_add(struct ord_args **pr, uint64_t value)
+static bool ord_args_add(struct ord_args **pr, const struct ord_arg *value)
 {
 	struct ord_args *r = *pr;
 
@@ -309,14 +309,14 @@ static bool ord_args_add(struct ord_args **pr, uint64_t value)
 		*pr = r;
 	}
 	if (r->n < ORD_ARGS)
-		r->v[r->n] = value;
+		r->a[r->n] = *value;
 	if (r->n < UINT32_MAX)
 		r->n++;
 	return true;
 }
 
 void ord_arg(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
-	     uint64_t value)
+	     const struct ord_arg *value)
 {
 	struct ord_queue *q = ord_queue(o, t);
 	struct ord_item *it;

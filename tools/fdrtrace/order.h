@@ -73,19 +73,46 @@ enum ord_kind {
 
 /*
  * At most ORD_ARGS values logged inside one call are kept (fdrtrace_log_arg():
- * a function's arguments), in order; more are counted, and the writers
- * say how many were left out.
+ * a function's arguments; typed events), in order; more are counted, and
+ * the writers say how many were left out. Of a typed event's payload, the
+ * first ORD_ARG_BYTES bytes.
  */
 #define ORD_ARGS 8
+#define ORD_ARG_BYTES 32
+
+enum ord_arg_kind {
+	ORD_ARG_VALUE,	/* fdrtrace_log_arg() */
+	ORD_ARG_TYPED,	/* a typed event (fdrtrace_typed_event()) */
+};
 
 /**
- * struct ord_args - the values logged inside a call (an_ops.arg)
- * @n: how many were logged; the first ORD_ARGS are in @v
- * @v: the values
+ * struct ord_arg - one value logged inside a call
+ * @kind: enum ord_arg_kind
+ * @len: of a typed event, the bytes of its payload in @bytes
+ * @type: of a typed event, its type
+ * @size: of a typed event, its payload's size
+ * @v: fdrtrace_log_arg()'s value
+ * @bytes: a typed event's payload, its first @len bytes
+ */
+struct ord_arg {
+	uint8_t kind;
+	uint8_t len;
+	uint16_t type;
+	uint32_t size;
+	union {
+		uint64_t v;
+		uint8_t bytes[ORD_ARG_BYTES];
+	};
+};
+
+/**
+ * struct ord_args - the values logged inside a call (an_ops.arg, typed events)
+ * @n: how many were logged; the first ORD_ARGS are in @a
+ * @a: the values
  */
 struct ord_args {
 	uint32_t n;
-	uint64_t v[ORD_ARGS];
+	struct ord_arg a[ORD_ARGS];
 };
 
 /**
@@ -399,12 +426,13 @@ static inline void ord_close(struct ord *o, struct analysis *a, struct an_thread
 void ord_lose(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq);
 
 /**
- * ord_arg - a value logged inside a call opened by ord_open() (an_ops.arg)
+ * ord_arg - a value logged inside a call opened by ord_open() (an_ops.arg, a
+ *	typed event)
  * @o: the state
  * @a: the analysis
  * @t: its thread
  * @seq: what ord_open() returned
- * @value: the value
+ * @value: the value (copied)
  *
  * Kept with the item while it is queued (written with its slice: a
  * complete or begin event), else, when it was written as a begin event
@@ -412,7 +440,7 @@ void ord_lose(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t s
  * them. Out of memory: the value is left out (struct ord.oom).
  */
 void ord_arg(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
-	     uint64_t value);
+	     const struct ord_arg *value);
 
 /**
  * ord_instant - an event or a gap at @it->tsc

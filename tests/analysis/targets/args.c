@@ -4,6 +4,9 @@
  * through libfdrtrace:
  *   square(7); add3(1, 7, -5), which calls square(2^32);
  *   ten(0..9): ten values logged, more than convert keeps;
+ *   report(3): a value, then typed events: type 7 'ok"q\' (quote and
+ *   backslash to escape), type 9 bytes 01 02 ff, type 11 forty 'a's
+ *   (longer than convert keeps), type 12 "hi" with its NUL;
  *   walk(N): N calls of leaf(i), each logging i, under one open call:
  *   more calls than convert's reorder window, which then writes calls
  *   as begin events before their values came.
@@ -13,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <fdrtrace/fdrtrace.h>
 
@@ -50,6 +54,34 @@ __attribute__((noinline)) static void ten(void)
 		logged(k);
 }
 
+/*
+ * A typed event; a refusal fails the run as a refused value does. Not
+ * traced: the event is report()'s.
+ */
+__attribute__((no_instrument_function)) static void typed(uint16_t type, const void *data,
+							  size_t len)
+{
+	int rc = fdrtrace_typed_event(type, data, len);
+
+	if (rc && !refused) {
+		fprintf(stderr, "args: fdrtrace_typed_event: %d\n", rc);
+		refused = 1;
+	}
+}
+
+__attribute__((noinline)) static void report(uint64_t v)
+{
+	static const unsigned char bin[] = { 0x01, 0x02, 0xff };
+	char as[40];
+
+	logged(v);
+	typed(7, "ok\"q\\", 5);
+	typed(9, bin, sizeof(bin));
+	memset(as, 'a', sizeof(as));
+	typed(11, as, sizeof(as));
+	typed(12, "hi", 3);
+}
+
 __attribute__((noinline)) static void leaf(long i)
 {
 	logged((uint64_t)i);
@@ -70,6 +102,7 @@ int main(int argc, char **argv)
 	sink += square(7);
 	sink += (uint64_t)add3(1, 7, -5);
 	ten();
+	report(3);
 	walk(n);
 	return refused;
 }
