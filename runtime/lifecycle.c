@@ -1089,16 +1089,13 @@ static notrace void lc_install_signals(void)
  * the thread is ignored, recording is stopped or the process recorded
  * nothing yet (it has no trace file); the serial counts anyway.
  */
-static notrace void lc_fork_point(void)
+static notrace void lc_spawn_record(uint32_t tid, uint64_t tsc, uint32_t serial,
+				    uint32_t child_pid)
 {
 	struct fdr_thread *t = &fdr_self;
 	uint8_t p[64];
 	size_t n;
 
-	fdr_fork_point.tid = (uint32_t)syscall(SYS_gettid);
-	fdr_fork_point.serial = atomic_fetch_add_explicit(&lc_fork_serial, 1,
-							  memory_order_relaxed) + 1;
-	fdr_fork_point.tsc = fdr_clock_read(&(unsigned){ 0 });
 	/* and not in a process that recorded nothing yet: the record alone would make its file */
 	if (t->guard || t->ignored || !fdr_has_records() ||
 	    atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON)
@@ -1106,13 +1103,37 @@ static notrace void lc_fork_point(void)
 	t->guard = FDR_GUARD_BUSY;
 	atomic_signal_fence(memory_order_seq_cst);
 	if (!fdr_thread_ensure(t)) {
-		n = fdr_ext_spawn(p, sizeof(p), fdr_fork_point.tid, fdr_fork_point.tsc,
-				  fdr_fork_point.serial, 0);
+		n = fdr_ext_spawn(p, sizeof(p), tid, tsc, serial, child_pid);
 		if (n)
 			fdr_thread_emit_ext(t, p, n);
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
+}
+
+static notrace void lc_fork_point(void)
+{
+	fdr_fork_point.tid = (uint32_t)syscall(SYS_gettid);
+	fdr_fork_point.serial = atomic_fetch_add_explicit(&lc_fork_serial, 1,
+							  memory_order_relaxed) + 1;
+	fdr_fork_point.tsc = fdr_clock_read(&(unsigned){ 0 });
+	lc_spawn_record(fdr_fork_point.tid, fdr_fork_point.tsc, fdr_fork_point.serial, 0);
+}
+
+/*
+ * A child started without a fork (posix_spawn, spawn.c): its spawn record,
+ * with its pid, which the reader pairs with the child's trace (the child
+ * has no fork record: it ran only libc before its exec). The serial counts
+ * it among the process's forks, so that serials stay one per child.
+ * Written as lc_fork_point() writes (same conditions), on the calling
+ * thread, after the call: @tsc was read before it.
+ */
+notrace void fdr_spawn_note(uint32_t tid, uint64_t tsc, uint32_t child_pid)
+{
+	uint32_t serial = atomic_fetch_add_explicit(&lc_fork_serial, 1, memory_order_relaxed) + 1;
+
+	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
+		lc_spawn_record(tid, tsc, serial, child_pid);
 }
 
 static notrace void lc_prefork(void)

@@ -569,6 +569,12 @@ struct fdr_fork_point {
 	uint64_t tsc;		/* the trace clock in the prepare handler */
 };
 extern struct fdr_fork_point fdr_fork_point fdr_hidden;
+/*
+ * A child started without a fork by thread @tid (spawn.c: posix_spawn) at
+ * @tsc, its pid @child_pid: a spawn record in the thread's records
+ * (lifecycle.c; nothing when not recording).
+ */
+void fdr_spawn_note(uint32_t tid, uint64_t tsc, uint32_t child_pid) fdr_hidden;
 /* How the process ends (enum fdrtrace_end and its value), for the close record. */
 void fdr_set_end(uint8_t end, uint32_t value) fdr_hidden;
 /* verbosity=0: fdr_say() and fdr_say_raw() print nothing (say.c) */

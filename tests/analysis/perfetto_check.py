@@ -11,8 +11,17 @@
 # lost / unknown when written: begun early for the reorder window / after
 # recording stopped); flow
 # ids (a run's arrows) fixed64, each ending one that began. Prints "NAME COUNT" per slice name, sorted; with COUNTS (a file of
-# such lines) they must be equal.
+# such lines) they must be equal. With --args=FILE: each slice with debug
+# annotations other than "ended" (its begin's and its end's together: the
+# values logged inside a call), one line in begin order, "NAME k=v k=v"
+# (names sorted; int_value signed, uint_value unsigned, strings as such).
 import sys
+
+args_out = None
+for a in list(sys.argv[1:]):
+    if a.startswith("--args="):
+        args_out = open(a[len("--args="):], "w")
+        sys.argv.remove(a)
 
 def varint(b, i):
     v = s = 0
@@ -63,6 +72,7 @@ if not packets or any(f != 1 or w != 2 for f, w, _ in packets):
 names, cats, tracks = {}, {}, {}
 stacks, last_ts, count, instants = {}, {}, {}, {}
 flows_out, flows_in = [], []
+sliced = []
 seq = None
 for n, (_, _, raw) in enumerate(packets):
     p = fields(raw)
@@ -122,7 +132,11 @@ for n, (_, _, raw) in enumerate(packets):
     for f, _, v in ef:
         if f == 4:
             af = fields(v)
-            args[one(af, 10).decode()] = one(af, 6, b"").decode() or one(af, 3)
+            val = one(af, 6, b"").decode() or one(af, 3)
+            if one(af, 4) is not None:
+                val = one(af, 4)
+                val = val - (1 << 64) if val >= 1 << 63 else val
+            args[one(af, 10).decode()] = val
     st = stacks.setdefault(uuid, [])
     if typ in (1, 3):
         iid = one(ef, 10)
@@ -132,18 +146,20 @@ for n, (_, _, raw) in enumerate(packets):
             if c not in cats:
                 fail("packet %d: category iid %r not interned" % (n, c))
         if typ == 1:
-            st.append((names[iid], args.get("ended")))
+            sl = [names[iid], dict(args)]
+            st.append((names[iid], args.get("ended"), sl))
+            sliced.append(sl)
             count[names[iid]] = count.get(names[iid], 0) + 1
         else:
             instants[names[iid]] = instants.get(names[iid], 0) + 1
     elif typ == 2:
         if not st:
             fail("packet %d: slice end without a begin on track %d" % (n, uuid))
-        st.pop()
+        st.pop()[2][1].update(args)
     else:
         fail("packet %d: event type %r" % (n, typ))
 for uuid, st in stacks.items():
-    for name, ended in st:
+    for name, ended, _ in st:
         # "unknown when written": begun early (the reorder window), then lost
         if ended not in ("never", "unknown: records lost", "unknown when written",
                          "after recording stopped"):
@@ -164,3 +180,9 @@ if len(sys.argv) > 2:
     want = sorted(l.strip() for l in open(sys.argv[2]) if l.strip())
     if want != out:
         fail("counts differ:\n  want %s\n  got  %s" % (want, out))
+if args_out:
+    for name, args in sliced:
+        kv = ["%s=%s" % (k, args[k]) for k in sorted(args) if k != "ended"]
+        if kv:
+            print(name + " " + " ".join(kv), file=args_out)
+    args_out.close()

@@ -37,6 +37,8 @@ for sym in $exports; do
 	# runtime/exec.c: the trace is closed before an exec; lifecycle.c: before _exit;
 	# vfork.c: a vfork child records nothing as its parent; sigview.c: dispositions
 	execve|execv|execvp|execvpe|execl|execlp|execle|fexecve|execveat|_exit|_Exit|vfork) ;;
+	# spawn.c: posix_spawn's child is named by a spawn record
+	posix_spawn|posix_spawnp) ;;
 	sigaction|signal|bsd_signal|sysv_signal) ;;
 	# creds.c: the trace is named before the process changes its identity or root
 	setuid|setgid|seteuid|setegid|setreuid|setregid|setresuid|setresgid|setgroups|initgroups|chroot) ;;

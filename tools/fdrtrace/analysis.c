@@ -1435,6 +1435,11 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 			a->exec_tsc = x.u.exec.tsc;
 		}
 		break;
+	case FDRTRACE_EXT_SPAWN:
+		if (a->ops && a->ops->spawn)
+			a->ops->spawn(a, (int32_t)x.u.spawn.tid, x.u.spawn.tsc, x.u.spawn.serial,
+				      (int32_t)x.u.spawn.child_pid);
+		break;
 	case FDRTRACE_EXT_CLOSE:
 		a->st.have_close = true;
 		a->st.stopped = x.u.close.how == FDRTRACE_CLOSE_STOPPED;

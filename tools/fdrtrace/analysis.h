@@ -309,6 +309,9 @@ struct analysis;
  *	(on_full=wait; nothing was lost)
  * @arg: a value fdrtrace_log_arg() logged for the innermost call on @t
  *	(a CallArgument record after its Entry_Args), in order
+ * @spawn: a spawn record (FDRTRACE_EXT_SPAWN): thread @tid of the process
+ *	started a child at @tsc (a fork: @serial is the one the child's fork
+ *	record carries; posix_spawn: @child_pid, 0 when not known); once each
  */
 struct an_ops {
 	void (*enter)(struct analysis *a, struct an_thread *t, const struct an_frame *f);
@@ -323,6 +326,8 @@ struct an_ops {
 		    uint64_t records, unsigned reason);
 	void (*wait)(struct analysis *a, struct an_thread *t, uint64_t first_tsc, uint64_t last_tsc);
 	void (*arg)(struct analysis *a, struct an_thread *t, uint64_t value);
+	void (*spawn)(struct analysis *a, int32_t tid, uint64_t tsc, uint32_t serial,
+		      int32_t child_pid);
 };
 
 /* What was imperfect, for the summary line. */

@@ -23,6 +23,20 @@
 #include "input.h"
 #include "util.h"
 
+/*
+ * A child of the trace being read (of a run) whose own trace does not say
+ * where it was forked (no fork record's point): the parent's spawn record
+ * for it, if any, does (cvt_spawn()).
+ */
+struct cvt_kid {
+	int32_t pid;
+	uint32_t serial;	/* its fork record's (0: none) */
+	uint64_t start_tsc;
+	bool found;
+	int32_t tid;
+	uint64_t tsc;
+};
+
 /* An on_full=wait wait not yet queued (cvt_wait()). */
 struct cvt_wait {
 	uint64_t first, last;
@@ -41,6 +55,10 @@ struct cvt {
 	/* of a run: the trace's first call (where the arrow from its parent ends) */
 	struct an_thread *first_t;
 	uint64_t first_tsc;
+	/* of a run: the trace's children without a fork point, by pid */
+	struct cvt_kid *kids;
+	uint32_t n_kids;
+	uint32_t n_kid_serials;	/* of them, with a fork record's serial */
 };
 
 void cv_flush(struct cv *cv)
@@ -194,6 +212,9 @@ static void cvt_exit_plain(struct analysis *a, struct an_thread *t, const struct
 		cvt_wait_put(c, a, t, fr ? fr->level : 0, end);
 }
 
+static void cvt_typed_arg(struct cvt *c, struct analysis *a, struct an_thread *t,
+			  const struct fdrtrace_event *ev);
+
 static void cvt_event(struct analysis *a, struct an_thread *t, const struct fdrtrace_event *ev)
 {
 	struct cvt *c = a->ctx;
@@ -208,6 +229,8 @@ static void cvt_event(struct analysis *a, struct an_thread *t, const struct fdrt
 	it.size = ev->u.event.size;
 	it.type = ev->type == FDRTRACE_EV_TYPED_EVENT ? (int32_t)ev->u.event.event_type : -1;
 	ord_instant(&c->ord, a, t, &it);
+	if (it.type >= 0)
+		cvt_typed_arg(c, a, t, ev);
 	if (c->waits_pending)
 		cvt_wait_put(c, a, t, it.level, ev->tsc);
 }
@@ -226,6 +249,92 @@ static void cvt_native(struct analysis *a, struct an_thread *t, const struct fdr
 	cvt_wait_put(c, a, t, cvt_level(c, t), 0);
 	ord_finish(&c->ord, a, t, false);
 	c->fmt->native(&c->cv, a, t, x, tsc);
+}
+
+/*
+ * fdrtrace_log_arg()'s value for the innermost call of @t: it goes with the
+ * call's slice (order.c keeps it with the queued item), when the call is
+ * written.
+ */
+static void cvt_arg(struct analysis *a, struct an_thread *t, uint64_t value)
+{
+	struct cvt *c = a->ctx;
+	struct sel_frame *fr = sel_frame(&c->sel, t, t->depth);
+	struct ord_arg v = { .kind = ORD_ARG_VALUE, .v = value };
+
+	if (fr && fr->user)
+		ord_arg(&c->ord, a, t, fr->user, &v);
+}
+
+/*
+ * A typed event inside a call: its type and payload (the first
+ * ORD_ARG_BYTES bytes) go with the innermost written call's slice too.
+ */
+static void cvt_typed_arg(struct cvt *c, struct analysis *a, struct an_thread *t,
+			  const struct fdrtrace_event *ev)
+{
+	struct ord_arg v = { .kind = ORD_ARG_TYPED, .type = ev->u.event.event_type };
+	uint32_t d;
+
+	for (d = t->depth; d > 0; d--) {
+		struct sel_frame *fr = sel_frame(&c->sel, t, d);
+
+		if (!fr || !fr->user)
+			continue;
+		v.size = ev->u.event.size;
+		v.len = (uint8_t)(v.size < ORD_ARG_BYTES ? v.size : ORD_ARG_BYTES);
+		if (v.len)
+			memcpy(v.bytes, ev->u.event.data, v.len);
+		ord_arg(&c->ord, a, t, fr->user, &v);
+		return;
+	}
+}
+
+/* The first of the kids (sorted by pid, cvt_kids()) of @pid: @c->n_kids when none. */
+static uint32_t cvt_kid_first(const struct cvt *c, int32_t pid)
+{
+	uint32_t lo = 0, hi = c->n_kids;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->kids[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * A spawn record: the point where the process started a child. It is the
+ * arrow's start for the child it names (posix_spawn: @child_pid; a fork:
+ * the @serial of the child's fork record), when that child's trace has no
+ * fork point of its own. A pid may have been reused: of the spawns of one
+ * pid, the latest before the child's start.
+ */
+static void cvt_spawn(struct analysis *a, int32_t tid, uint64_t tsc, uint32_t serial,
+		      int32_t child_pid)
+{
+	struct cvt *c = a->ctx;
+	/* by pid: its kids only; by serial: any (a fork child's, rare: its record had no time) */
+	uint32_t i = child_pid ? cvt_kid_first(c, child_pid) : c->n_kid_serials ? 0 : c->n_kids;
+
+	for (; i < c->n_kids; i++) {
+		struct cvt_kid *k = &c->kids[i];
+
+		if (child_pid && k->pid != child_pid)
+			break;
+		if (!child_pid && (!serial || k->serial != serial))
+			continue;
+		if (k->start_tsc && tsc > k->start_tsc)
+			continue;	/* after it started: another child of that pid */
+		if (k->found && tsc < k->tsc)
+			continue;
+		k->found = true;
+		k->tid = tid;
+		k->tsc = tsc;
+	}
 }
 
 /* A call whose exit was lost with a damaged buffer: its end is unknown. */
@@ -305,6 +414,8 @@ static const struct an_ops cvt_ops = {
 	.native = cvt_native,
 	.gap = cvt_gap,
 	.wait = cvt_wait,
+	.arg = cvt_arg,
+	.spawn = cvt_spawn,
 };
 
 static int cvt_option(struct cli *cl, int c, const char *arg)
@@ -355,8 +466,9 @@ static const struct cli_cmd convert_cli = {
 	"A run (a directory of traces, one per process, or several FILEs; chrome and\n"
 	"perfetto): one output, a process track per process named by its command\n"
 	"line with its threads under it, an arrow (flow) from where a parent forked\n"
-	"(or an image exec'd) to the child's first call, and one time axis: the\n"
-	"run's clock from its earliest start, at the earliest process's frequency.\n"
+	"or spawned a child (or an image exec'd) to the child's first call, and one\n"
+	"time axis: the run's clock from its earliest start, at the earliest\n"
+	"process's frequency.\n"
 	"The traces are read one after another: memory stays that of one.\n",
 	.options =
 	"  -f, --format FMT      chrome (the default), perfetto or xray\n",
@@ -392,12 +504,65 @@ static int cvt_flow_cmp(const void *x, const void *y)
 	return p->tsc < q->tsc ? -1 : p->tsc > q->tsc;
 }
 
+/* The arrow's name: how the child came to be. */
+static const char *cvt_flow_name(const struct ri_trace *ch)
+{
+	if (ch->origin == RI_EXEC)
+		return "exec";
+	return ch->fork_rec ? "fork" : "spawn";
+}
+
+/* The spawn record found for child @pid (cvt_spawn()), or NULL. */
+static const struct cvt_kid *cvt_kid_of(const struct cvt *c, int32_t pid, uint64_t start_tsc)
+{
+	for (uint32_t i = cvt_kid_first(c, pid); i < c->n_kids && c->kids[i].pid == pid; i++)
+		if (c->kids[i].start_tsc == start_tsc && c->kids[i].found)
+			return &c->kids[i];
+	return NULL;
+}
+
+static int cvt_kid_cmp(const void *x, const void *y)
+{
+	const struct cvt_kid *p = x, *q = y;
+
+	return p->pid < q->pid ? -1 : p->pid > q->pid;
+}
+
+/*
+ * Before trace @k of the run is read: its children whose traces have no
+ * fork point, for cvt_spawn(). Out of memory: none (their arrows then
+ * begin at their start).
+ */
+static void cvt_kids(struct cvt *c, const struct run_input *ri, uint32_t k)
+{
+	uint32_t n = 0;
+
+	for (int32_t x = ri->t[k].first_child; x >= 0; x = ri->t[x].next_sibling)
+		n += ri->t[x].origin == RI_FORK && !ri->t[x].fork_point && ri->t[x].selected;
+	c->n_kids = c->n_kid_serials = 0;
+	c->kids = n ? calloc(n, sizeof(*c->kids)) : NULL;
+	if (!c->kids)
+		return;
+	for (int32_t x = ri->t[k].first_child; x >= 0; x = ri->t[x].next_sibling) {
+		const struct ri_trace *ch = &ri->t[x];
+
+		if (ch->origin != RI_FORK || ch->fork_point || !ch->selected)
+			continue;
+		c->kids[c->n_kids++] = (struct cvt_kid){
+			.pid = ch->pid, .serial = ch->fork_serial, .start_tsc = ch->start_tsc,
+		};
+		c->n_kid_serials += ch->fork_serial != 0;
+	}
+	qsort(c->kids, c->n_kids, sizeof(*c->kids), cvt_kid_cmp);
+}
+
 /*
  * After trace @k of the run was read into @a: the arrow from its parent
  * ends at its first call (else at its main thread's start), and the arrows
- * to its children begin where it forked them (the fork record's point, the
- * exec record's; else at the child's start, on the main thread), in time
- * order. Arrow ids: the child's place in the run, from 1.
+ * to its children begin where it started them (the fork record's point,
+ * the parent's spawn record for the child, the exec record's; else at the
+ * child's start, on the main thread), in time order. Arrow ids: the
+ * child's place in the run, from 1.
  */
 static void cvt_flows(struct cvt *c, struct analysis *a, const struct run_input *ri, uint32_t k)
 {
@@ -409,7 +574,7 @@ static void cvt_flows(struct cvt *c, struct analysis *a, const struct run_input 
 		memset(&fl, 0, sizeof(fl));
 		fl.id = k + 1;
 		fl.end = true;
-		fl.name = t->origin == RI_EXEC ? "exec" : "fork";
+		fl.name = cvt_flow_name(t);
 		fl.pid = a->pid ? a->pid : t->pid;
 		fl.t = c->first_t;
 		fl.tsc = c->first_tsc;
@@ -421,6 +586,7 @@ static void cvt_flows(struct cvt *c, struct analysis *a, const struct run_input 
 	}
 	for (int32_t x = t->first_child; x >= 0; x = ri->t[x].next_sibling) {
 		const struct ri_trace *ch = &ri->t[x];
+		const struct cvt_kid *kid;
 		struct cv_flow *v;
 
 		j = (uint32_t)x;
@@ -432,11 +598,14 @@ static void cvt_flows(struct cvt *c, struct analysis *a, const struct run_input 
 		out = v;
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].id = j + 1;
-		out[n].name = ch->origin == RI_EXEC ? "exec" : "fork";
+		out[n].name = cvt_flow_name(ch);
 		out[n].pid = a->pid ? a->pid : t->pid;
 		if (ch->origin == RI_FORK && ch->fork_point) {
 			out[n].t = cvt_thread(a, ch->parent_tid);
 			out[n].tsc = ch->fork_tsc;
+		} else if (ch->origin == RI_FORK && (kid = cvt_kid_of(c, ch->pid, ch->start_tsc))) {
+			out[n].t = cvt_thread(a, kid->tid);
+			out[n].tsc = kid->tsc;
 		} else if (ch->origin == RI_EXEC && a->exec_point) {
 			out[n].t = cvt_thread(a, a->exec_tid);
 			out[n].tsc = a->exec_tsc;
@@ -483,6 +652,7 @@ static int cvt_trace(struct cvt *c, const struct cli *cl, const struct run_input
 	c->first_t = NULL;
 	c->first_tsc = 0;
 	if (ri->run) {
+		cvt_kids(c, ri, k);
 		/* one name for a process, whatever image: its pid's track is one */
 		name = ri_process_name(ri, k);
 		c->cv.proc_name = name ? name : ri_name(t);
@@ -514,6 +684,9 @@ static int cvt_trace(struct cvt *c, const struct cli *cl, const struct run_input
 	free(c->waits);
 	c->waits = NULL;
 	c->n_waits = c->waits_pending = 0;
+	free(c->kids);
+	c->kids = NULL;
+	c->n_kids = c->n_kid_serials = 0;
 	sel_fini(&c->sel);
 	an_fini(&a);
 	c->cv.proc_name = NULL;

@@ -8,7 +8,10 @@
  * its shown calls' durations (recursive calls count each level, as in
  * account), its self the sum of their durations minus their shown callees',
  * its median from a histogram of their durations (histogram.h: at most
- * 0.79% off). Functions are matched by their printed name (so two builds
+ * 0.79% off). A call timed across a loss (records lost inside it: entry
+ * and exit recorded) counts, with its duration, but its self time is not
+ * known: self is that of the other calls, marked '*' as account marks it
+ * ('-' when no call's is known), and so is its change. Functions are matched by their printed name (so two builds
  * of one program match, whatever their function ids and addresses); ids
  * with the same name in one trace are one row. A function in only one
  * trace is listed too, with nothing computed for the other side. Rows are
@@ -39,6 +42,7 @@ struct df_fn {
 	char *name;
 	struct an_tally tally;		/* its shown timed calls (ticks; no @spanning, @unwound) */
 	uint64_t open;			/* calls that never ended, or whose end was lost */
+	uint64_t self_unknown;		/* of tally.calls, timed across a loss: self not in tally.self */
 	double v[DF_NCOL];		/* count, then seconds */
 };
 
@@ -158,6 +162,7 @@ static void df_exit(struct analysis *a, struct an_thread *t, const struct an_fra
 	if (!d)
 		return;
 	/* a call with records lost inside it: its self time is not known */
+	d->self_unknown += f->holed;
 	if (an_tally_add(&d->tally, dur,
 			 f->holed ? 0 : dur > fr->shown_children ? dur - fr->shown_children : 0,
 			 true))
@@ -291,12 +296,22 @@ static void df_csv_str(const char *s)
 }
 
 /*
- * A value, or nothing (CSV) / "-" (text) when the function is absent, and
- * for a median without completed calls.
+ * A value, or nothing (CSV) / "-" (text) when the function is absent, for
+ * a median without completed calls, and for a self time when no call's is
+ * known (every call timed across a loss).
  */
 static bool df_known(const struct df_fn *f, enum df_col c)
 {
+	if (c == DF_SELF)
+		return f && (!f->self_unknown || f->self_unknown < f->tally.calls);
 	return f && (c != DF_MEDIAN || f->tally.calls);
+}
+
+/* Text: self's '*' (some calls' self times unknown) after a value of column @c. */
+static void df_mark(enum df_col c, bool marked, bool csv)
+{
+	if (c == DF_SELF && !csv)
+		putchar(marked ? '*' : ' ');
 }
 
 static void df_print_val(const struct df_fn *f, enum df_col c, bool csv)
@@ -307,6 +322,7 @@ static void df_print_val(const struct df_fn *f, enum df_col c, bool csv)
 		printf(csv ? ",%.0f" : " %11.0f", f->v[c]);
 	else
 		printf(csv ? ",%.9e" : " %11.9f", f->v[c]);
+	df_mark(c, f && f->self_unknown, csv);
 }
 
 /* NEW - OLD (an absent side counts 0), and its ratio to OLD when OLD has one. */
@@ -314,13 +330,19 @@ static void df_print_change(const struct df_row *r, enum df_col c, bool csv)
 {
 	double o = df_val(r->old, c), n = df_val(r->new, c), d = n - o;
 
-	if ((r->old && !df_known(r->old, c)) || (r->new && !df_known(r->new, c)))
-		fputs(csv ? ",," : "            -        -", stdout);	/* a median is missing */
-	else {
+	bool marked = (r->old && r->old->self_unknown) || (r->new && r->new->self_unknown);
+
+	if ((r->old && !df_known(r->old, c)) || (r->new && !df_known(r->new, c))) {
+		/* a median is missing, or no self time is known */
+		fputs(csv ? "," : "            -", stdout);
+		df_mark(c, marked, csv);
+		fputs(csv ? "," : "        -", stdout);
+	} else {
 		if (c == DF_COUNT)
 			printf(csv ? ",%.0f" : " %+11.0f", d);
 		else
 			printf(csv ? ",%.9e" : " %+12.9f", d);
+		df_mark(c, marked, csv);
 		if (!r->old)
 			fputs(csv ? "," : "      new", stdout);
 		else if (!r->new)
@@ -386,8 +408,11 @@ static const struct cli_cmd diff_cli = {
 	.epilog =
 	"CSV columns: function,status (both, old, new), then for count, total, self\n"
 	"and median: old,new,change,percent (empty where the function is absent, or\n"
-	"the old value is 0, or a median has no completed call), then open_old,\n"
-	"open_new: calls that never ended or lost their end (counted, not timed).\n",
+	"the old value is 0, or a median has no completed call, or no call's self\n"
+	"time is known), then open_old,open_new: calls that never ended or lost\n"
+	"their end (counted, not timed), then self_unknown_old,self_unknown_new:\n"
+	"calls timed across a loss (records lost inside; in count and total), whose\n"
+	"self times are unknown: self is that of the other calls ('*' in the text).\n",
 	.optstring = "s:f:p:",
 	.longopts = df_longopts,
 	.groups = CLI_QUIET | CLI_SELECT,
@@ -409,6 +434,7 @@ int cmd_diff(int argc, char **argv)
 	struct df_run old = { 0 }, new = { 0 };
 	struct df_row *rows = NULL;
 	uint32_t i = 0, j = 0, n = 0, k;
+	uint64_t unk_old = 0, unk_new = 0;
 	struct cli cl;
 	int status = EXIT_OK, c;
 
@@ -440,12 +466,16 @@ int cmd_diff(int argc, char **argv)
 		r->key = fabs(df_val(r->new, o.sort) - df_val(r->old, o.sort));
 	}
 	qsort(rows, n, sizeof(*rows), df_cmp);
+	for (k = 0; k < old.n; k++)
+		unk_old += old.fns[k].self_unknown;
+	for (k = 0; k < new.n; k++)
+		unk_new += new.fns[k].self_unknown;
 	if (o.csv) {
 		fputs("function,status", stdout);
 		for (c = 0; c < DF_NCOL; c++)
 			printf(",%s_old,%s_new,%s_change,%s_percent", df_col_names[c],
 			       df_col_names[c], df_col_names[c], df_col_names[c]);
-		puts(",open_old,open_new");
+		puts(",open_old,open_new,self_unknown_old,self_unknown_new");
 	} else {
 		uint32_t both = 0, only_old = 0, only_new = 0;
 
@@ -463,7 +493,8 @@ int cmd_diff(int argc, char **argv)
 		printf("# OLD %s\n# NEW %s\n", cl.files[0], cl.files[1]);
 		printf("%11s %11s %11s %8s", "count", "(new)", "(change)", "(%)");
 		for (c = DF_TOTAL; c < DF_NCOL; c++)
-			printf(" %11s %11s %12s %8s", df_col_names[c], "(new)", "(change)", "(%)");
+			printf(c == DF_SELF ? " %11s  %11s  %12s  %8s" : " %11s %11s %12s %8s",
+			       df_col_names[c], "(new)", "(change)", "(%)");
 		puts("  function");
 	}
 	if (o.top >= 0 && (uint64_t)o.top < n)
@@ -481,8 +512,9 @@ int cmd_diff(int argc, char **argv)
 			df_print_change(r, (enum df_col)c, o.csv);
 		}
 		if (o.csv) {
-			printf(",%" PRIu64 ",%" PRIu64 "\n", r->old ? r->old->open : 0,
-			       r->new ? r->new->open : 0);
+			printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			       r->old ? r->old->open : 0, r->new ? r->new->open : 0,
+			       r->old ? r->old->self_unknown : 0, r->new ? r->new->self_unknown : 0);
 			continue;
 		}
 		printf("  %s", r->name);
@@ -492,6 +524,12 @@ int cmd_diff(int argc, char **argv)
 			       r->new ? r->new->open : 0);
 		putchar('\n');
 	}
+	if (!o.csv && (unk_old || unk_new))
+		printf("(*: of count, %" PRIu64 " call%s in OLD and %" PRIu64 " in NEW timed across "
+		       "a loss (entry and exit recorded, records lost inside): exact durations, "
+		       "unknown self times; self is that of the other calls, '-' when there are "
+		       "none, and its change is between those)\n",
+		       unk_old, unk_old == 1 ? "" : "s", unk_new);
 out:
 	free(rows);
 	df_free(&old);

@@ -56,11 +56,12 @@ struct cv {
 
 /**
  * struct cv_flow - one end of an arrow between processes of a run: from
- * the point where a parent forked (or an image exec'd) to the child's
- * first event
+ * the point where a parent forked or spawned a child (or an image exec'd)
+ * to the child's first event
  * @id: the arrow's id (the same at both ends)
  * @end: the child's end (false: the parent's)
- * @name: "fork" or "exec"
+ * @name: "fork", "spawn" (a child without a fork record: posix_spawn, or
+ *	a fork child that exec'd before it ran traced code) or "exec"
  * @t: the thread of @a it is on; NULL: the process @pid's own track
  * @pid: the process
  * @tsc: where

@@ -10,7 +10,10 @@
  * frames in args); a begin with "args":{"ended":"never"} for a call that
  * never ended ("after recording stopped" when a write error stopped
  * recording), with "args":{"ended":"unknown: records lost"} for one whose
- * exit was lost in a damaged buffer; an instant event ("ph":"i") per application event; process
+ * exit was lost in a damaged buffer; the values logged inside a call
+ * (fdrtrace_log_arg(): "arg0", "arg1", ...; typed events: "event0", ...)
+ * in its event's args; an
+ * instant event ("ph":"i") per application event; process
  * and thread names (metadata events) at the end, once all are known.
  * Timestamps are microseconds with three decimals (nanosecond precision) of
  * the trace's TSC, so every thread shares one time base.
@@ -259,8 +262,88 @@ static inline char *ch_where(char *p, struct ch_state *st, const struct analysis
 	return p + st->len;
 }
 
+/* Room ch_args() may need beyond the line's own (a typed event: 6 * 32 + 80). */
+#define CH_ARGS_ROOM (ORD_ARGS * 280 + 64)
+
+/*
+ * A typed event's payload as replay shows it: a string when printable (a
+ * final NUL of a whole payload left out), else hex; how many bytes were
+ * left out when it is longer than ORD_ARG_BYTES.
+ */
+static char *ch_typed(char *p, const struct ord_arg *e)
+{
+	char text[ORD_ARG_BYTES + 1];
+	size_t n = e->len;
+	bool printable = true;
+
+	if (n && n == e->size && e->bytes[n - 1] == 0)
+		n--;
+	for (size_t i = 0; i < n; i++)
+		printable &= e->bytes[i] >= 0x20 && e->bytes[i] < 0x7f;
+	p += sprintf(p, "{\"type\":%u,\"size\":%" PRIu32 ",", e->type, e->size);
+	if (printable) {
+		memcpy(text, e->bytes, n);
+		text[n] = '\0';
+		p = fmt_lit(p, "\"value\":");
+		p = ch_json(p, text);
+	} else {
+		p = fmt_lit(p, "\"hex\":\"");
+		for (size_t i = 0; i < e->len; i++)
+			p += sprintf(p, "%02x", e->bytes[i]);
+		*p++ = '"';
+	}
+	if (e->size > e->len)
+		p += sprintf(p, ",\"bytes_left_out\":%" PRIu32, e->size - e->len);
+	*p++ = '}';
+	return p;
+}
+
+/*
+ * The "args" of a slice, ',"args":{...}': the values logged inside the
+ * call, fdrtrace_log_arg()'s by position, "arg0":7, and typed events',
+ * "event0":{"type":7,"size":6,"value":"typed!"} ("args_left_out":N when
+ * more than ORD_ARGS were logged), then "ended":@ended; nothing when
+ * there are neither. A value is a JSON number when a viewer reads it
+ * exactly (a small negative number as one, else below 2^53), else a
+ * string of its hex.
+ */
+static char *ch_args(char *p, const struct ord_args *r, const char *ended)
+{
+	const char *sep = "";
+	unsigned n_val = 0, n_ev = 0;
+
+	if (!r && !ended)
+		return p;
+	p = fmt_lit(p, ",\"args\":{");
+	for (uint32_t k = 0; r && k < r->n && k < ORD_ARGS; k++) {
+		const struct ord_arg *e = &r->a[k];
+		uint64_t v = e->v;
+
+		if (e->kind == ORD_ARG_TYPED) {
+			p += sprintf(p, "%s\"event%u\":", sep, n_ev++);
+			p = ch_typed(p, e);
+			sep = ",";
+			continue;
+		}
+		p += sprintf(p, "%s\"arg%u\":", sep, n_val++);
+		if ((int64_t)v < 0 && (int64_t)v >= INT32_MIN)
+			p = fmt_i64(p, (int64_t)v);
+		else if (v < (1ull << 53))
+			p = fmt_u64(p, v);
+		else
+			p += sprintf(p, "\"0x%" PRIx64 "\"", v);
+		sep = ",";
+	}
+	if (r && r->n > ORD_ARGS)
+		p += sprintf(p, "%s\"args_left_out\":%" PRIu32, sep, r->n - ORD_ARGS), sep = ",";
+	if (ended)
+		p += sprintf(p, "%s\"ended\":\"%s\"", sep, ended);
+	*p++ = '}';
+	return p;
+}
+
 static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
-		    const struct ord_item *it, char ph, const char *args)
+		    const struct ord_item *it, char ph, const char *ended)
 {
 	const struct ch_name *name = ch_name(a, it->fn);
 	const char *text = name ? name->text : "\"?\"";
@@ -268,7 +351,7 @@ static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
 	uint64_t start_ns = cv_ns(cv, a, it->tsc);
 	char *start, *p;
 
-	p = ch_begin_line(cv, name_len);
+	p = ch_begin_line(cv, name_len + CH_ARGS_ROOM);
 	start = cv->out + cv->len;
 	p = fmt_lit(p, "\"name\":");
 	if (name) {
@@ -294,8 +377,7 @@ static void ch_call(struct cv *cv, struct analysis *a, struct an_thread *t,
 		p = ch_us3(p, cv_ns(cv, a, it->tsc + it->dur) - start_ns);
 	}
 	p = ch_where(p, cv->fmt_state, a, t);
-	if (args)
-		p = ch_str(p, args);
+	p = ch_args(p, it->args, ended);
 	ch_end_line(cv, start, p);
 }
 
@@ -313,9 +395,8 @@ ch_complete(void *w, struct analysis *a, struct an_thread *t, const struct ord_i
 	size_t n, first;
 	char *p;
 
-	if (__builtin_expect(it->unwound || !name, 0)) {
-		ch_call(w, a, t, it, 'X',
-			it->unwound ? ",\"args\":{\"ended\":\"by an outer exit\"}" : NULL);
+	if (__builtin_expect(it->unwound || !name || it->args, 0)) {
+		ch_call(w, a, t, it, 'X', it->unwound ? "by an outer exit" : NULL);
 		return;
 	}
 	start_ns = cv_ns(cv, a, it->tsc);
@@ -342,34 +423,34 @@ ch_complete(void *w, struct analysis *a, struct an_thread *t, const struct ord_i
 
 static void ch_open(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it)
 {
-	const char *args = NULL;
+	const char *ended = NULL;
 
 	if (it->lost)
-		args = ",\"args\":{\"ended\":\"unknown: records lost\"}";
+		ended = "unknown: records lost";
 	else if (it->never && a->st.stopped)
 		/* the program went on after a write error stopped recording */
-		args = ",\"args\":{\"ended\":\"after recording stopped\"}";
+		ended = "after recording stopped";
 	else if (it->never)
-		args = ",\"args\":{\"ended\":\"never\"}";
+		ended = "never";
 	else if (!it->closed)
 		/* written early (the window, a native stack): its end event follows, or a gap */
-		args = ",\"args\":{\"ended\":\"unknown when written\"}";
-	ch_call(w, a, t, it, 'B', args);
+		ended = "unknown when written";
+	ch_call(w, a, t, it, 'B', ended);
 }
 
+/* An end event; @args: values logged after its begin was written (viewers merge them). */
 static void ch_close(void *w, struct analysis *a, struct an_thread *t, bool unwound,
-		     uint64_t end_tsc)
+		     uint64_t end_tsc, const struct ord_args *args)
 {
 	struct cv *cv = w;
 	char *start, *p;
 
-	p = ch_begin_line(cv, 0);
+	p = ch_begin_line(cv, CH_ARGS_ROOM);
 	start = cv->out + cv->len;
 	p = ch_str(p, "\"ph\":\"E\",\"ts\":");
 	p = ch_us3(p, cv_ns(cv, a, end_tsc));
 	p = ch_where(p, cv->fmt_state, a, t);
-	if (unwound)
-		p = ch_str(p, ",\"args\":{\"ended\":\"by an outer exit\"}");
+	p = ch_args(p, args, unwound ? "by an outer exit" : NULL);
 	ch_end_line(cv, start, p);
 }
 

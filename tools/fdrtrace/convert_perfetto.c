@@ -20,6 +20,9 @@
  *   - a call is a TYPE_SLICE_BEGIN and a TYPE_SLICE_END on its thread's
  *     track, in time order (order.c with @split); its name is interned
  *     (InternedData.event_names) in the packet of its first use;
+ *   - the values logged inside a call (fdrtrace_log_arg(), typed events)
+ *     are debug annotations "arg0", "event0.type", ... of its begin (or
+ *     end, when they came after the begin was written);
  *   - application events, gaps and native stacks are TYPE_INSTANT events
  *     with debug annotations (payload size, type; lost records; signal,
  *     frames).
@@ -71,10 +74,11 @@ enum { PF_CAT_FUNCTION = 1, PF_CAT_EVENT, PF_CAT_GAP, PF_CAT_NATIVE, PF_CAT_FDRT
 static const char *const pf_cats[] = { NULL, "function", "event", "gap", "native_stack",
 				       "fdrtrace", "process" };
 enum { PF_NAME_CUSTOM = 1, PF_NAME_TYPED, PF_NAME_LOST, PF_NAME_CRASH, PF_NAME_STARTED,
-       PF_NAME_KILLED, PF_NAME_WAIT, PF_NAME_FORK, PF_NAME_EXEC, PF_NAME_FIRST_FN };
+       PF_NAME_KILLED, PF_NAME_WAIT, PF_NAME_FORK, PF_NAME_EXEC, PF_NAME_SPAWN,
+       PF_NAME_FIRST_FN };
 static const char *const pf_names[] = { NULL, "custom event", "typed event", "records lost",
 					"crash", "recording started", "killed by a signal",
-					"fdrtrace: waited for a buffer", "fork", "exec" };
+					"fdrtrace: waited for a buffer", "fork", "exec", "spawn" };
 
 /*
  * A thread's state: described yet, and the bytes of its slice packets after
@@ -392,6 +396,71 @@ static void pf_arg_str(struct pb *te, const char *name, const char *v)
 }
 
 /*
+ * The values logged inside a call (struct ord_args) as debug annotations:
+ * fdrtrace_log_arg()'s "arg0", "arg1", ...: int_value for a negative
+ * 32-bit number, else uint_value (exact: no viewer's rounding); a typed
+ * event's "event0.type", "event0.size" and "event0.value" (printable) or
+ * "event0.hex", "event0.bytes_left_out" when longer than ORD_ARG_BYTES
+ * (pf_typed()); "args_left_out" when more than ORD_ARGS were logged.
+ */
+static void pf_typed(struct pb *te, const struct ord_arg *e, unsigned k)
+{
+	char name[32], text[2 * ORD_ARG_BYTES + 1];
+	size_t n = e->len;
+	bool printable = true;
+
+	if (n && n == e->size && e->bytes[n - 1] == 0)
+		n--;	/* a C string */
+	for (size_t i = 0; i < n; i++)
+		printable &= e->bytes[i] >= 0x20 && e->bytes[i] < 0x7f;
+	snprintf(name, sizeof(name), "event%u.type", k);
+	pf_arg_uint(te, name, e->type);
+	snprintf(name, sizeof(name), "event%u.size", k);
+	pf_arg_uint(te, name, e->size);
+	if (printable) {
+		memcpy(text, e->bytes, n);
+		text[n] = '\0';
+		snprintf(name, sizeof(name), "event%u.value", k);
+	} else {
+		for (size_t i = 0; i < e->len; i++)
+			snprintf(text + 2 * i, 3, "%02x", e->bytes[i]);
+		text[2 * e->len] = '\0';
+		snprintf(name, sizeof(name), "event%u.hex", k);
+	}
+	pf_arg_str(te, name, text);
+	if (e->size > e->len) {
+		snprintf(name, sizeof(name), "event%u.bytes_left_out", k);
+		pf_arg_uint(te, name, e->size - e->len);
+	}
+}
+
+static void pf_args(struct pb *te, const struct ord_args *r)
+{
+	unsigned n_val = 0, n_ev = 0;
+
+	for (uint32_t k = 0; r && k < r->n && k < ORD_ARGS; k++) {
+		uint64_t v = r->a[k].v;
+		char name[16];
+		struct pb d;
+
+		if (r->a[k].kind == ORD_ARG_TYPED) {
+			pf_typed(te, &r->a[k], n_ev++);
+			continue;
+		}
+		snprintf(name, sizeof(name), "arg%u", n_val++);
+		pb_init(&d);
+		pb_str(&d, 10, name);
+		if ((int64_t)v < 0 && (int64_t)v >= INT32_MIN)
+			pb_int(&d, 4, (int64_t)v);
+		else
+			pb_uint(&d, 3, v);
+		pb_msg(te, 4, &d);
+	}
+	if (r && r->n > ORD_ARGS)
+		pf_arg_uint(te, "args_left_out", r->n - ORD_ARGS);
+}
+
+/*
  * One event packet: @te is the TrackEvent; @interned, when not NULL, the
  * InternedData that goes with it (a name's first use).
  */
@@ -530,7 +599,7 @@ static __attribute__((noinline)) void pf_begin_slow(struct cv *cv, struct analys
 
 	if (!nm)
 		nm = pf_name_slow(cv, a, it->fn, &interned, &fresh);
-	if (!fresh && !it->lost && it->closed && nm) {
+	if (!fresh && !it->lost && it->closed && nm && !it->args) {
 		if (!th) {
 			pf_thread_ready(&spare, t);
 			th = &spare;
@@ -548,6 +617,7 @@ static __attribute__((noinline)) void pf_begin_slow(struct cv *cv, struct analys
 		pf_arg_str(&te, "ended", a->st.stopped ? "after recording stopped" : "never");
 	else if (!it->closed)
 		pf_arg_str(&te, "ended", "unknown when written");
+	pf_args(&te, it->args);
 	pf_event(cv, a, it->tsc, &te, fresh ? &interned : NULL);
 }
 
@@ -560,7 +630,7 @@ pf_begin(void *w, struct analysis *a, struct an_thread *t, const struct ord_item
 	const struct pf_name *nm = it->fn->uptr;
 	uint64_t ns;
 
-	if (__builtin_expect(pf->last_t != t || !nm || it->lost || !it->closed ||
+	if (__builtin_expect(pf->last_t != t || !nm || it->lost || !it->closed || it->args ||
 			     cv->len > CV_OUT_SIZE - PF_SLICE_ROOM ||
 			     !pf_ns_fast(cv, a, it->tsc, &ns), 0)) {
 		pf_begin_slow(cv, a, t, it);
@@ -569,17 +639,21 @@ pf_begin(void *w, struct analysis *a, struct an_thread *t, const struct ord_item
 	pf_slice_put(cv, pf, (uint8_t *)cv->out + cv->len, ns, pf->last, nm);
 }
 
-/* pf_end() of a call ended by an outer exit, of another thread than the last, ... */
+/*
+ * pf_end() of a call ended by an outer exit, of another thread than the
+ * last, with values logged after its begin was written (@args: trace
+ * processor adds an end's annotations to the slice), ...
+ */
 static __attribute__((noinline)) void pf_end_slow(struct cv *cv, struct analysis *a,
 						  struct an_thread *t, bool unwound,
-						  uint64_t end_tsc)
+						  uint64_t end_tsc, const struct ord_args *args)
 {
 	struct pf *pf = cv->fmt_state;
 	const struct pf_thread *th;
 	struct pf_thread spare;
-	struct pb te;
+	static struct pb te;
 
-	if (!unwound) {
+	if (!unwound && !args) {
 		th = pf->last_t == t ? pf->last : pf_thread(pf, t);
 		if (!th) {
 			pf_thread_ready(&spare, t);
@@ -591,22 +665,24 @@ static __attribute__((noinline)) void pf_end_slow(struct cv *cv, struct analysis
 	pb_init(&te);
 	pb_uint(&te, 9, PF_END);
 	pb_uint(&te, 11, pf_thread_uuid(t));
-	pf_arg_str(&te, "ended", "by an outer exit");
+	if (unwound)
+		pf_arg_str(&te, "ended", "by an outer exit");
+	pf_args(&te, args);
 	pf_event(cv, a, end_tsc, &te, NULL);
 }
 
 static inline __attribute__((always_inline)) void
 pf_end(void *w, struct analysis *a, struct an_thread *t, bool unwound,
-       uint64_t end_tsc)
+       uint64_t end_tsc, const struct ord_args *args)
 {
 	struct cv *cv = w;
 	struct pf *pf = cv->fmt_state;
 	uint64_t ns;
 
-	if (__builtin_expect(unwound || pf->last_t != t ||
+	if (__builtin_expect(unwound || args || pf->last_t != t ||
 			     cv->len > CV_OUT_SIZE - PF_SLICE_ROOM ||
 			     !pf_ns_fast(cv, a, end_tsc, &ns), 0)) {
-		pf_end_slow(cv, a, t, unwound, end_tsc);
+		pf_end_slow(cv, a, t, unwound, end_tsc, args);
 		return;
 	}
 	pf_slice_put(cv, pf, (uint8_t *)cv->out + cv->len, ns, pf->last, NULL);
@@ -798,7 +874,8 @@ static void pf_flow(struct cv *cv, struct analysis *a, const struct cv_flow *fl)
 	pb_uint(&te, 9, PF_INSTANT);
 	pb_uint(&te, 11, uuid);
 	pb_uint(&te, 3, PF_CAT_PROCESS);
-	pb_uint(&te, 10, strcmp(fl->name, "exec") == 0 ? PF_NAME_EXEC : PF_NAME_FORK);
+	pb_uint(&te, 10, strcmp(fl->name, "exec") == 0 ? PF_NAME_EXEC :
+		 strcmp(fl->name, "spawn") == 0 ? PF_NAME_SPAWN : PF_NAME_FORK);
 	p = pb_put_varint(te.p, (uint64_t)(fl->end ? 48 : 47) << 3 | 1);	/* fixed64 */
 	for (int i = 0; i < 8; i++)
 		*p++ = (uint8_t)(fl->id >> (8 * i));

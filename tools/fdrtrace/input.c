@@ -188,7 +188,10 @@ static int ri_scan(struct ri_trace *t)
 			}
 		} else if (x.kind == FDRTRACE_EXT_FORK) {
 			t->origin = RI_FORK;
+			t->fork_rec = true;
 			t->ppid = (int32_t)x.u.fork.parent_pid;
+			if (x.u.fork.has_point)
+				t->fork_serial = x.u.fork.serial;
 			if (x.u.fork.has_point && x.u.fork.tsc) {	/* 0: not filled in */
 				t->fork_point = true;
 				t->parent_tid = (int32_t)x.u.fork.parent_tid;

@@ -47,8 +47,13 @@ enum ri_origin {
  * @program: the program path (NULL when not known)
  * @cmdline: the command line, arguments joined by spaces (NULL when not
  *	recorded: writers before 2026-12-01)
+ * @fork_rec: the trace has a fork record (else a child is one its parent
+ *	spawned: posix_spawn, vfork, or a fork child that ran no traced code
+ *	before it exec'd)
  * @fork_point: the fork record names the forking thread and time
  * @parent_tid, @fork_tsc: that thread and time
+ * @fork_serial: the fork record's serial (0: none), which the parent's
+ *	spawn record of the fork carries
  * @origin, @parent: enum ri_origin and the index of the parent trace in
  *	the sorted list (-1 for RI_ROOT)
  * @exec_next: the trace of the image this one exec'd (-1: none)
@@ -63,9 +68,10 @@ struct ri_trace {
 	uint64_t start_ns, start_tsc, freq;
 	char *program;
 	char *cmdline;
-	bool fork_point;
+	bool fork_rec, fork_point;
 	int32_t parent_tid;
 	uint64_t fork_tsc;
+	uint32_t fork_serial;
 	enum ri_origin origin;
 	int32_t parent;
 	int32_t exec_next;

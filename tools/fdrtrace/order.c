@@ -56,8 +56,15 @@ void ord_fini(struct ord *o)
 	uint32_t i;
 
 	for (i = 0; i < o->n_q; i++) {
-		free(o->q[i].ring);
-		free(o->q[i].ends);
+		struct ord_queue *q = &o->q[i];
+
+		for (uint64_t s = q->head; s < q->tail; s++)
+			free(ord_at(q, s)->args);
+		for (uint32_t k = 0; k < q->n_late; k++)
+			free(q->late[k].args);
+		free(q->ring);
+		free(q->ends);
+		free(q->late);
 	}
 	free(o->q);
 	o->q = NULL;
@@ -162,8 +169,10 @@ static void ord_drop_dead(struct ord *o, struct ord_queue *q)
 		q->moved = true;
 	}
 	for (r = q->head; r < q->tail; r++) {
-		if (ord_at(q, r)->dead)
+		if (ord_at(q, r)->dead) {
+			free(ord_at(q, r)->args);
 			continue;
+		}
 		if (w != r)
 			*ord_at(q, w) = *ord_at(q, r);
 		w++;
@@ -268,6 +277,85 @@ uint64_t ord_open_slow(struct ord *o, struct analysis *a, struct an_thread *t,
 	return seq + 1;
 }
 
+/*
+ * The values logged since call @seq was written as a begin event, taken
+ * off the queue's list (the caller frees them); NULL when there are none.
+ * The list holds begun calls still open, innermost last: @seq is near
+ * its end.
+ */
+static struct ord_args *ord_late_take(struct ord_queue *q, uint64_t seq)
+{
+	for (uint32_t k = q->n_late; k-- > 0;) {
+		struct ord_args *r = q->late[k].args;
+
+		if (q->late[k].seq != seq)
+			continue;
+		memmove(&q->late[k], &q->late[k + 1], (q->n_late - k - 1) * sizeof(*q->late));
+		q->n_late--;
+		return r;
+	}
+	return NULL;
+}
+
+/* Append @value to *@pr (made on first use); false when out of memory. */
+static bool ord_args_add(struct ord_args **pr, const struct ord_arg *value)
+{
+	struct ord_args *r = *pr;
+
+	if (!r) {
+		r = calloc(1, sizeof(*r));
+		if (!r)
+			return false;
+		*pr = r;
+	}
+	if (r->n < ORD_ARGS)
+		r->a[r->n] = *value;
+	if (r->n < UINT32_MAX)
+		r->n++;
+	return true;
+}
+
+void ord_arg(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
+	     const struct ord_arg *value)
+{
+	struct ord_queue *q = ord_queue(o, t);
+	struct ord_item *it;
+	bool written;
+	uint32_t k;
+
+	(void)a;
+	if (!q || !seq--)
+		return;
+	it = ord_find(q, seq, &written);
+	if (it) {
+		if (it->kind == ORD_CALL && !ord_args_add(&it->args, value))
+			o->oom = true;
+		return;
+	}
+	if (!written)
+		return;	/* dropped under the threshold */
+	for (k = q->n_late; k-- > 0;)
+		if (q->late[k].seq == seq)
+			break;
+	if (k == UINT32_MAX) {
+		if (q->n_late == q->late_cap) {
+			uint32_t cap = q->late_cap ? q->late_cap * 2 : 4;
+			struct ord_late *n = realloc(q->late, cap * sizeof(*n));
+
+			if (!n) {
+				o->oom = true;
+				return;
+			}
+			q->late = n;
+			q->late_cap = cap;
+		}
+		k = q->n_late++;
+		q->late[k] = (struct ord_late){ .seq = seq };
+	}
+	if (!ord_args_add(&q->late[k].args, value))
+		o->oom = true;
+}
+
 void ord_close_slow(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
 		    uint64_t tsc, uint64_t dur, bool unwound, bool keep)
 {
@@ -280,13 +368,16 @@ void ord_close_slow(struct ord *o, struct analysis *a, struct an_thread *t, uint
 	it = ord_find(q, seq, &written);
 	if (written) {
 		/* Written as a begin event: all after it are inside it, and closed. */
+		struct ord_args *late = q->n_late ? ord_late_take(q, seq) : NULL;
+
 		if (!keep)
 			o->short_begun++;
 		while (q->head < q->tail)
 			ord_emit_front(o, a, t, q);
 		if (o->split)
 			ord_pop_ends(o, a, t, q, 0);
-		o->wr->end(o->w, a, t, unwound, tsc + dur);
+		o->wr->end(o->w, a, t, unwound, tsc + dur, late);
+		free(late);
 		ord_release(o, q);
 		return;
 	}
@@ -308,8 +399,12 @@ void ord_lose(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t s
 	if (!q || !seq--)
 		return;
 	it = ord_find(q, seq, &written);
-	if (!it)
-		return;	/* a begin event is out: it stays without an end */
+	if (!it) {
+		/* a begin event is out: it stays without an end, and its late values */
+		if (written && q->n_late)
+			free(ord_late_take(q, seq));
+		return;
+	}
 	it->closed = true;
 	it->lost = true;
 	ord_drain(o, a, t, q);

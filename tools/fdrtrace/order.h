@@ -53,6 +53,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "analysis.h"
 
@@ -68,6 +69,50 @@ enum ord_kind {
 	ORD_EVENT,	/* an application custom or typed event */
 	ORD_GAP,	/* records lost here */
 	ORD_WAIT,	/* on_full=wait: the thread waited @dur ticks for a buffer */
+};
+
+/*
+ * At most ORD_ARGS values logged inside one call are kept (fdrtrace_log_arg():
+ * a function's arguments; typed events), in order; more are counted, and
+ * the writers say how many were left out. Of a typed event's payload, the
+ * first ORD_ARG_BYTES bytes.
+ */
+#define ORD_ARGS 8
+#define ORD_ARG_BYTES 32
+
+enum ord_arg_kind {
+	ORD_ARG_VALUE,	/* fdrtrace_log_arg() */
+	ORD_ARG_TYPED,	/* a typed event (fdrtrace_typed_event()) */
+};
+
+/**
+ * struct ord_arg - one value logged inside a call
+ * @kind: enum ord_arg_kind
+ * @len: of a typed event, the bytes of its payload in @bytes
+ * @type: of a typed event, its type
+ * @size: of a typed event, its payload's size
+ * @v: fdrtrace_log_arg()'s value
+ * @bytes: a typed event's payload, its first @len bytes
+ */
+struct ord_arg {
+	uint8_t kind;
+	uint8_t len;
+	uint16_t type;
+	uint32_t size;
+	union {
+		uint64_t v;
+		uint8_t bytes[ORD_ARG_BYTES];
+	};
+};
+
+/**
+ * struct ord_args - the values logged inside a call (an_ops.arg, typed events)
+ * @n: how many were logged; the first ORD_ARGS are in @a
+ * @a: the values
+ */
+struct ord_args {
+	uint32_t n;
+	struct ord_arg a[ORD_ARGS];
 };
 
 /**
@@ -88,16 +133,19 @@ enum ord_kind {
  *	-1 for a custom event); @size is the count of lost records of a gap
  * @id: its sequence number, once its queue dropped dead items (struct
  *	ord_queue.moved)
+ * @args: NULL, or the values logged inside a call while it was queued
+ *	(ord_arg()); the queue's, freed when the item leaves it
  */
 struct ord_item {
 	uint8_t kind;
 	bool closed, never, dead, unwound, lost;
 	uint32_t level;
+	int32_t type;
 	struct an_func *fn;
 	uint64_t tsc, dur;
 	uint64_t size;
-	int32_t type;
 	uint64_t id;
+	struct ord_args *args;
 };
 
 /**
@@ -106,7 +154,8 @@ struct ord_item {
  * @begin: a call whose end is not known yet (@it->closed false; @it->never
  *	when the trace ends first), or was lost (@it->lost)
  * @end: the end of a call written by @begin, at @end_tsc; @unwound: it was
- *	ended by an outer call's exit
+ *	ended by an outer call's exit; @args: NULL, or values logged inside
+ *	the call after its begin event was written (the slice's too)
  * @instant: an event or a gap
  * @drain: NULL, or the format's ord_drain_with(..., itself): the calls
  *	above made directly, and inlined where the compiler sees fit
@@ -119,7 +168,7 @@ struct ord_writer {
 			 const struct ord_item *it);
 	void (*begin)(void *w, struct analysis *a, struct an_thread *t, const struct ord_item *it);
 	void (*end)(void *w, struct analysis *a, struct an_thread *t, bool unwound,
-		    uint64_t end_tsc);
+		    uint64_t end_tsc, const struct ord_args *args);
 	void (*instant)(void *w, struct analysis *a, struct an_thread *t,
 			const struct ord_item *it);
 	void (*drain)(struct ord *o, struct analysis *a, struct an_thread *t,
@@ -131,6 +180,15 @@ struct ord_end {
 	uint64_t tsc;
 	uint32_t level;
 	bool unwound;
+};
+
+/*
+ * Values logged inside a call written as a begin event before they came
+ * (struct ord_queue.late): they go with its end event.
+ */
+struct ord_late {
+	uint64_t seq;
+	struct ord_args *args;
 };
 
 /*
@@ -148,6 +206,9 @@ struct ord_queue {
 	uint64_t next_id;
 	struct ord_end *ends;	/* split: emitted calls whose end is not written */
 	uint32_t n_ends, ends_cap;
+	/* begun calls with values logged since (at most one per open call) */
+	struct ord_late *late;
+	uint32_t n_late, late_cap;
 };
 
 /**
@@ -217,7 +278,7 @@ ord_pop_ends_with(struct ord *o, struct analysis *a, struct an_thread *t, struct
 	while (q->n_ends && q->ends[q->n_ends - 1].level >= level) {
 		const struct ord_end *e = &q->ends[--q->n_ends];
 
-		wr->end(o->w, a, t, e->unwound, e->tsc);
+		wr->end(o->w, a, t, e->unwound, e->tsc, NULL);
 	}
 }
 
@@ -242,7 +303,7 @@ ord_emit_front_with(struct ord *o, struct analysis *a, struct an_thread *t, stru
 	q->head++;
 	o->queued--;
 	if (it->dead)
-		return;
+		goto out;
 	if (split)
 		ord_pop_ends_with(o, a, t, q, it->level, wr);
 	if (__builtin_expect(it->kind != ORD_CALL, 0)) {
@@ -254,6 +315,11 @@ ord_emit_front_with(struct ord *o, struct analysis *a, struct an_thread *t, stru
 		ord_push_end(o, q, it);
 	} else {
 		wr->complete(o->w, a, t, it);
+	}
+out:
+	if (__builtin_expect(it->args != NULL, 0)) {
+		free(it->args);
+		it->args = NULL;
 	}
 }
 
@@ -358,6 +424,23 @@ static inline void ord_close(struct ord *o, struct analysis *a, struct an_thread
  * It is written as a begin event with @lost set, and never an end event.
  */
 void ord_lose(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq);
+
+/**
+ * ord_arg - a value logged inside a call opened by ord_open() (an_ops.arg, a
+ *	typed event)
+ * @o: the state
+ * @a: the analysis
+ * @t: its thread
+ * @seq: what ord_open() returned
+ * @value: the value (copied)
+ *
+ * Kept with the item while it is queued (written with its slice: a
+ * complete or begin event), else, when it was written as a begin event
+ * already, until its end event. A call dropped under the threshold drops
+ * them. Out of memory: the value is left out (struct ord.oom).
+ */
+void ord_arg(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t seq,
+	     const struct ord_arg *value);
 
 /**
  * ord_instant - an event or a gap at @it->tsc
