@@ -680,6 +680,10 @@ static int cvt_trace(struct cvt *c, const struct cli *cl, const struct run_input
 		an_summary(&a, "convert");
 	}
 	ord_fini(&c->ord);
+	if (!rc && c->ord.args_unwritten)
+		tool_err("%s: %" PRIu64 " logged values are not in the output: their calls' begin "
+			 "events were written before the values came, and the calls never ended "
+			 "(lost, or open at the end of the trace)", t->path, c->ord.args_unwritten);
 	/* a wait per thread of this trace: the next trace's threads are others */
 	free(c->waits);
 	c->waits = NULL;

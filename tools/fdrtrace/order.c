@@ -51,6 +51,14 @@ bool ord_ends_grow(struct ord *o, struct ord_queue *q)
 	return true;
 }
 
+/* A call's late values that no end event will carry: counted, then freed. */
+static void ord_late_drop(struct ord *o, struct ord_args *late)
+{
+	if (late)
+		o->args_unwritten += late->n;
+	free(late);
+}
+
 void ord_fini(struct ord *o)
 {
 	uint32_t i;
@@ -61,7 +69,7 @@ void ord_fini(struct ord *o)
 		for (uint64_t s = q->head; s < q->tail; s++)
 			free(ord_at(q, s)->args);
 		for (uint32_t k = 0; k < q->n_late; k++)
-			free(q->late[k].args);
+			ord_late_drop(o, q->late[k].args);
 		free(q->ring);
 		free(q->ends);
 		free(q->late);
@@ -402,7 +410,7 @@ void ord_lose(struct ord *o, struct analysis *a, struct an_thread *t, uint64_t s
 	if (!it) {
 		/* a begin event is out: it stays without an end, and its late values */
 		if (written && q->n_late)
-			free(ord_late_take(q, seq));
+			ord_late_drop(o, ord_late_take(q, seq));
 		return;
 	}
 	it->closed = true;

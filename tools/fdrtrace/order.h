@@ -225,6 +225,9 @@ struct ord_queue {
  *	ORD_WINDOW, more while undecided calls are held (at most ORD_HOLD_MAX)
  * @short_begun: calls begun early (the window's last resort, a native
  *	stack) that then ended under the threshold: written all the same
+ * @args_unwritten: values logged inside a call whose begin event was
+ *	already out and whose end never came (lost, or the trace ended):
+ *	they had no event to go on (convert says how many)
  */
 struct ord {
 	const struct ord_writer *wr;
@@ -241,6 +244,7 @@ struct ord {
 	void *lasts_ctx;
 	uint64_t limit;
 	uint64_t short_begun;
+	uint64_t args_unwritten;
 };
 
 /**

@@ -11,7 +11,8 @@
  *   more calls than convert's reorder window, which then writes calls
  *   as begin events before their values came.
  * Exits 1 when the library refuses a value (the test then fails instead
- * of missing it). argv[1]: N (default 40000).
+ * of missing it). argv[1]: N (default 40000). argv[2]: K, leaf(K) calls
+ * exit() once it has logged K: a call (and walk, main) that never ends.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 
 static volatile uint64_t sink;
 static int refused;
+static long exit_at = -1;
 
 /* A macro, not a function: a traced call before it would make it -ENOENT. */
 #define logged(v)                                                              \
@@ -86,6 +88,8 @@ __attribute__((noinline)) static void leaf(long i)
 {
 	logged((uint64_t)i);
 	sink += (uint64_t)i;
+	if (i == exit_at)
+		exit(refused);
 }
 
 __attribute__((noinline)) static void walk(long n)
@@ -98,6 +102,9 @@ __attribute__((noinline)) static void walk(long n)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 40000;
+
+	if (argc > 2)
+		exit_at = atol(argv[2]);
 
 	sink += square(7);
 	sink += (uint64_t)add3(1, 7, -5);
