@@ -86,6 +86,12 @@ extern bool fdr_filtering fdr_hidden;
  */
 #define FDR_V1_TAIL (FDRTRACE_METADATA_RECORD_SIZE + 32u)
 
+/*
+ * max_depth: open calls whose function a thread keeps, to match exits
+ * with entries; deeper ones are counted, their nesting trusted.
+ */
+#define FDR_DEPTH_FNS 64u
+
 /* The per-thread function id cache: direct-mapped, power of two. */
 #define FDR_FCACHE_SIZE 256u
 
@@ -217,7 +223,7 @@ struct fdr_thread {
 	uint32_t depth_epoch;	/* max_depth: fdr_depth_epoch when @depth was last valid */
 	uint8_t *rewind_floor;	/* func_duration_threshold_us: never erase below this */
 	uint8_t *arg_end;	/* just after the last CallArgument (fdrtrace_log_arg) */
-	uint64_t depth;		/* max_depth: traced calls open on this thread */
+	uint64_t depth;		/* max_depth: calls open on this thread, counted (@depth_fn) */
 	/* drops not yet reported in the trace, per reason */
 	_Atomic uint64_t drop_rec[FDRTRACE_DROP_REASON_COUNT];
 	_Atomic uint64_t drop_buf[FDRTRACE_DROP_REASON_COUNT];
@@ -247,6 +253,13 @@ struct fdr_thread {
 	uint32_t vfork_guard;	/* @guard when vfork() was called, given back to the parent */
 	struct fdr_held_call held[FDR_HELD_CALLS];
 	struct fdr_fcache_ent cache[FDR_FCACHE_SIZE] __attribute__((aligned(FDR_CACHELINE)));
+	/*
+	 * max_depth: the functions of the outermost FDR_DEPTH_FNS calls open
+	 * (@depth_fn[0] the outermost), so that an exit finds its entry
+	 * (writer.c, wr_depth_deep()). After the id cache, which the fast path
+	 * reaches at a fixed offset: nothing the hooks touch moves.
+	 */
+	uintptr_t depth_fn[FDR_DEPTH_FNS];
 } __attribute__((aligned(FDR_CACHELINE)));
 
 /* struct fdr_thread's @guard: a hook; the control API or the thread's exit; a vfork child (vfork.c) */

@@ -781,6 +781,51 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	}
 }
 
+/*
+ * max_depth: count this hook's call in @t->depth and say whether it is
+ * deeper than max_depth (its record is left out). An exit need not be
+ * the innermost open call's: a longjmp, or a C++ exception unwinding
+ * frames built by clang (which calls no exit hook while unwinding),
+ * skips the exits of the calls in between. So the outermost
+ * FDR_DEPTH_FNS open calls keep their function (@depth_fn), and an exit
+ * closes the innermost open call of its function with every call inside
+ * it; an exit matching none (a call opened before recording (re)started)
+ * leaves the depth as it is. Deeper than FDR_DEPTH_FNS, where entries are
+ * not kept, the nesting is trusted (as the gap's is, wr_gap_note()): a
+ * longjmp from there is followed only once it returns to a kept level's
+ * exit. Owner only, guard held.
+ */
+static notrace bool wr_depth_deep(struct fdr_thread *t, uintptr_t addr, unsigned action)
+{
+	/* relaxed: after the caller's acquire load of the gate (runtime.h) */
+	uint32_t epoch = atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed);
+
+	if (unlikely(t->depth_epoch != epoch)) {
+		/*
+		 * Recording restarted: the calls open at the stop may have
+		 * returned unseen. Count from here; the exit of a call opened
+		 * before matches nothing counted.
+		 */
+		t->depth_epoch = epoch;
+		t->depth = 0;
+	}
+	if (action == FDRTRACE_FN_ENTRY) {
+		if (t->depth < FDR_DEPTH_FNS)
+			t->depth_fn[t->depth] = addr;
+		return ++t->depth > fdr_cfg.max_depth;
+	}
+	if (t->depth > FDR_DEPTH_FNS)
+		return t->depth-- > fdr_cfg.max_depth;	/* its entry was not kept: trusted */
+	for (uint64_t d = t->depth; d > 0; d--) {
+		if (t->depth_fn[d - 1] == addr) {
+			/* its entry was at depth d; the calls above it ended unseen */
+			t->depth = d - 1;
+			return d > fdr_cfg.max_depth;
+		}
+	}
+	return t->depth > fdr_cfg.max_depth;
+}
+
 notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
 			     unsigned cpu)
 {
@@ -795,32 +840,8 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	/* acquire: pairs with the release store of FDR_GATE_ON after initialisation */
 	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON || t->ignored)
 		goto out;
-	if (fdr_all_slow) {
-		/* max_depth: entries deeper than it, and their exits, are not recorded */
-		uint32_t epoch = atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed);
-		bool deep;
-
-		if (unlikely(t->depth_epoch != epoch)) {
-			/*
-			 * Recording restarted: the calls open at the stop may have
-			 * returned unseen. Count from here; an exit of a call
-			 * opened before (deeper than the counted stack) finds the
-			 * depth at 0 and leaves it there.
-			 */
-			t->depth_epoch = epoch;
-			t->depth = 0;
-		}
-
-		if (action == FDRTRACE_FN_ENTRY) {
-			deep = ++t->depth > fdr_cfg.max_depth;
-		} else {
-			deep = t->depth > fdr_cfg.max_depth;
-			if (t->depth)
-				t->depth--;
-		}
-		if (deep)
-			goto filtered;
-	}
+	if (fdr_all_slow && wr_depth_deep(t, addr, action))
+		goto filtered;	/* max_depth: deeper calls' entries and exits are not recorded */
 	if (ce->addr == ~addr)
 		goto filtered;	/* filter/exclude said no, once for all */
 	fresh = t->state != FDR_T_ACTIVE;
