@@ -86,6 +86,12 @@ extern bool fdr_filtering fdr_hidden;
  */
 #define FDR_V1_TAIL (FDRTRACE_METADATA_RECORD_SIZE + 32u)
 
+/*
+ * max_depth: open calls whose function a thread keeps, to match exits
+ * with entries; deeper ones are counted, their nesting trusted.
+ */
+#define FDR_DEPTH_FNS 64u
+
 /* The per-thread function id cache: direct-mapped, power of two. */
 #define FDR_FCACHE_SIZE 256u
 
@@ -174,6 +180,14 @@ struct fdr_held_call {
 
 #define FDR_HELD_CALLS 64u
 #define FDR_HELD_ACTION_SHIFT 60
+/*
+ * on_full=wait: the held calls a thread keeps once it has waited for a
+ * buffer (a 256 KiB ring it maps then, writer.c, wr_held_grow()): a
+ * handler runs all through a wait, and a 10 kHz timer's 4 calls a run
+ * filled the 64 slots in 1.6 ms of a 12-33 ms wait (the reliability suite
+ * beside a disk-heavy test). 0.4 s of that handler. A power of two.
+ */
+#define FDR_WAIT_HELD_CALLS 16384u
 
 /**
  * struct fdr_thread - one thread's recording state (initial-exec TLS)
@@ -217,7 +231,7 @@ struct fdr_thread {
 	uint32_t depth_epoch;	/* max_depth: fdr_depth_epoch when @depth was last valid */
 	uint8_t *rewind_floor;	/* func_duration_threshold_us: never erase below this */
 	uint8_t *arg_end;	/* just after the last CallArgument (fdrtrace_log_arg) */
-	uint64_t depth;		/* max_depth: traced calls open on this thread */
+	uint64_t depth;		/* max_depth: calls open on this thread, counted (@depth_fn) */
 	/* drops not yet reported in the trace, per reason */
 	_Atomic uint64_t drop_rec[FDRTRACE_DROP_REASON_COUNT];
 	_Atomic uint64_t drop_buf[FDRTRACE_DROP_REASON_COUNT];
@@ -236,8 +250,10 @@ struct fdr_thread {
 	 * A handler's calls while a hook of this thread held the guard, kept
 	 * (writer.c, wr_hold()) for the owner to write once the hook is done:
 	 * handlers claim slots at @held_tail, the owner writes them from
-	 * @held_head on. Slot i is held[i % FDR_HELD_CALLS]. Handlers on one
-	 * thread nest, so a slot is whole when the owner runs again.
+	 * @held_head on. Slot i is held[i % FDR_HELD_CALLS], or
+	 * held_more[i % FDR_WAIT_HELD_CALLS] once the thread has waited
+	 * (@held_more, at the end). Handlers on one thread nest, so a slot is
+	 * whole when the owner runs again.
 	 */
 	_Atomic uint32_t held_tail, held_head;
 	bool no_wait;		/* on_full=wait never waits on this thread (the flush thread) */
@@ -247,6 +263,20 @@ struct fdr_thread {
 	uint32_t vfork_guard;	/* @guard when vfork() was called, given back to the parent */
 	struct fdr_held_call held[FDR_HELD_CALLS];
 	struct fdr_fcache_ent cache[FDR_FCACHE_SIZE] __attribute__((aligned(FDR_CACHELINE)));
+	/*
+	 * max_depth: the functions of the outermost FDR_DEPTH_FNS calls open
+	 * (@depth_fn[0] the outermost), so that an exit finds its entry
+	 * (writer.c, wr_depth_deep()). After the id cache, which the fast path
+	 * reaches at a fixed offset: nothing the hooks touch moves.
+	 */
+	uintptr_t depth_fn[FDR_DEPTH_FNS];
+	/*
+	 * on_full=wait: FDR_WAIT_HELD_CALLS slots for the held calls, mapped
+	 * by the owner before its first wait and unmapped at its exit; NULL:
+	 * @held. Set and cleared only while no handler can use it (signals
+	 * blocked, or the guard not a hook's); read relaxed by a snapshot.
+	 */
+	_Atomic(struct fdr_held_call *) held_more;
 } __attribute__((aligned(FDR_CACHELINE)));
 
 /* struct fdr_thread's @guard: a hook; the control API or the thread's exit; a vfork child (vfork.c) */

@@ -7,7 +7,9 @@
  * set, possibly inside a signal handler; it may not take a lock that a
  * hook could hold, call malloc or stdio, or block. It may make a few
  * syscalls (gettid once per thread, clock_gettime in the vDSO per buffer,
- * futex wake per buffer handed over). It saves and restores errno.
+ * futex wake per buffer handed over; with on_full=wait, the waits, and
+ * once per thread an mmap of its larger held-call ring, wr_held_grow()).
+ * It saves and restores errno.
  * One exception to "never block": with filter/exclude set, the first call
  * of each function waits (nanosleep, at most 100 ms) for the flush thread
  * to decide whether it is recorded (flush_thread.c, fdr_filter_skip()).
@@ -32,6 +34,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,6 +126,21 @@ static notrace bool wr_held(const struct fdr_thread *t)
 	       atomic_load_explicit(&t->held_head, memory_order_relaxed);
 }
 
+/* How many calls the thread's held ring holds: 64, or more once it has waited (wr_held_grow()). */
+static notrace uint32_t wr_held_cap(struct fdr_thread *t)
+{
+	return atomic_load_explicit(&t->held_more, memory_order_relaxed) ? FDR_WAIT_HELD_CALLS
+									 : FDR_HELD_CALLS;
+}
+
+/* Held call @i's slot. Owner or its handlers. */
+static notrace struct fdr_held_call *wr_held_slot(struct fdr_thread *t, uint32_t i)
+{
+	struct fdr_held_call *more = atomic_load_explicit(&t->held_more, memory_order_relaxed);
+
+	return more ? &more[i % FDR_WAIT_HELD_CALLS] : &t->held[i % FDR_HELD_CALLS];
+}
+
 /*
  * A signal handler's call while this thread's hook holds the guard: keep
  * it for the owner, whose slow path writes it (wr_put_held(), from the
@@ -132,6 +150,8 @@ static notrace bool wr_held(const struct fdr_thread *t)
  * (the gap follows what was kept), not on an ignored thread, nor where
  * the slow path does more per call than write it (max_depth, short calls
  * erased, triggers: those count as before), nor when all slots are taken.
+ * With on_full=wait, a thread that has waited has FDR_WAIT_HELD_CALLS
+ * slots, so that a handler that runs all through a wait is kept too.
  * Async-signal-safe; handlers on one thread nest, so a handler that
  * interrupts this one between the claim and the store has finished
  * before this one goes on. Return: true when kept.
@@ -144,11 +164,11 @@ static notrace bool wr_hold(struct fdr_thread *t, uintptr_t addr, unsigned actio
 	    fdr_triggering || atomic_load_explicit(&t->re_first_tsc, memory_order_relaxed))
 		return false;
 	i = atomic_fetch_add_explicit(&t->held_tail, 1, memory_order_relaxed);
-	if (i - atomic_load_explicit(&t->held_head, memory_order_relaxed) >= FDR_HELD_CALLS) {
+	if (i - atomic_load_explicit(&t->held_head, memory_order_relaxed) >= wr_held_cap(t)) {
 		atomic_fetch_sub_explicit(&t->held_tail, 1, memory_order_relaxed);
 		return false;
 	}
-	t->held[i % FDR_HELD_CALLS] = (struct fdr_held_call){
+	*wr_held_slot(t, i) = (struct fdr_held_call){
 		.tsc = tsc, .fn_action = addr | (uint64_t)action << FDR_HELD_ACTION_SHIFT
 	};
 	atomic_signal_fence(memory_order_seq_cst);
@@ -465,7 +485,7 @@ static notrace bool wr_held_next(struct fdr_thread *t, uint64_t upto, struct fdr
 		return false;
 	/* the slot is read after the claim that covers it (the handler has returned) */
 	atomic_signal_fence(memory_order_seq_cst);
-	*h = t->held[head % FDR_HELD_CALLS];
+	*h = *wr_held_slot(t, head);
 	if (h->tsc > upto)
 		return false;
 	*addr = (uintptr_t)(h->fn_action & ((UINT64_C(1) << FDR_HELD_ACTION_SHIFT) - 1));
@@ -566,6 +586,44 @@ static notrace bool wr_in_handler(struct fdr_thread *t)
 	return (cur & ~t->sigmask) != 0;
 }
 
+/*
+ * on_full=wait, before the thread's first wait: a hook that waits holds
+ * the guard all along, and a handler that runs meanwhile can only keep
+ * its calls (wr_hold()); 64 slots were full 1.6 ms into a wait with a
+ * 10 kHz timer, and waits of 12 and 33 ms beside a disk-heavy process
+ * counted 124 and 592 of its records as re-entry drops. So the thread
+ * maps FDR_WAIT_HELD_CALLS slots (256 KiB, touched only as used) for the
+ * rest of its life (wr_thread_exit() unmaps them), and moves the calls
+ * kept so far there with its signals blocked: a handler never sees the
+ * ring half moved. No mapping: the 64 slots stay. Owner, guard held, not
+ * in a handler.
+ */
+static notrace void wr_held_grow(struct fdr_thread *t)
+{
+	const size_t len = FDR_WAIT_HELD_CALLS * sizeof(struct fdr_held_call);
+	uint64_t all = ~UINT64_C(0), old = 0;
+	struct fdr_held_call *more;
+	void *m;
+
+	if (atomic_load_explicit(&t->held_more, memory_order_relaxed))
+		return;
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	more = m;
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(all)) < 0) {
+		munmap(m, len);
+		return;
+	}
+	for (uint32_t i = atomic_load_explicit(&t->held_head, memory_order_relaxed);
+	     i != atomic_load_explicit(&t->held_tail, memory_order_relaxed); i++)
+		more[i % FDR_WAIT_HELD_CALLS] = t->held[i % FDR_HELD_CALLS];
+	atomic_store_explicit(&t->held_more, more, memory_order_relaxed);
+	/* the slots and the pointer before a handler can run again */
+	atomic_signal_fence(memory_order_seq_cst);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+}
+
 /* on_full=wait: a buffer the flush thread returns, or NULL (drop). */
 static notrace struct fdr_buffer *wr_wait(struct fdr_thread *t)
 {
@@ -575,6 +633,7 @@ static notrace struct fdr_buffer *wr_wait(struct fdr_thread *t)
 
 	if (t->no_wait || wr_in_handler(t))
 		return NULL;
+	wr_held_grow(t);
 	t0 = fdr_clock_read(&cpu);
 	b = fdr_flush_wait_buffer();
 	t1 = fdr_clock_read(&cpu);
@@ -750,7 +809,7 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	 */
 	atomic_store_explicit(&t->re_pending, false, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
-	for (int fresh = 0;; fresh++) {
+	for (bool fresh = false;; fresh = true) {
 		uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
 		uint8_t *lim = wr_cap_end(t->buf) - FDR_SLOW_RESERVE;
 		bool short_of_room = false;
@@ -772,13 +831,64 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 		atomic_store_explicit(&t->pos, np, memory_order_release);
 		if (wr_held(t))
 			atomic_store_explicit(&t->re_pending, true, memory_order_relaxed);
-		if (!short_of_room || fresh)
-			return 0;	/* a fresh buffer holds all that is kept: never short twice */
-		/* no room here: the fresh buffer's preamble carries the rest (wr_claim()) */
+		/*
+		 * Short of room: on to a fresh buffer, as many as it takes
+		 * (a wait's held calls can fill several); the calls before
+		 * @tsc must all be out before this hook's record. A fresh
+		 * buffer that took nothing never will: what is left stays kept.
+		 */
+		if (!short_of_room || (fresh && np == pos))
+			return 0;
+		/* the fresh buffer's preamble carries the drops (wr_claim()), then the calls */
 		fdr_thread_handover(t);
 		if (wr_claim(t, tsc, cpu) < 0)
 			return -ENOBUFS;
 	}
+}
+
+/*
+ * max_depth: count this hook's call in @t->depth and say whether it is
+ * deeper than max_depth (its record is left out). An exit need not be
+ * the innermost open call's: a longjmp, or a C++ exception unwinding
+ * frames built by clang (which calls no exit hook while unwinding),
+ * skips the exits of the calls in between. So the outermost
+ * FDR_DEPTH_FNS open calls keep their function (@depth_fn), and an exit
+ * closes the innermost open call of its function with every call inside
+ * it; an exit matching none (a call opened before recording (re)started)
+ * leaves the depth as it is. Deeper than FDR_DEPTH_FNS, where entries are
+ * not kept, the nesting is trusted (as the gap's is, wr_gap_note()): a
+ * longjmp from there is followed only once it returns to a kept level's
+ * exit. Owner only, guard held.
+ */
+static notrace bool wr_depth_deep(struct fdr_thread *t, uintptr_t addr, unsigned action)
+{
+	/* relaxed: after the caller's acquire load of the gate (runtime.h) */
+	uint32_t epoch = atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed);
+
+	if (unlikely(t->depth_epoch != epoch)) {
+		/*
+		 * Recording restarted: the calls open at the stop may have
+		 * returned unseen. Count from here; the exit of a call opened
+		 * before matches nothing counted.
+		 */
+		t->depth_epoch = epoch;
+		t->depth = 0;
+	}
+	if (action == FDRTRACE_FN_ENTRY) {
+		if (t->depth < FDR_DEPTH_FNS)
+			t->depth_fn[t->depth] = addr;
+		return ++t->depth > fdr_cfg.max_depth;
+	}
+	if (t->depth > FDR_DEPTH_FNS)
+		return t->depth-- > fdr_cfg.max_depth;	/* its entry was not kept: trusted */
+	for (uint64_t d = t->depth; d > 0; d--) {
+		if (t->depth_fn[d - 1] == addr) {
+			/* its entry was at depth d; the calls above it ended unseen */
+			t->depth = d - 1;
+			return d > fdr_cfg.max_depth;
+		}
+	}
+	return t->depth > fdr_cfg.max_depth;
 }
 
 notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
@@ -795,32 +905,8 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	/* acquire: pairs with the release store of FDR_GATE_ON after initialisation */
 	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON || t->ignored)
 		goto out;
-	if (fdr_all_slow) {
-		/* max_depth: entries deeper than it, and their exits, are not recorded */
-		uint32_t epoch = atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed);
-		bool deep;
-
-		if (unlikely(t->depth_epoch != epoch)) {
-			/*
-			 * Recording restarted: the calls open at the stop may have
-			 * returned unseen. Count from here; an exit of a call
-			 * opened before (deeper than the counted stack) finds the
-			 * depth at 0 and leaves it there.
-			 */
-			t->depth_epoch = epoch;
-			t->depth = 0;
-		}
-
-		if (action == FDRTRACE_FN_ENTRY) {
-			deep = ++t->depth > fdr_cfg.max_depth;
-		} else {
-			deep = t->depth > fdr_cfg.max_depth;
-			if (t->depth)
-				t->depth--;
-		}
-		if (deep)
-			goto filtered;
-	}
+	if (fdr_all_slow && wr_depth_deep(t, addr, action))
+		goto filtered;	/* max_depth: deeper calls' entries and exits are not recorded */
 	if (ce->addr == ~addr)
 		goto filtered;	/* filter/exclude said no, once for all */
 	fresh = t->state != FDR_T_ACTIVE;
@@ -1132,6 +1218,17 @@ static notrace void wr_thread_exit(void *arg)
 	 */
 	t->leaving = true;
 	atomic_signal_fence(memory_order_seq_cst);
+	{
+		/* no handler holds calls from here (@leaving, and the guard is ours); none are held */
+		struct fdr_held_call *more = atomic_load_explicit(&t->held_more,
+								  memory_order_relaxed);
+
+		if (more) {
+			atomic_store_explicit(&t->held_more, NULL, memory_order_relaxed);
+			atomic_signal_fence(memory_order_seq_cst);
+			munmap(more, FDR_WAIT_HELD_CALLS * sizeof(*more));
+		}
+	}
 	if (wr_has_drops(t)) {
 		/* no buffer to say them in: the finish reports them (tid 0) */
 		for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
@@ -1197,7 +1294,7 @@ notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
 			 atomic_load_explicit(&t->held_head, memory_order_relaxed));
 	if (held > 0)
 		node->drops[FDRTRACE_DROP_REENTRY] +=
-			(uint64_t)(held < (int32_t)FDR_HELD_CALLS ? held : (int32_t)FDR_HELD_CALLS);
+			(uint64_t)(held < (int32_t)wr_held_cap(t) ? held : (int32_t)wr_held_cap(t));
 }
 
 /* Fork child: this thread is alone; forget every other thread and buffer. */
@@ -1205,8 +1302,17 @@ notrace void fdr_writer_after_fork_child(void)
 {
 	struct fdr_thread *t = &fdr_self;
 
-	for (uint32_t i = 0; i < FDR_MAX_THREADS; i++)
+	for (uint32_t i = 0; i < FDR_MAX_THREADS; i++) {
+		struct fdr_thread *o = (struct fdr_thread *)(atomic_load_explicit(
+			&wr_slots[i], memory_order_relaxed) & ~FDR_SLOT_LOCKED);
+		struct fdr_held_call *more;
+
+		/* the parent's other threads are not here: their held-call rings are unused copies */
+		if (o && o != t &&
+		    (more = atomic_load_explicit(&o->held_more, memory_order_relaxed)))
+			munmap(more, FDR_WAIT_HELD_CALLS * sizeof(*more));
 		atomic_store_explicit(&wr_slots[i], 0, memory_order_relaxed);
+	}
 	atomic_store_explicit(&wr_slots_used, 0, memory_order_relaxed);
 	atomic_store_explicit(&wr_threads_seen, 0, memory_order_relaxed);
 	t->buf = NULL;

@@ -539,6 +539,80 @@ Test(filters, max_depth_resynchronises_after_a_stop_inside_nested_calls)
 	tc_done(&r);
 }
 
+/*
+ * Issue 33: a longjmp, or a C++ exception through frames built by clang
+ * (which calls no exit hook while unwinding), skips exits; max_depth's
+ * count stayed that much too high and every later call was dropped. The
+ * target (depth.cc) leaves 11 calls (depth 3 to 13) without an exit, the
+ * outermost of them at max_depth=3, then makes 1000 calls at depth 2:
+ * all recorded, once the function that caught the jump returns.
+ * @exits_seen: the compiler calls the exit hooks while unwinding (g++).
+ */
+static void check_depth_resync(const char *target, const char *mode, bool exits_seen)
+{
+	const char *argv[] = { target, mode, NULL };
+	const char *env[] = { "FDRTRACE_MODE=fdr", "FDRTRACE_OPTIONS=max_depth=3", NULL };
+	const char *fn = !strcmp(mode, "longjmp") ? "nest" : "thrower";
+	const char *guard = !strcmp(mode, "longjmp") ? "guarded" : "catcher";
+	char line[32];
+	struct tc_run r;
+	struct tc_trace t;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	snprintf(line, sizeof(line), "ok %s\n", mode);
+	expect_out(&r, line);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_eq(tc_calls(&t, "leaf"), 1000, "%s %s: leaf x%llu", target, mode,
+		     (unsigned long long)tc_calls(&t, "leaf"));
+	cr_expect_eq(tc_exits(&t, "leaf"), 1000);
+	cr_expect_eq(tc_calls(&t, "main"), 1);
+	cr_expect_eq(tc_exits(&t, "main"), 1);
+	cr_expect_eq(tc_calls(&t, guard), 1);
+	cr_expect_eq(tc_exits(&t, guard), 1);
+	/* depth 3 only; its exit is there when the compiler calls it while unwinding */
+	cr_expect_eq(tc_calls(&t, fn), 1, "%s: %llu", fn, (unsigned long long)tc_calls(&t, fn));
+	cr_expect_eq(tc_exits(&t, fn), exits_seen ? 1 : 0);
+	/* every record the program made, and the deeper calls' left out (10 entries, exits seen) */
+	cr_expect_eq(t.func_records, 2 * (1 + 1 + 1000) + 1 + exits_seen, "%llu records",
+		     (unsigned long long)t.func_records);
+	cr_expect_eq(t.dropped_by[FDRTRACE_DROP_FILTERED], 10u * (1 + exits_seen), "%llu filtered",
+		     (unsigned long long)t.dropped_by[FDRTRACE_DROP_FILTERED]);
+	cr_expect_eq(t.dropped, t.dropped_by[FDRTRACE_DROP_FILTERED]);
+	cr_expect_eq(t.close_records, t.func_records);
+	if (exits_seen) {
+		cr_expect_eq(t.max_depth, 3);
+		cr_expect_eq(t.unmatched, 0);
+		cr_expect_eq(t.open_at_end, 0);
+	} else {
+		/* the exits of @guard and main, with the depth-3 call still open in the trace */
+		cr_expect_eq(t.unmatched, 2, "%llu unmatched", (unsigned long long)t.unmatched);
+	}
+	tc_free(&t);
+	tc_done(&r);
+}
+
+Test(filters, max_depth_resynchronises_after_a_longjmp)
+{
+	if (!*DEPTH_GCC)
+		cr_skip_test("no C++ compiler");
+	check_depth_resync(DEPTH_GCC, "longjmp", false);
+}
+
+Test(filters, max_depth_follows_an_exception_through_gcc_frames)
+{
+	if (!*DEPTH_GCC)
+		cr_skip_test("no C++ compiler");
+	check_depth_resync(DEPTH_GCC, "throw", true);
+}
+
+Test(filters, max_depth_resynchronises_after_an_exception_through_clang_frames)
+{
+	if (!*DEPTH_CLANG)
+		cr_skip_test("no clang++ (or a sanitized build)");
+	check_depth_resync(DEPTH_CLANG, "throw", false);
+}
+
 Test(ring, eight_threads_keep_the_newest_buffers_and_lose_nothing_uncounted)
 {
 	const char *argv[] = { TARGET, "threads", "8", NULL };

@@ -345,6 +345,50 @@ Test(reentry, a_handlers_calls_while_a_hook_runs_are_kept_in_their_place, .timeo
 	tc_done(&r);
 }
 
+/*
+ * The same while the thread waits for buffers inside its hooks, tens of
+ * milliseconds at a time (on_full=wait, a pool of four 4 KiB buffers that
+ * does not grow, each write of the trace 20 ms long: a busy disk). The
+ * handler runs all through a wait; its 4 calls a run at 10 kHz filled the
+ * 64 held-call slots 1.6 ms into one, and the rest were counted as
+ * re-entry drops (7,000-7,600 here; the test above, beside a disk-heavy
+ * test, 124 and 592 in waits of 12 and 33 ms). A thread that waits keeps
+ * more (FDR_WAIT_HELD_CALLS), and a wait's calls fill more than one 4 KiB
+ * buffer: all written before the record of the hook after the wait.
+ */
+Test(reentry, a_handlers_calls_during_long_on_full_wait_waits_are_kept, .timeout = 120)
+{
+	char preload[600];
+	const char *argv[] = { REL_TARGET, "sig", "0", "300", NULL };
+	const char *env[] = { MODE_ON, "FDRTRACE_OPTIONS=on_full=wait buffer_size=4096 buffer_max=4",
+			      preload, NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	struct time_check tcx;
+	long calls;
+
+	if (REL_SANITIZED)
+		cr_skip_test("a preload in front of the sanitizer's runtime");
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", SLOW_DISK);
+	calls = run_counted(&r, &t, argv, env);
+	cr_expect(t.closed);
+	cr_expect(strstr(r.err, "waited"), "no wait for a buffer: %s", r.err);
+	cr_expect_eq(t.dropped, 0, "dropped %llu (re-entry %llu)", (unsigned long long)t.dropped,
+		     (unsigned long long)t.dropped_by[FDRTRACE_DROP_REENTRY]);
+	cr_expect_eq(t.func_records, 2 * (uint64_t)calls, "recorded %llu, %ld calls",
+		     (unsigned long long)t.func_records, calls);
+	cr_expect_eq(t.unmatched, 0);
+	cr_expect_geq(tc_calls(&t, "on_prof"), 2000, "the timer fired in traced code");
+	expect_clock_order(&r, &tcx);
+	score("Re-entry: 10 kHz timer during 20 ms waits for buffers (on_full=wait)", 1,
+	      t.dropped || tcx.backwards || tcx.negative,
+	      "%llu handler calls recorded, %llu dropped, %llu times going backwards",
+	      (unsigned long long)tc_calls(&t, "on_prof"), (unsigned long long)t.dropped,
+	      (unsigned long long)tcx.backwards);
+	tc_free(&t);
+	tc_done(&r);
+}
+
 Test(reentry, ten_khz_profiling_timer_on_five_threads_accounts_for_every_call, .timeout = 60)
 {
 	const char *argv[] = { REL_TARGET, "sig", "4", "500", NULL };
