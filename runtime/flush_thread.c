@@ -956,6 +956,7 @@ static uint64_t fl_refine_at = 100000000ull;	/* ns of run */
 
 /* The start pool wants pages faulted in now (fdr_pool_prefault_step()); from the first page. */
 static bool fl_prefault, fl_prefault_all;
+static bool fl_prepare_ids;	/* the id map has pages to populate: another round at once */
 /* A process this old (ns of run) gets the whole start pool faulted in, used or not. */
 #define FL_PREFAULT_WHOLE_NS 100000000ull
 
@@ -1199,9 +1200,13 @@ static notrace void *fl_main(void *arg)
 		uint32_t seq = atomic_load_explicit(&fl_seq, memory_order_seq_cst);
 		struct timespec to = { 0, 50000000 };
 
+		/* the finish is waiting: nothing for later (the pages ahead), only the drain */
+		bool stopping = atomic_load_explicit(&fl_stop, memory_order_acquire);
+
 		pthread_mutex_lock(&fl_mutex);
 		/* before anything slow: the id map for the next new functions */
-		fdr_funcid_prepare();
+		if (!stopping)
+			fl_prepare_ids = fdr_funcid_prepare();
 		if (!fdr_file_created() && fdr_has_records()) {
 			/* a thread recorded: the file exists from now on (one SIGKILL away) */
 			fdr_file_lock(0);
@@ -1227,7 +1232,7 @@ static notrace void *fl_main(void *arg)
 		 * before the first drain let a program that records at once run
 		 * the pool dry (a CI run lost half of a test's 2.3 M records).
 		 */
-		if (fdr_queue_empty()) {
+		if (!stopping && fdr_queue_empty()) {
 			fl_prefault = fdr_pool_prefault_step(fl_prefault_all,
 							     fdr_clock_run_ns() >= FL_PREFAULT_WHOLE_NS);
 			fl_prefault_all = false;
@@ -1256,7 +1261,7 @@ static notrace void *fl_main(void *arg)
 			if (next - now < 50000000ull)
 				to.tv_nsec = (long)(next - now);
 		}
-		if (fl_prefault)
+		if (fl_prefault || fl_prepare_ids)
 			continue;	/* the next step, after a look at the queue */
 		fl_settle_idle(&to);
 		atomic_store_explicit(&fl_sleeping, 1, memory_order_seq_cst);

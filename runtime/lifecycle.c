@@ -1258,8 +1258,6 @@ static notrace void lc_start(void)
 		return;
 	}
 	fdr_fd_floor_init();	/* before anything we keep open: the trace, libunwind's pipe */
-	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
-	fdr_sysunwind_init();	/* the cheap walks: fork stacks, on_full=wait's handler check */
 	fdr_clock_finish();	/* the frequency: before the header and the durations below */
 	fdr_start_tsc = fdr_clock_read(&(unsigned){ 0 });
 	fdr_read_cmdline();
@@ -1273,13 +1271,16 @@ static notrace void lc_start(void)
 		lc_start_failed();
 		return;
 	}
-	lc_install_signals();
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
 	/*
 	 * The flush thread writes the process, configuration and module-map
 	 * records first thing, before any buffer, and a dump waits for them
 	 * (lc_dump()), so no function record can precede them, whenever the
 	 * program dies; the gate opens without waiting for the thread.
+	 * Started as early as it can be (it needs the file and the header's
+	 * frequency), so that its own start (its descriptor table, the
+	 * module records: 0.1-0.3 ms) runs beside the rest of this one: a
+	 * short process's exit waits for it.
 	 */
 	err = fdr_flush_start();
 	if (err) {
@@ -1289,6 +1290,14 @@ static notrace void lc_start(void)
 		lc_start_failed();
 		return;
 	}
+	/*
+	 * After the flush thread took its descriptor table: libunwind's pipe
+	 * is the process's, and the flush thread (which never unwinds) holds
+	 * no copy of it. Before the handlers, which may need both.
+	 */
+	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
+	fdr_sysunwind_init();	/* the cheap walks: fork stacks, on_full=wait's handler check */
+	lc_install_signals();
 	/* release: everything above before any hook sees the gate open */
 	atomic_store_explicit(&fdr_gate, FDR_GATE_ON, memory_order_release);
 }
