@@ -38,9 +38,11 @@
  *   - Initialisation, on the thread of the process's first hook, maps
  *     level 0 and the array and populates neither (2026-12-02: the 80
  *     pages were 0.16 ms of a short traced process's 1.3 ms start on this
- *     project's VM, for the two or three it touched). The functions a
- *     program enters before the flush thread's first round, a fraction of
- *     a millisecond later, may each fault a page in; none after it.
+ *     project's VM, for the two or three it touched). The flush thread
+ *     populates them as soon as it runs (flush_thread.c, fl_pages_ahead():
+ *     beside the program's first fraction of a millisecond), level 0 a
+ *     64 KiB step at a time; a function the program enters before may
+ *     fault a page in.
  *
  * Memory: 384 KiB once the flush thread has run (level 0 and the first
  * 2 x FID_AHEAD ids),
@@ -211,9 +213,16 @@ notrace void fdr_funcid_release(void)
 notrace bool fdr_funcid_needs_prepare(void)
 {
 	uint32_t next = atomic_load_explicit(&fid_next, memory_order_relaxed);
+	uint32_t ready = atomic_load_explicit(&fid_addr_ready, memory_order_relaxed);
 
-	if (next + FID_AHEAD / 2 > atomic_load_explicit(&fid_addr_ready, memory_order_relaxed) ||
-	    atomic_load_explicit(&fid_level0_ready, memory_order_relaxed) < FID_SLOTS(0))
+	/*
+	 * Not before the flush thread's first preparing (ready 0), which
+	 * comes on its own as the thread starts (flush_thread.c,
+	 * fl_pages_ahead()) and goes on until level 0 is populated: a wake-up
+	 * per new function until then would cost the functions of a short
+	 * process a system call each.
+	 */
+	if (ready && next + FID_AHEAD / 2 > ready)
 		return true;
 	for (unsigned k = 0; k + 1 < FID_LEVELS; k++) {
 		if (!atomic_load_explicit(&fid_level[k + 1], memory_order_relaxed))

@@ -1051,7 +1051,7 @@ static notrace void lc_install_signals(void)
 		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
 			fdr_sig_watch(sig, &sa);	/* ignored: so until the default is set */
 		else
-			fdr_sig_take(sig, &sa);
+			fdr_sig_take(sig, &sa, &old);
 	}
 	/* the ones that end the process by default: where that is (or becomes) the disposition */
 	sa.sa_sigaction = lc_terminate;
@@ -1064,7 +1064,7 @@ static notrace void lc_install_signals(void)
 		if (old.sa_handler != SIG_DFL)
 			fdr_sig_watch(sig, &sa);	/* ignored (a background job's), handled */
 		else
-			fdr_sig_take(sig, &sa);
+			fdr_sig_take(sig, &sa, &old);
 	}
 	if (fdr_cfg.dump_signal > 0 && fdr_cfg.dump_signal < NSIG) {
 		struct sigaction ds;
