@@ -76,6 +76,7 @@ static _Atomic int fl_stop;
 static _Atomic bool fl_finished;
 static uint8_t fl_how = FDRTRACE_CLOSE_EXIT;
 static _Atomic int fl_started;	/* the start records are written (or kept for the file) */
+static _Atomic int fl_alive;	/* the thread runs, past its set-up (fdr_flush_alive_wait()) */
 static const char *fl_exec_path;	/* the finish is for an exec of this file */
 static uint32_t fl_exec_tid;		/* ... called by this thread */
 static uint64_t fl_exec_tsc;		/* ... at this trace clock */
@@ -1208,8 +1209,8 @@ static notrace void fl_start_records(int32_t tid, bool forked)
  * The pages the program's first calls will touch, faulted in at once,
  * before the first round and outside fl_mutex: the id map's level 0 and
  * first id -> address entries, the pool's least lead (the start faulted
- * its first 16 KiB only; and no more once a full buffer waits: the loop
- * goes on after its drains). A new function's first call then takes no page
+ * its first 16 KiB only). None once a full buffer waits: the loop goes
+ * on with them after its drains. A new function's first call then takes no page
  * fault from the first fraction of a millisecond on, while the finish of
  * a process that ends sooner does not wait for them (it needs only
  * fl_mutex; the steps stop when it is asked for). Only this thread calls
@@ -1217,10 +1218,10 @@ static notrace void fl_start_records(int32_t tid, bool forked)
  */
 static notrace void fl_pages_ahead(void)
 {
-	while (!atomic_load_explicit(&fl_stop, memory_order_acquire) &&
+	/* full buffers first, as in the loop: a program that records at once must not run dry */
+	while (!atomic_load_explicit(&fl_stop, memory_order_acquire) && fdr_queue_empty() &&
 	       (fl_prepare_ids = fdr_funcid_prepare()))
 		;
-	/* full buffers first, as in the loop: a program that records at once must not run dry */
 	while (!atomic_load_explicit(&fl_stop, memory_order_acquire) && fl_prefault &&
 	       fdr_queue_empty()) {
 		fl_prefault = fdr_pool_prefault_step(fl_prefault_all, false);
@@ -1269,6 +1270,8 @@ static notrace void *fl_main(void *arg)
 	if (fl_own_files())
 		fl_sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	pthread_mutex_lock(&fl_mutex);
+	atomic_store_explicit(&fl_alive, 1, memory_order_release);
+	syscall(SYS_futex, &fl_alive, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	if (atomic_load_explicit(&fl_finished, memory_order_relaxed)) {
 		/* the process finished before this thread first ran: nothing left to do */
 		pthread_mutex_unlock(&fl_mutex);
@@ -1413,6 +1416,7 @@ static notrace int fl_spawn(bool forked)
 	int err;
 
 	atomic_store_explicit(&fl_started, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_alive, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_finished, false, memory_order_relaxed);
 	pthread_mutex_lock(&fl_mutex);
 	sigfillset(&all);
@@ -1432,22 +1436,33 @@ static notrace int fl_spawn(bool forked)
 	return 0;
 }
 
-notrace void fdr_flush_started_wait(unsigned ms)
+/* Wait until @word is no longer 0, @ms at most (futex: woken by its setter). */
+static notrace void fl_word_wait(_Atomic int *word, unsigned ms)
 {
 	uint64_t now, end;
 
 	if (!fl_running)
 		return;
 	end = fdr_clock_ns(CLOCK_MONOTONIC) + (uint64_t)ms * 1000000u;
-	/* acquire: pairs with fl_main()'s release store after the start records */
-	while (!atomic_load_explicit(&fl_started, memory_order_acquire) &&
+	/* acquire: pairs with the setter's release store (fl_start_records(), fl_main()) */
+	while (!atomic_load_explicit(word, memory_order_acquire) &&
 	       (now = fdr_clock_ns(CLOCK_MONOTONIC)) < end) {
 		struct timespec left = { (time_t)((end - now) / 1000000000u),
 					 (long)((end - now) % 1000000000u) };
 
-		/* returns at once when fl_started is no longer 0 */
-		syscall(SYS_futex, &fl_started, FUTEX_WAIT_PRIVATE, 0, &left, NULL, 0);
+		/* returns at once when the word is no longer 0 */
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 0, &left, NULL, 0);
 	}
+}
+
+notrace void fdr_flush_started_wait(unsigned ms)
+{
+	fl_word_wait(&fl_started, ms);
+}
+
+notrace void fdr_flush_alive_wait(unsigned ms)
+{
+	fl_word_wait(&fl_alive, ms);
 }
 
 notrace int fdr_flush_start(void)
@@ -1612,6 +1627,7 @@ notrace void fdr_flush_reset_child(void)
 	pthread_mutex_init(&fl_mutex, NULL);
 	atomic_store_explicit(&fl_fork_waiting, 0, memory_order_relaxed);
 	fl_running = false;
+	atomic_store_explicit(&fl_alive, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_finished, false, memory_order_relaxed);
 	atomic_store_explicit(&fl_stop, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_seq, 0, memory_order_relaxed);

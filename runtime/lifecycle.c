@@ -697,9 +697,10 @@ notrace void fdr_before_identity_change(void)
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED)
 		fdr_start_lazy();
 	/*
-	 * The flush thread's start records read the program's modules
-	 * (/proc/self/exe, their files): before a chroot or a lost
-	 * privilege hides them (the start does not wait for it otherwise).
+	 * The start records read the program's modules (/proc/self/exe,
+	 * their files): before a chroot or a lost privilege hides them. The
+	 * start writes them itself; where it could not (fl_spawn()), the
+	 * flush thread does, and it does not wait for that otherwise.
 	 */
 	fdr_flush_started_wait(2000);
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING ||
@@ -1123,10 +1124,10 @@ static notrace void lc_prefork(void)
 		 * come while that thread is still being set up (its allocations:
 		 * an allocator without fork handlers, as ASan's in gcc 12, left
 		 * its lock taken in the child, which hung at its first malloc).
-		 * Once it wrote the start records it only allocates under the
-		 * mutex fdr_flush_fork_prepare() takes.
+		 * Once it runs past its set-up it only allocates under the mutex
+		 * fdr_flush_fork_prepare() takes.
 		 */
-		fdr_flush_started_wait(2000);
+		fdr_flush_alive_wait(2000);
 		lc_fork_point();
 		fdr_fork_stack_take();	/* the calls open, while the flush thread still runs */
 		fdr_flush_fork_prepare();
@@ -1273,14 +1274,13 @@ static notrace void lc_start(void)
 	}
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
 	/*
-	 * The flush thread writes the process, configuration and module-map
-	 * records first thing, before any buffer, and a dump waits for them
-	 * (lc_dump()), so no function record can precede them, whenever the
+	 * The process, configuration and module-map records are written
+	 * here, in the flush thread's name, before it can take a buffer
+	 * (fl_spawn()), so no function record can precede them, whenever the
 	 * program dies; the gate opens without waiting for the thread.
 	 * Started as early as it can be (it needs the file and the header's
-	 * frequency), so that its own start (its descriptor table, the
-	 * module records: 0.1-0.3 ms) runs beside the rest of this one: a
-	 * short process's exit waits for it.
+	 * frequency), so that its own set-up (its descriptor table, the pages
+	 * ahead) runs beside the rest of this one.
 	 */
 	err = fdr_flush_start();
 	if (err) {

@@ -482,11 +482,19 @@ void fdr_flush_request_snapshot(void) fdr_hidden;
 void fdr_flush_request_trigger(void) fdr_hidden;
 void fdr_flush_names_wait(unsigned ms) fdr_hidden;
 /*
- * Wait (@ms at most) until the flush thread has written the start records:
- * a dump that writes buffers itself must not put them before those.
- * Async-signal-safe (futex); returns at once without a flush thread.
+ * Wait (@ms at most) until the start records are written (by the starter,
+ * or where it could not, by the flush thread): a dump that writes buffers
+ * itself must not put them before those. Async-signal-safe (futex);
+ * returns at once without a flush thread.
  */
 void fdr_flush_started_wait(unsigned ms) fdr_hidden;
+/*
+ * Wait (@ms at most) until the flush thread runs, past its own set-up (the
+ * C library's and a sanitizer's thread start, which may allocate): from
+ * then on it allocates only under the mutex fdr_flush_fork_prepare()
+ * takes. For a fork. Returns at once without a flush thread.
+ */
+void fdr_flush_alive_wait(unsigned ms) fdr_hidden;
 struct fdr_buffer *fdr_flush_wait_buffer(void) fdr_hidden;
 int fdr_filter_init(void) fdr_hidden;
 bool fdr_filter_skip(uint32_t id) fdr_hidden;
