@@ -524,6 +524,24 @@ notrace bool fdr_file_created(void)
 	return !atomic_load_explicit(&fw_pending, memory_order_relaxed);
 }
 
+notrace bool fdr_file_here(void)
+{
+	struct rlimit fsize;
+
+	if (atomic_load_explicit(&fw_failed, memory_order_relaxed))
+		return false;
+	/*
+	 * A write past a file size limit raises SIGXFSZ on the writing thread:
+	 * the flush thread blocks it (its write fails with EFBIG), a program's
+	 * thread would die of it.
+	 */
+	if (getrlimit(RLIMIT_FSIZE, &fsize) || fsize.rlim_cur != RLIM_INFINITY)
+		return false;
+	if (atomic_load_explicit(&fw_pending, memory_order_relaxed))
+		return fw_unnamed >= 0 && fw_same(fw_unnamed);
+	return fdr_fd >= 0 && fw_own.on && fw_dio.fd < 0 && fw_same(fdr_fd);
+}
+
 
 /*
  * Write all of @len bytes: at @off (pwrite(2)), or at the file's offset,
@@ -1795,11 +1813,18 @@ static notrace size_t rb_cap(void)
 	return fdr_cfg.buffer_size - (fdr_cfg.format_version == 1 ? FDR_V1_TAIL : 0);
 }
 
+/*
+ * Not populated (2026-12-02): most runtime buffers hold a few hundred
+ * bytes (a short process's start records, its names and close); two of
+ * them populated at every start were 16 pages each, 0.05 ms on this
+ * project's VM. A page a runtime record touches first faults then, in the
+ * flush thread, the finisher, or a dump (a fault is async-signal-safe).
+ */
 notrace int fdr_rtbuf_init(struct fdr_rtbuf *rb, int32_t tid)
 {
 	if (!rb->data) {
 		void *m = mmap(NULL, fdr_cfg.buffer_size, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (m == MAP_FAILED)
 			return -errno;

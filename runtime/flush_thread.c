@@ -13,6 +13,12 @@
  * asleep); it also wakes every 50 ms, and every flush_interval_ms to ask
  * threads for their partial buffers.
  *
+ * Its start: the thread that starts it writes the start records in its
+ * name (fl_spawn()); it faults in the pages ahead as it starts, then waits
+ * 5 ms or for a wake-up before its first round (fl_first_wait()). The
+ * finish writes the final round on the exiting thread when it can
+ * (fl_finish_here()), else wakes it to and joins it.
+ *
  * Locks: fl_mutex is held around each round of work; the fork prepare
  * handler takes it so that a child never inherits a half-done write or a
  * held loader lock from fdr_symbol_lookup(). The file lock (file_writer.c)
@@ -62,8 +68,15 @@ static bool fl_running;
 static _Atomic uint32_t fl_seq;
 static _Atomic int fl_sleeping;
 static _Atomic int fl_stop;
+/*
+ * The final round was written by the finisher's thread (fdr_flush_finish()),
+ * under fl_mutex: the flush thread, whenever it takes the mutex again,
+ * writes nothing more and ends.
+ */
+static _Atomic bool fl_finished;
 static uint8_t fl_how = FDRTRACE_CLOSE_EXIT;
 static _Atomic int fl_started;	/* the start records are written (or kept for the file) */
+static _Atomic int fl_alive;	/* the thread runs, past its set-up (fdr_flush_alive_wait()) */
 static const char *fl_exec_path;	/* the finish is for an exec of this file */
 static uint32_t fl_exec_tid;		/* ... called by this thread */
 static uint64_t fl_exec_tsc;		/* ... at this trace clock */
@@ -956,6 +969,7 @@ static uint64_t fl_refine_at = 100000000ull;	/* ns of run */
 
 /* The start pool wants pages faulted in now (fdr_pool_prefault_step()); from the first page. */
 static bool fl_prefault, fl_prefault_all;
+static bool fl_prepare_ids;	/* the id map has pages to populate: another round at once */
 /* A process this old (ns of run) gets the whole start pool faulted in, used or not. */
 #define FL_PREFAULT_WHOLE_NS 100000000ull
 
@@ -993,7 +1007,9 @@ static notrace void fl_settle_idle(struct timespec *to)
 	idle = fdr_clock_ns(CLOCK_MONOTONIC) - fl_wrote_ns;
 	if (idle >= settle_ns) {
 		fdr_file_lock(0);
-		fdr_file_settle();
+		/* outside fl_mutex: the finisher may have written the final round since */
+		if (!atomic_load_explicit(&fl_finished, memory_order_seq_cst))
+			fdr_file_settle();
 		fdr_file_unlock();
 	} else if (!to->tv_sec && (uint64_t)to->tv_nsec > settle_ns - idle) {
 		to->tv_nsec = (long)(settle_ns - idle);
@@ -1173,35 +1189,117 @@ static notrace unsigned fl_round_max(void)
 	return n > FDR_WRITE_BATCH ? (unsigned)n : FDR_WRITE_BATCH;
 }
 
+/*
+ * The start records (process, configuration, modules), in buffers of the
+ * flush thread's id @tid, named so; fl_started then says they are in the
+ * file (or kept for it). Under fl_mutex, by the starter or the flush thread.
+ */
+static notrace void fl_start_records(int32_t tid, bool forked)
+{
+	fdr_rtbuf_init(&fl_rb, tid);
+	fdr_file_lock(0);
+	fdr_write_start_records(&fl_rb, forked, (uint32_t)fdr_fork_parent);
+	fdr_file_unlock();
+	/* release: the records above before a dump writes (fdr_flush_started_wait()) */
+	atomic_store_explicit(&fl_started, 1, memory_order_release);
+	syscall(SYS_futex, &fl_started, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+/*
+ * The pages the program's first calls will touch, faulted in at once,
+ * before the first round and outside fl_mutex: the id map's level 0 and
+ * first id -> address entries, the pool's least lead (the start faulted
+ * its first 16 KiB only). None once a full buffer waits: the loop goes
+ * on with them after its drains. A new function's first call then takes no page
+ * fault from the first fraction of a millisecond on, while the finish of
+ * a process that ends sooner does not wait for them (it needs only
+ * fl_mutex; the steps stop when it is asked for). Only this thread calls
+ * fdr_funcid_prepare() and fdr_pool_prefault_step(): they need no lock.
+ */
+static notrace void fl_pages_ahead(void)
+{
+	/* full buffers first, as in the loop: a program that records at once must not run dry */
+	while (!atomic_load_explicit(&fl_stop, memory_order_acquire) && fdr_queue_empty() &&
+	       (fl_prepare_ids = fdr_funcid_prepare()))
+		;
+	while (!atomic_load_explicit(&fl_stop, memory_order_acquire) && fl_prefault &&
+	       fdr_queue_empty()) {
+		fl_prefault = fdr_pool_prefault_step(fl_prefault_all, false);
+		fl_prefault_all = false;
+	}
+}
+
+/*
+ * The first round waits FL_FIRST_NS (or a flush interval shorter than
+ * that), or until someone wakes this thread: a batch of full buffers, a
+ * starving pool, a trigger's new function, a snapshot, the finish.
+ * 2026-12-02: a process whose whole run is shorter (a build's compiler
+ * driver, a shell's command) never has this thread take fl_mutex or the
+ * file lock, so its exit writes the final round without waiting for it
+ * to get a CPU (milliseconds on a busy machine). What a longer run's
+ * first FL_FIRST_NS pay for it: the trace file appears (is linked) at
+ * most that much later (a SIGKILL before leaves no file).
+ */
+#define FL_FIRST_NS 5000000ull
+
+static notrace void fl_first_wait(uint64_t interval_ns)
+{
+	uint64_t wait = interval_ns && interval_ns < FL_FIRST_NS ? interval_ns : FL_FIRST_NS;
+	uint32_t seq = atomic_load_explicit(&fl_seq, memory_order_seq_cst);
+	struct timespec to = { 0, (long)wait };
+
+	/* seq_cst: pairs with fdr_flush_wake() (as the loop's sleep below) */
+	atomic_store_explicit(&fl_sleeping, 1, memory_order_seq_cst);
+	if (fdr_queue_empty() && !atomic_load_explicit(&fl_stop, memory_order_acquire) &&
+	    !atomic_load_explicit(&fl_snap_req, memory_order_relaxed) &&
+	    !atomic_load_explicit(&fl_trig_req, memory_order_relaxed) &&
+	    atomic_load_explicit(&fl_seq, memory_order_seq_cst) == seq)
+		syscall(SYS_futex, &fl_seq, FUTEX_WAIT_PRIVATE, seq, &to, NULL, 0);
+	atomic_store_explicit(&fl_sleeping, 0, memory_order_relaxed);
+}
+
 static notrace void *fl_main(void *arg)
 {
 	uint64_t interval_ns = fdr_cfg.flush_interval_ms * 1000000ull;
 	uint64_t next = interval_ns ? fdr_clock_ns(CLOCK_MONOTONIC) + interval_ns : 0;
 
-	(void)arg;
-	pthread_mutex_lock(&fl_mutex);
 	fdr_self.no_wait = true;	/* instrumented code it calls must never wait for itself */
+	/* system calls only (no allocation): beside the starter's start records */
 	pthread_setname_np(pthread_self(), FL_THREAD_NAME);
 	fl_short_slice();
 	if (fl_own_files())
 		fl_sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	fdr_rtbuf_init(&fl_rb, (int32_t)syscall(SYS_gettid));
-	fdr_file_lock(0);
-	fdr_write_start_records(&fl_rb, (bool)(uintptr_t)arg, (uint32_t)fdr_fork_parent);
-	fdr_file_unlock();
-	/* release: the records above before a dump writes (fdr_flush_started_wait()) */
-	atomic_store_explicit(&fl_started, 1, memory_order_release);
-	syscall(SYS_futex, &fl_started, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	pthread_mutex_lock(&fl_mutex);
+	atomic_store_explicit(&fl_alive, 1, memory_order_release);
+	syscall(SYS_futex, &fl_alive, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	if (atomic_load_explicit(&fl_finished, memory_order_relaxed)) {
+		/* the process finished before this thread first ran: nothing left to do */
+		pthread_mutex_unlock(&fl_mutex);
+		return NULL;
+	}
+	/* the starter could not learn this thread's id (fl_tid_of()): the start records are ours */
+	if (!atomic_load_explicit(&fl_started, memory_order_relaxed))
+		fl_start_records((int32_t)syscall(SYS_gettid), (bool)(uintptr_t)arg);
 	pthread_mutex_unlock(&fl_mutex);
 	fl_prefault = true;
 	fl_prefault_all = (bool)(uintptr_t)arg;
+	fl_pages_ahead();
+	fl_first_wait(interval_ns);
 	for (;;) {
 		uint32_t seq = atomic_load_explicit(&fl_seq, memory_order_seq_cst);
 		struct timespec to = { 0, 50000000 };
 
+		/* the finish is waiting: nothing for later (the pages ahead), only the drain */
+		bool stopping = atomic_load_explicit(&fl_stop, memory_order_acquire);
+
 		pthread_mutex_lock(&fl_mutex);
+		if (atomic_load_explicit(&fl_finished, memory_order_relaxed)) {
+			pthread_mutex_unlock(&fl_mutex);
+			return NULL;
+		}
 		/* before anything slow: the id map for the next new functions */
-		fdr_funcid_prepare();
+		if (!stopping)
+			fl_prepare_ids = fdr_funcid_prepare();
 		if (!fdr_file_created() && fdr_has_records()) {
 			/* a thread recorded: the file exists from now on (one SIGKILL away) */
 			fdr_file_lock(0);
@@ -1227,7 +1325,7 @@ static notrace void *fl_main(void *arg)
 		 * before the first drain let a program that records at once run
 		 * the pool dry (a CI run lost half of a test's 2.3 M records).
 		 */
-		if (fdr_queue_empty()) {
+		if (!stopping && fdr_queue_empty()) {
 			fl_prefault = fdr_pool_prefault_step(fl_prefault_all,
 							     fdr_clock_run_ns() >= FL_PREFAULT_WHOLE_NS);
 			fl_prefault_all = false;
@@ -1256,7 +1354,7 @@ static notrace void *fl_main(void *arg)
 			if (next - now < 50000000ull)
 				to.tv_nsec = (long)(next - now);
 		}
-		if (fl_prefault)
+		if (fl_prefault || fl_prepare_ids)
 			continue;	/* the next step, after a look at the queue */
 		fl_settle_idle(&to);
 		atomic_store_explicit(&fl_sleeping, 1, memory_order_seq_cst);
@@ -1270,60 +1368,101 @@ static notrace void *fl_main(void *arg)
 		atomic_store_explicit(&fl_sleeping, 0, memory_order_relaxed);
 	}
 	pthread_mutex_lock(&fl_mutex);
-	fl_final(&fl_rb);
+	/* the finisher, waiting for the mutex, finds it done (fdr_flush_finish()) */
+	if (!atomic_exchange_explicit(&fl_finished, true, memory_order_seq_cst))
+		fl_final(&fl_rb);
 	pthread_mutex_unlock(&fl_mutex);
 	return NULL;
 }
 
 /*
- * Start the flush thread and wait (at most 2 s) until it has written the
- * start records, so that they come before any record a hook can write. A
- * futex wait, woken by fl_main(): sleeping in 50 us steps cost up to 4 ms
- * of every process's start on a VM whose short sleeps overshoot.
+ * The kernel's id of thread @th, which has not run yet: glibc makes a
+ * thread's CPU-time clock id of it (pthread_getcpuclockid()) in the
+ * kernel's encoding (MAKE_THREAD_CPUCLOCK: ~tid << 3 | CPUCLOCK_SCHED |
+ * CPUCLOCK_PERTHREAD_MASK, the low bits 6). The decoding is checked on the
+ * calling thread first. Return: the id, or 0 when the check fails (a C
+ * library that encodes it otherwise).
+ */
+static notrace int32_t fl_tid_of(pthread_t th)
+{
+	clockid_t self, cid;
+
+	if (pthread_getcpuclockid(pthread_self(), &self) || (self & 7) != 6 ||
+	    (pid_t)~(self >> 3) != (pid_t)syscall(SYS_gettid))
+		return 0;
+	if (pthread_getcpuclockid(th, &cid) || (cid & 7) != 6)
+		return 0;
+	return (int32_t)~(cid >> 3);
+}
+
+/*
+ * Start the flush thread, and write the start records on the caller's
+ * thread, under its id (2026-12-02): they are in the file (or kept for
+ * it) when the start returns, so that nothing that ends the process (an
+ * exit, an _exit or fatal signal's dump, an exec) waits for the new
+ * thread to run first. Waiting for it cost a short traced process a
+ * hand-over to a new thread at its exit: 0.3 ms on an idle machine,
+ * milliseconds on a busy one. The thread sets itself up (its name, its
+ * descriptor table) meanwhile, then takes fl_mutex, which the caller
+ * holds until the records are written. Where the thread's id cannot be
+ * known before it runs (fl_tid_of()), the thread writes them, and those
+ * writers wait for it (fdr_flush_started_wait()).
  */
 static notrace int fl_spawn(bool forked)
 {
 	int saved = errno;	/* a fork child's caller sees fork()'s errno */
 	sigset_t all, old;
+	int32_t tid;
 	int err;
 
 	atomic_store_explicit(&fl_started, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_alive, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_finished, false, memory_order_relaxed);
+	pthread_mutex_lock(&fl_mutex);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&fl_thread, NULL, fl_main, (void *)(uintptr_t)forked);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
+	if (err) {
+		pthread_mutex_unlock(&fl_mutex);
 		return -err;
+	}
 	fl_running = true;
-	/*
-	 * Not waited for (2026-12-01): the start records come first in the
-	 * file whatever the hooks do meanwhile, since this thread writes them
-	 * before any buffer it takes from the queue, and the other writers
-	 * (the fatal-signal and _exit dump) wait for them first
-	 * (fdr_flush_started_wait()). Waiting here cost the starter a
-	 * hand-over to a new thread: 0.1-0.3 ms idle, milliseconds on a busy
-	 * machine, in every traced process.
-	 */
+	tid = fl_tid_of(fl_thread);
+	if (tid > 0)
+		fl_start_records(tid, forked);
+	pthread_mutex_unlock(&fl_mutex);
 	errno = saved;
 	return 0;
 }
 
-notrace void fdr_flush_started_wait(unsigned ms)
+/* Wait until @word is no longer 0, @ms at most (futex: woken by its setter). */
+static notrace void fl_word_wait(_Atomic int *word, unsigned ms)
 {
 	uint64_t now, end;
 
 	if (!fl_running)
 		return;
 	end = fdr_clock_ns(CLOCK_MONOTONIC) + (uint64_t)ms * 1000000u;
-	/* acquire: pairs with fl_main()'s release store after the start records */
-	while (!atomic_load_explicit(&fl_started, memory_order_acquire) &&
+	/* acquire: pairs with the setter's release store (fl_start_records(), fl_main()) */
+	while (!atomic_load_explicit(word, memory_order_acquire) &&
 	       (now = fdr_clock_ns(CLOCK_MONOTONIC)) < end) {
 		struct timespec left = { (time_t)((end - now) / 1000000000u),
 					 (long)((end - now) % 1000000000u) };
 
-		/* returns at once when fl_started is no longer 0 */
-		syscall(SYS_futex, &fl_started, FUTEX_WAIT_PRIVATE, 0, &left, NULL, 0);
+		/* returns at once when the word is no longer 0 */
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 0, &left, NULL, 0);
 	}
+}
+
+notrace void fdr_flush_started_wait(unsigned ms)
+{
+	fl_word_wait(&fl_started, ms);
+}
+
+notrace void fdr_flush_alive_wait(unsigned ms)
+{
+	fl_word_wait(&fl_alive, ms);
 }
 
 notrace int fdr_flush_start(void)
@@ -1343,14 +1482,61 @@ notrace void fdr_flush_note_exec(const char *path, uint32_t tid, uint64_t tsc)
 	fl_exec_tsc = tsc;
 }
 
+/*
+ * The final round on the caller's thread (the exit handler's, or exec's),
+ * once the flush thread has written the start records: it takes fl_mutex
+ * (the flush thread's round in progress ends first; fl_stop, set before,
+ * keeps that round from starting work for later), writes what is queued
+ * and the close, and lets the thread go without waiting for it. Before
+ * (2026-12-02), the exit woke the flush thread to write them and joined
+ * it: two hand-overs to another thread, each a wait for a CPU, 0.05 ms
+ * on an idle machine and milliseconds on a busy one, in every traced
+ * process. Writing from another thread than the flush thread is what the
+ * _exit and fatal-signal dumps do. The thread, detached, ends when it
+ * next takes the mutex (fl_finished); at exit or exec the kernel ends it
+ * first, and after an exec that failed it ends on its own. Only when the
+ * trace is in this thread's descriptor table as it is (fdr_file_here()).
+ * Return: true when the final round is written (here, or by the flush
+ * thread, which saw fl_stop first); false: the flush thread must write
+ * it (it did not start in 2 s, on a stopped machine; or the trace is
+ * only in its table, or under a file size limit: fdr_file_here()).
+ */
+static notrace bool fl_finish_here(void)
+{
+	bool done;
+
+	fdr_flush_started_wait(2000);	/* the start records first in the file */
+	if (!atomic_load_explicit(&fl_started, memory_order_acquire))
+		return false;
+	pthread_mutex_lock(&fl_mutex);
+	done = atomic_load_explicit(&fl_finished, memory_order_relaxed);
+	if (!done) {
+		fdr_file_lock(0);
+		done = fdr_file_here();
+		fdr_file_unlock();
+		if (done) {
+			/* seq_cst: before fl_final() takes the file lock (fl_settle_idle() looks under it) */
+			atomic_store_explicit(&fl_finished, true, memory_order_seq_cst);
+			fl_final(&fl_rb);
+		}
+	}
+	pthread_mutex_unlock(&fl_mutex);
+	return done;
+}
+
 notrace void fdr_flush_finish(uint8_t how)
 {
 	fl_how = how;
 	if (!fl_running)
 		return;
 	atomic_store_explicit(&fl_stop, 1, memory_order_release);
-	fdr_flush_wake();
-	pthread_join(fl_thread, NULL);
+	if (fl_finish_here()) {
+		fdr_flush_wake();
+		pthread_detach(fl_thread);
+	} else {
+		fdr_flush_wake();
+		pthread_join(fl_thread, NULL);
+	}
 	fl_running = false;
 }
 
@@ -1441,6 +1627,8 @@ notrace void fdr_flush_reset_child(void)
 	pthread_mutex_init(&fl_mutex, NULL);
 	atomic_store_explicit(&fl_fork_waiting, 0, memory_order_relaxed);
 	fl_running = false;
+	atomic_store_explicit(&fl_alive, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_finished, false, memory_order_relaxed);
 	atomic_store_explicit(&fl_stop, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_seq, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_sleeping, 0, memory_order_relaxed);

@@ -23,7 +23,8 @@
  * populated before a hook can need it, by someone other than the hook:
  *
  *   - The table is a chain of levels. Level k has 2^(14+k) slots of 16
- *     bytes (level 0: 256 KiB, populated at initialisation; the last,
+ *     bytes (level 0: 256 KiB, populated by the flush thread's first round;
+ *     the last,
  *     level 7: 32 MiB). A level takes keys until 3/4 of its slots are
  *     used; then it is closed and inserts go on in the next level. When a
  *     level is half used, the flush thread maps and populates the next one
@@ -34,8 +35,17 @@
  *   - The id -> address array is one reservation populated ahead of the id
  *     counter (FID_AHEAD ids) by the flush thread, with an atomic RMW of 0
  *     per page (a store could overwrite a hook's concurrent store).
+ *   - Initialisation, on the thread of the process's first hook, maps
+ *     level 0 and the array and populates neither (2026-12-02: the 80
+ *     pages were 0.16 ms of a short traced process's 1.3 ms start on this
+ *     project's VM, for the two or three it touched). The flush thread
+ *     populates them as soon as it runs (flush_thread.c, fl_pages_ahead():
+ *     beside the program's first fraction of a millisecond), level 0 a
+ *     64 KiB step at a time; a function the program enters before may
+ *     fault a page in.
  *
- * Memory: 384 KiB at start (level 0 and the first 2 x FID_AHEAD ids),
+ * Memory: 384 KiB once the flush thread has run (level 0 and the first
+ * 2 x FID_AHEAD ids),
  * nothing per function up to 12,288 functions; past that, levels double
  * and per-function memory stays below ~60 bytes (16-byte slots at most 3/4
  * full, the next level mapped at half of the current, 8 bytes of id ->
@@ -111,8 +121,9 @@ static notrace size_t fid_level_bytes(unsigned k)
 static notrace struct fid_slot *fid_level_make(unsigned k)
 {
 	struct fid_slot *expect = NULL;
+	/* level 0 at init: populated by the first fdr_funcid_prepare() (fid_level0_populate()) */
 	void *m = mmap(NULL, fid_level_bytes(k), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS | (k ? MAP_POPULATE : 0), -1, 0);
 
 	if (m == MAP_FAILED)
 		return atomic_load_explicit(&fid_level[k], memory_order_acquire);
@@ -124,7 +135,39 @@ static notrace struct fid_slot *fid_level_make(unsigned k)
 	return m;
 }
 
-/* Populate the id -> address entries below @upto (flush thread, init). */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+/*
+ * Level 0's slots populated so far (flush thread; relaxed: a hint for
+ * fdr_funcid_needs_prepare()), a step of FID_L0_STEP slots (64 KiB) per
+ * fdr_funcid_prepare(): the finish, which waits for the flush thread's
+ * round, never waits for more than a step.
+ */
+#define FID_L0_STEP 4096u
+_Static_assert(FID_SLOTS(0) % FID_L0_STEP == 0, "level 0 is whole steps");
+static _Atomic uint32_t fid_level0_ready;
+
+/*
+ * Level 0's next step of pages (flush thread). MADV_POPULATE_WRITE leaves
+ * a page a hook has written as it is; without it (Linux before 5.14), an
+ * atomic RMW of 0 per page, as for the id -> address array.
+ */
+static notrace void fid_level0_populate(void)
+{
+	struct fid_slot *l0 = atomic_load_explicit(&fid_level[0], memory_order_acquire);
+	uint32_t from = atomic_load_explicit(&fid_level0_ready, memory_order_relaxed);
+	size_t per_page = (size_t)sysconf(_SC_PAGESIZE) / sizeof(*l0);
+
+	if (from >= FID_SLOTS(0) || !l0)
+		return;
+	if (madvise(l0 + from, FID_L0_STEP * sizeof(*l0), MADV_POPULATE_WRITE))
+		for (size_t i = from; i < from + FID_L0_STEP; i += per_page)
+			atomic_fetch_or_explicit(&l0[i].addr, 0, memory_order_relaxed);
+	atomic_store_explicit(&fid_level0_ready, from + FID_L0_STEP, memory_order_relaxed);
+}
+
+/* Populate the id -> address entries below @upto (flush thread). */
 static notrace void fid_addr_populate(uint32_t upto)
 {
 	uint32_t per_page = (uint32_t)((size_t)sysconf(_SC_PAGESIZE) / sizeof(*fid_addr));
@@ -151,7 +194,6 @@ notrace int fdr_funcid_init(void)
 	if (m == MAP_FAILED)
 		return -errno;
 	fid_addr = m;
-	fid_addr_populate(2 * FID_AHEAD);
 	return 0;
 }
 
@@ -164,14 +206,23 @@ notrace void fdr_funcid_release(void)
 	if (fid_addr)
 		munmap((void *)fid_addr, sizeof(*fid_addr) * (FID_MAX_IDS + 2));
 	fid_addr = NULL;
+	atomic_store_explicit(&fid_level0_ready, 0, memory_order_relaxed);
 	atomic_store_explicit(&fid_addr_ready, 0, memory_order_relaxed);
 }
 
 notrace bool fdr_funcid_needs_prepare(void)
 {
 	uint32_t next = atomic_load_explicit(&fid_next, memory_order_relaxed);
+	uint32_t ready = atomic_load_explicit(&fid_addr_ready, memory_order_relaxed);
 
-	if (next + FID_AHEAD / 2 > atomic_load_explicit(&fid_addr_ready, memory_order_relaxed))
+	/*
+	 * Not before the flush thread's first preparing (ready 0), which
+	 * comes on its own as the thread starts (flush_thread.c,
+	 * fl_pages_ahead()) and goes on until level 0 is populated: a wake-up
+	 * per new function until then would cost the functions of a short
+	 * process a system call each.
+	 */
+	if (ready && next + FID_AHEAD / 2 > ready)
 		return true;
 	for (unsigned k = 0; k + 1 < FID_LEVELS; k++) {
 		if (!atomic_load_explicit(&fid_level[k + 1], memory_order_relaxed))
@@ -181,10 +232,11 @@ notrace bool fdr_funcid_needs_prepare(void)
 	return false;
 }
 
-notrace void fdr_funcid_prepare(void)
+notrace bool fdr_funcid_prepare(void)
 {
 	if (!fid_addr)
-		return;
+		return false;
+	fid_level0_populate();
 	fid_addr_populate(atomic_load_explicit(&fid_next, memory_order_relaxed) + 2 * FID_AHEAD);
 	for (unsigned k = 0; k + 1 < FID_LEVELS; k++) {
 		if (atomic_load_explicit(&fid_level[k + 1], memory_order_acquire))
@@ -193,6 +245,7 @@ notrace void fdr_funcid_prepare(void)
 			fid_level_make(k + 1);
 		break;
 	}
+	return atomic_load_explicit(&fid_level0_ready, memory_order_relaxed) < FID_SLOTS(0);
 }
 
 /* Fibonacci hashing: the top bits of the product are the well-mixed ones. */

@@ -22,9 +22,11 @@ void fdr_funcid_release(void) fdr_hidden;
 uint32_t fdr_funcid_get(uintptr_t addr) fdr_hidden;
 /*
  * Flush thread: map what new functions will need before a hook needs it
- * (the next level of the table, id -> address entries ahead of the ids).
+ * (level 0's pages a step at a time, the next level of the table, id ->
+ * address entries ahead of the ids).
+ * Return: true while level 0 has pages left to populate (call again soon).
  */
-void fdr_funcid_prepare(void) fdr_hidden;
+bool fdr_funcid_prepare(void) fdr_hidden;
 /* Slow path, after a new id: should the flush thread be woken to prepare? */
 bool fdr_funcid_needs_prepare(void) fdr_hidden;
 /*

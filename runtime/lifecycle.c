@@ -697,9 +697,10 @@ notrace void fdr_before_identity_change(void)
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED)
 		fdr_start_lazy();
 	/*
-	 * The flush thread's start records read the program's modules
-	 * (/proc/self/exe, their files): before a chroot or a lost
-	 * privilege hides them (the start does not wait for it otherwise).
+	 * The start records read the program's modules (/proc/self/exe,
+	 * their files): before a chroot or a lost privilege hides them. The
+	 * start writes them itself; where it could not (fl_spawn()), the
+	 * flush thread does, and it does not wait for that otherwise.
 	 */
 	fdr_flush_started_wait(2000);
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING ||
@@ -1051,7 +1052,7 @@ static notrace void lc_install_signals(void)
 		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
 			fdr_sig_watch(sig, &sa);	/* ignored: so until the default is set */
 		else
-			fdr_sig_take(sig, &sa);
+			fdr_sig_take(sig, &sa, &old);
 	}
 	/* the ones that end the process by default: where that is (or becomes) the disposition */
 	sa.sa_sigaction = lc_terminate;
@@ -1064,7 +1065,7 @@ static notrace void lc_install_signals(void)
 		if (old.sa_handler != SIG_DFL)
 			fdr_sig_watch(sig, &sa);	/* ignored (a background job's), handled */
 		else
-			fdr_sig_take(sig, &sa);
+			fdr_sig_take(sig, &sa, &old);
 	}
 	if (fdr_cfg.dump_signal > 0 && fdr_cfg.dump_signal < NSIG) {
 		struct sigaction ds;
@@ -1144,10 +1145,10 @@ static notrace void lc_prefork(void)
 		 * come while that thread is still being set up (its allocations:
 		 * an allocator without fork handlers, as ASan's in gcc 12, left
 		 * its lock taken in the child, which hung at its first malloc).
-		 * Once it wrote the start records it only allocates under the
-		 * mutex fdr_flush_fork_prepare() takes.
+		 * Once it runs past its set-up it only allocates under the mutex
+		 * fdr_flush_fork_prepare() takes.
 		 */
-		fdr_flush_started_wait(2000);
+		fdr_flush_alive_wait(2000);
 		lc_fork_point();
 		fdr_fork_stack_take();	/* the calls open, while the flush thread still runs */
 		fdr_flush_fork_prepare();
@@ -1279,8 +1280,6 @@ static notrace void lc_start(void)
 		return;
 	}
 	fdr_fd_floor_init();	/* before anything we keep open: the trace, libunwind's pipe */
-	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
-	fdr_sysunwind_init();	/* the cheap walks: fork stacks, on_full=wait's handler check */
 	fdr_clock_finish();	/* the frequency: before the header and the durations below */
 	fdr_start_tsc = fdr_clock_read(&(unsigned){ 0 });
 	fdr_read_cmdline();
@@ -1294,13 +1293,15 @@ static notrace void lc_start(void)
 		lc_start_failed();
 		return;
 	}
-	lc_install_signals();
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
 	/*
-	 * The flush thread writes the process, configuration and module-map
-	 * records first thing, before any buffer, and a dump waits for them
-	 * (lc_dump()), so no function record can precede them, whenever the
+	 * The process, configuration and module-map records are written
+	 * here, in the flush thread's name, before it can take a buffer
+	 * (fl_spawn()), so no function record can precede them, whenever the
 	 * program dies; the gate opens without waiting for the thread.
+	 * Started as early as it can be (it needs the file and the header's
+	 * frequency), so that its own set-up (its descriptor table, the pages
+	 * ahead) runs beside the rest of this one.
 	 */
 	err = fdr_flush_start();
 	if (err) {
@@ -1310,6 +1311,14 @@ static notrace void lc_start(void)
 		lc_start_failed();
 		return;
 	}
+	/*
+	 * After the flush thread took its descriptor table: libunwind's pipe
+	 * is the process's, and the flush thread (which never unwinds) holds
+	 * no copy of it. Before the handlers, which may need both.
+	 */
+	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
+	fdr_sysunwind_init();	/* the cheap walks: fork stacks, on_full=wait's handler check */
+	lc_install_signals();
 	/* release: everything above before any hook sees the gate open */
 	atomic_store_explicit(&fdr_gate, FDR_GATE_ON, memory_order_release);
 }

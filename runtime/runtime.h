@@ -303,11 +303,12 @@ struct sigaction;
 /* libc's sigaction, past the program's view (async-signal-safe) */
 int fdr_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) fdr_hidden;
 /*
- * Handle @sig with @ours from now on; the disposition it had stays the
- * program's view, which sigaction() and signal() report, and setting the
- * default puts @ours back. Initialisation only. Return: 0 or -errno.
+ * Handle @sig with @ours from now on; the disposition it had, @prev (the
+ * caller has just read it: fdr_real_sigaction()), stays the program's
+ * view, which sigaction() and signal() report, and setting the default
+ * puts @ours back. Initialisation only. Return: 0 or -errno.
  */
-int fdr_sig_take(int sig, const struct sigaction *ours) fdr_hidden;
+int fdr_sig_take(int sig, const struct sigaction *ours, const struct sigaction *prev) fdr_hidden;
 /*
  * The same for @sig ignored or handled at start: that stays installed;
  * @ours stands for the default once the program sets it. Initialisation
@@ -410,6 +411,15 @@ void fdr_fd_floor_init(void) fdr_hidden;
 /* create the file and write what was kept (caller holds the file lock); reports a failure */
 int fdr_file_create(void) fdr_hidden;
 bool fdr_file_created(void) fdr_hidden;
+/*
+ * The trace (the unnamed file before it is created) is at its descriptor
+ * in the calling thread's table, written buffered, nothing failed: a
+ * thread other than the flush thread can write it without opening it
+ * again. Not where the program took the number, or the flush thread
+ * opened it in its own table (by name, or for direct writes), nor under
+ * a file size limit (SIGXFSZ). Caller holds the file lock.
+ */
+bool fdr_file_here(void) fdr_hidden;
 /* a snapshot's file: written unnamed in the trace's directory, named when whole */
 int fdr_file_open_unnamed(void) fdr_hidden;
 int fdr_file_link(int fd, const char *path) fdr_hidden;
@@ -502,11 +512,19 @@ void fdr_flush_request_snapshot(void) fdr_hidden;
 void fdr_flush_request_trigger(void) fdr_hidden;
 void fdr_flush_names_wait(unsigned ms) fdr_hidden;
 /*
- * Wait (@ms at most) until the flush thread has written the start records:
- * a dump that writes buffers itself must not put them before those.
- * Async-signal-safe (futex); returns at once without a flush thread.
+ * Wait (@ms at most) until the start records are written (by the starter,
+ * or where it could not, by the flush thread): a dump that writes buffers
+ * itself must not put them before those. Async-signal-safe (futex);
+ * returns at once without a flush thread.
  */
 void fdr_flush_started_wait(unsigned ms) fdr_hidden;
+/*
+ * Wait (@ms at most) until the flush thread runs, past its own set-up (the
+ * C library's and a sanitizer's thread start, which may allocate): from
+ * then on it allocates only under the mutex fdr_flush_fork_prepare()
+ * takes. For a fork. Returns at once without a flush thread.
+ */
+void fdr_flush_alive_wait(unsigned ms) fdr_hidden;
 struct fdr_buffer *fdr_flush_wait_buffer(void) fdr_hidden;
 int fdr_filter_init(void) fdr_hidden;
 bool fdr_filter_skip(uint32_t id) fdr_hidden;

@@ -163,20 +163,16 @@ static notrace void sv_set_plain_dfl(struct sigaction *sa)
 	sa->sa_handler = SIG_DFL;
 }
 
-notrace int fdr_sig_take(int sig, const struct sigaction *ours)
+notrace int fdr_sig_take(int sig, const struct sigaction *ours, const struct sigaction *prev)
 {
-	struct sigaction prev;
-
 	if (sig <= 0 || sig >= NSIG)
 		return -EINVAL;
-	if (__sigaction(sig, NULL, &prev) < 0)
-		return -errno;
 	sv_handler[sig] = *ours;
-	if (sv_is_dfl(&prev)) {
-		sv_dfl[sig] = prev;
+	if (sv_is_dfl(prev)) {
+		sv_dfl[sig] = *prev;
 		atomic_store_explicit(&sv_state[sig], SV_DFL, memory_order_relaxed);
 	} else {
-		sv_pre[sig] = prev;
+		sv_pre[sig] = *prev;
 		atomic_store_explicit(&sv_state[sig], SV_PRE, memory_order_relaxed);
 	}
 	/* release: pairs with sv_is_taken(); the view before the handler, as any change */

@@ -63,6 +63,36 @@ static void assert_account_names(const char *path, const char *const *names)
 		cr_expect(strstr(out, *names), "no %s in:\n%s", *names, out);
 }
 
+/*
+ * The start writes the start records itself, in the name of the flush
+ * thread it has just created and which has not run yet: the id it learns
+ * for it (pthread_getcpuclockid()) is that thread's, the one the OS
+ * names fdrtrace-flush, and `fdrtrace info` lists the runtime's buffers
+ * under it, apart from the program's thread.
+ */
+Test(start, the_runtime_records_carry_the_flush_threads_own_id)
+{
+	const char *argv[] = { TARGET, "flush_tid", NULL };
+	const char *env[] = { MODE_ON, NULL };
+	char paths[2][512], want[64];
+	static char out[16384];
+	struct tc_run r;
+	const char *f;
+	long tid;
+
+	tc_run(&r, argv, env);
+	tc_assert_exited_ok(&r);
+	f = strstr(r.out, "flush_tid ");
+	cr_assert_not_null(f, "%s", r.out);
+	tid = atol(f + strlen("flush_tid "));
+	cr_assert_gt(tid, 0, "no thread named fdrtrace-flush: %s", r.out);
+	cr_assert_eq(tc_find_traces(&r, paths, 2), 1);
+	run_tool("info", paths[0], out, sizeof(out));
+	snprintf(want, sizeof(want), "runtime threads: 1: %ld (fdrtrace-flush)\n", tid);
+	cr_expect(strstr(out, want), "want \"%s\" in:\n%s", want, out);
+	tc_done(&r);
+}
+
 Test(early_crash, sigsegv_right_after_start_keeps_start_records_and_names)
 {
 	/* `target segv` dies about 0.1 ms after main starts */

@@ -5,7 +5,8 @@
  * Ids are dense and stable, one per address even when threads race to
  * insert the same addresses; the map grows past its first level (with and
  * without the flush thread's preparing); a first insert does not page-fault
- * while the flush thread keeps the map prepared.
+ * once the flush thread has prepared the map (its first round) and while
+ * it keeps it prepared.
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -51,10 +52,18 @@ Test(funcid_map, ids_are_dense_stable_and_first_inserts_do_not_fault)
 	cr_assert_eq(fdr_funcid_init(), 0);
 	cr_assert_eq(fdr_funcid_limit(), 1, "ids start at 1");
 	cr_assert_eq(fdr_funcid_get(0), 0);
+	/* init populates nothing: the flush thread's first round does */
+	/* the flush thread's first round comes on its own: a new map does not wake it */
+	cr_assert_not(fdr_funcid_needs_prepare(), "a new map asks for nothing");
+	/* level 0 a step (64 KiB) per call, so the finish never waits long for one */
+	for (int i = 0; i < 3; i++)
+		cr_assert(fdr_funcid_prepare(), "step %d: more to populate", i);
+	cr_assert_not(fdr_funcid_prepare(), "level 0 is 4 steps");
+	cr_assert_not(fdr_funcid_needs_prepare());
 	before = thread_minflt();
 	for (uint32_t i = 0; i < N_FIRST; i++)
 		cr_assert_eq(fdr_funcid_get(fn_addr(i)), i + 1);
-	/* level 0 and the id -> address entries were populated at init */
+	/* level 0 and the id -> address entries were populated by that round */
 	if (FAULTS_MEAN_SOMETHING)
 		cr_expect_leq(thread_minflt() - before, 2, "%ld page faults for %u first inserts",
 			      thread_minflt() - before, N_FIRST);

@@ -70,6 +70,9 @@
  *   target busy N           2 threads, each works N times; then prints
  *                           "flush_migrations M": how often the scheduler
  *                           moved the flush thread between CPUs
+ *   target flush_tid        work, then print "flush_tid T": the id of the
+ *                           thread named fdrtrace-flush (waiting for it to
+ *                           be named, 2 s at most; -1: none)
  *   target stdout_freed F   stdout set to a FILE of F's, printed to; an exit
  *                           handler prints "bye" and fcloses it (freed), so
  *                           at the runtime's exit handler stdout is a freed FILE
@@ -287,6 +290,35 @@ __attribute__((no_instrument_function)) static long flush_migrations(void)
 	return got;
 }
 
+/* The id of the thread named fdrtrace-flush (named as it starts: 2 s at most), or -1. */
+__attribute__((no_instrument_function)) static long flush_tid(void)
+{
+	for (int tries = 0; tries < 200; tries++) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *de;
+		long got = -1;
+
+		while (d && got < 0 && (de = readdir(d))) {
+			char path[300], line[64];
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (fgets(line, sizeof(line), f) && !strcmp(line, "fdrtrace-flush\n"))
+				got = atol(de->d_name);
+			fclose(f);
+		}
+		if (d)
+			closedir(d);
+		if (got >= 0)
+			return got;
+		usleep(10000);
+	}
+	return -1;
+}
+
 static pthread_barrier_t hold_barrier;
 
 /* "hold": one call (the thread now holds a buffer), wait for every other thread, then work */
@@ -379,6 +411,9 @@ int main(int argc, char **argv)
 		work();
 		raise(SIGUSR1);	/* the default now: the end */
 		return 5;
+	} else if (!strcmp(mode, "flush_tid")) {
+		work();
+		printf("flush_tid %ld\n", flush_tid());
 	} else if (!strcmp(mode, "busy")) {
 		pthread_t th[2];
 
