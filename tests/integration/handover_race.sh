@@ -16,13 +16,13 @@
 # entry before the exit hook, at the time gdb read), and the trace must
 # verify with no exit lacking its entry.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../race_skip.sh"
 gdb=$1 api=$2 tool=$3
 dir=$(mktemp -d /tmp/fdrtrace-race-XXXXXX)
 trap "${KEEP:+:} rm -rf $dir" EXIT
 
 if [[ ! -x $gdb ]]; then
-  echo "SKIP: no gdb"
-  exit 77
+  race_cannot_run "no gdb"
 fi
 cat > "$dir/race.gdb" <<'GDB'
 set pagination off
@@ -52,8 +52,7 @@ FDRTRACE_MODE=fdr FDRTRACE_OPTIONS="logfile_base=$dir/" \
   timeout 120 "$gdb" -q -batch -nx -x "$dir/race.gdb" --args "$api" running \
   > "$dir/gdb.out" 2>&1
 if grep -q "ptrace: Operation not permitted\|Could not trace" "$dir/gdb.out"; then
-  echo "SKIP: gdb may not trace here"
-  exit 77
+  race_cannot_run "gdb may not trace here (ptrace denied)"
 fi
 tid=$(sed -n 's/^spinner tid \([0-9]*\) last [0-9]*$/\1/p' "$dir/gdb.out")
 last=$(sed -n 's/^spinner tid [0-9]* last \([0-9]*\)$/\1/p' "$dir/gdb.out")

@@ -34,6 +34,7 @@
 #    crash dump went to the snapshot (now unnamed, so lost) and the trace
 #    ended without its close marker.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../race_skip.sh"
 gdb=$1
 recorder=$(readlink -f "$2") tool=$(readlink -f "$3")	# it runs in a directory of its own
 dir=$(mktemp -d /tmp/fdrtrace-snaprace-XXXXXX)
@@ -42,8 +43,7 @@ opts="policy=ring buffer_size=4096 buffer_max=8 dump_signal=USR2"
 fail=0
 
 if [[ ! -x $gdb ]]; then
-  echo "SKIP: no gdb"
-  exit 77
+  race_cannot_run "no gdb"
 fi
 
 # run_gdb NAME MODE: run the recorder in $dir/NAME under $dir/NAME.gdb
@@ -53,8 +53,7 @@ run_gdb() {
     timeout 120 "$gdb" -q -batch -nx -x "$dir/$1.gdb" --args "$recorder" "$2" \
     > "$dir/$1.out" 2>&1)
   if grep -q "ptrace: Operation not permitted\|Could not trace" "$dir/$1.out"; then
-    echo "SKIP: gdb may not trace here"
-    exit 77
+    race_cannot_run "gdb may not trace here (ptrace denied)"
   fi
 }
 

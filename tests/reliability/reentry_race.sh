@@ -37,13 +37,13 @@
 # After each, every call the program counted is in the trace, recorded or
 # counted as dropped: records + drops = 2 x calls.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../race_skip.sh"
 gdb=$1 target=$(readlink -f "$2") tool=$(readlink -f "$3") writer=$4
 dir=$(mktemp -d /tmp/fdrtrace-reentry-XXXXXX)
 trap "${KEEP:+:} rm -rf $dir" EXIT
 
 if [[ ! -x $gdb ]]; then
-  echo "SKIP: no gdb"
-  exit 77
+  race_cannot_run "no gdb"
 fi
 # line_of FUNCTION TEXT: the first line holding TEXT in FUNCTION of writer.c
 line_of() {
@@ -76,8 +76,7 @@ scenario() {
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     timeout 120 "$gdb" -q -batch -nx -x t.gdb --args "$target" sig "$threads" 100 > out 2>&1)
   if grep -q "ptrace: Operation not permitted\|Could not trace" "$out"; then
-    echo "SKIP: gdb may not trace here"
-    exit 77
+    race_cannot_run "gdb may not trace here (ptrace denied)"
   fi
   for marker in "$@" "exited normally"; do
     if ! grep -q -- "$marker" "$out"; then
