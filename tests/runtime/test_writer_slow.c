@@ -188,19 +188,21 @@ Test(writer_slow, a_delta_too_large_for_a_record_writes_a_tsc_wrap_first)
 {
 	struct rec r[64];
 	uint64_t t0, t1;
-	unsigned n;
+	unsigned n, cpu;
 
 	/* a thread's first entry is stamped after its registration: the clock's time */
 	hook(FN_A, FDRTRACE_FN_ENTRY, 1000, 0);
 	t0 = fdr_self.last_tsc;
 	t1 = t0 + UINT32_MAX + 5ull;
-	hook(FN_A, FDRTRACE_FN_EXIT, t0 + UINT32_MAX, 0);	/* the largest delta that fits */
+	/* and on the CPU the thread ran on then: no NewCPUId below */
+	cpu = fdr_self.cpu;
+	hook(FN_A, FDRTRACE_FN_EXIT, t0 + UINT32_MAX, cpu);	/* the largest delta that fits */
 	n = walk_own(r, 64);
 	cr_assert_not(r[n - 1].md);
 	cr_assert_eq(r[n - 1].delta, UINT32_MAX);
 	cr_assert_not(r[n - 2].md && r[n - 2].type == FDRTRACE_MD_TSC_WRAP);
 
-	hook(FN_A, FDRTRACE_FN_ENTRY, t1 + UINT32_MAX, 0);
+	hook(FN_A, FDRTRACE_FN_ENTRY, t1 + UINT32_MAX, cpu);
 	n = walk_own(r, 64);
 	cr_assert(r[n - 2].md && r[n - 2].type == FDRTRACE_MD_TSC_WRAP);
 	cr_assert_eq(r[n - 2].tsc, t1 + UINT32_MAX, "the wrap carries the full clock");
