@@ -44,9 +44,12 @@ CHECK:
          uninstrumented programs once the runtime starts lazily (reported
          until then); fdrtrace info DIR's tree as the processes' parents;
          the summary's counts the sum of the traces'
-  loss   the loss invariant: from a starved pool, no function's count, sum
-         or self time is greater than in a lossless run of the same workload
-         (stream and ring policy; see check_loss())
+  loss   the loss invariant (lua, zstd, bash): from a starved pool, no
+         function's count, total or self time is greater than in the
+         lossless runs of the same workload, beyond their spread (counts:
+         exactly, for the fixed-seed Lua) and, for times, a stated margin
+         (stream and ring policy; every starved run must lose; see
+         check_loss())
 """
 import argparse
 import concurrent.futures
