@@ -202,8 +202,8 @@ class Bash(Program):
     # open (add_unwind_protect, after make_child), and a child with a
     # starved pool runs longer: the parent's call took 20 ms and more in
     # every one of six starved runs against 7 ms at most in six lossless
-    # ones, with nothing lost inside it. On two CPUs the pool still starves
-    # (80% lost beside a loaded machine's other jobs).
+    # ones (then with a growing pool), with nothing lost inside it. On two
+    # CPUs the pool still starves (48-80% lost in the runs seen).
     loss_one_cpu = False
 
     def make_vars(self, v, fdr_link):
