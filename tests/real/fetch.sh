@@ -4,7 +4,10 @@
 # Unpack the Debian source package PACKAGE (apt-get source) into
 # CACHE/src/PACKAGE and print that directory. Idempotent: a package already
 # unpacked there is reused (CACHE/src/PACKAGE/.fetched marks a complete
-# unpack), so reruns of the suite do not go to the network.
+# unpack), so reruns of the suite do not go to the network. When the newest
+# version cannot be downloaded (a mirror may answer 404 for a security
+# update's files while it has the release's), each older version that
+# apt-cache showsrc lists is tried in turn, newest first.
 #
 # When apt has no deb-src entry for the machine's Debian archive, this
 # enables one: it writes /etc/apt/sources.list.d/fdrtrace-deb-src.sources
@@ -19,6 +22,7 @@ set -eu
 
 cache=$1 pkg=$2
 mkdir -p "$cache/src"
+cache=$(cd "$cache" && pwd)	# absolute: apt-get source runs elsewhere
 dest=$cache/src/$pkg
 skip() { echo "SKIP: cannot fetch the source of $pkg: $*"; exit 77; }
 
@@ -123,10 +127,52 @@ if ! has_src; then
 	has_src || skip "apt knows no source package $pkg"
 fi
 
-rm -rf "$cache/dl-$pkg"
-mkdir -p "$cache/dl-$pkg"
-( cd "$cache/dl-$pkg" && apt_retry apt-get source -qq "$pkg" ) ||
-	skip "apt-get source failed: $(tail -3 "$cache/apt.log")"
+# versions: "SOURCE=VERSION" for each source package version apt-cache
+# showsrc lists for $pkg (a binary package's name gives its source's),
+# newest first by dpkg's ordering.
+versions() {
+	local list=() p v i j t
+	while read -r p v; do
+		list+=("$p=$v")
+	done < <(apt-cache showsrc "$pkg" 2>/dev/null |
+		awk '/^Package: / { p = $2 } /^Version: / { print p, $2 }' | sort -u)
+	# an insertion sort: a few entries, compared as dpkg does
+	for ((i = 1; i < ${#list[@]}; i++)); do
+		t=${list[i]}
+		for ((j = i - 1; j >= 0; j--)); do
+			dpkg --compare-versions "${list[j]#*=}" lt "${t#*=}" || break
+			list[j + 1]=${list[j]}
+		done
+		list[j + 1]=$t
+	done
+	printf '%s\n' "${list[@]}"
+}
+
+# get_source: apt-get source of the newest version; when that fails (a
+# mirror may lack the newest, e.g. a security update's files answering 404
+# while the release's are there), each older version apt-cache showsrc
+# lists, newest first, until one downloads.
+get_source() {
+	local v tried=""
+	rm -rf "$cache/dl-$pkg"
+	mkdir -p "$cache/dl-$pkg"
+	( cd "$cache/dl-$pkg" && apt_retry apt-get source -qq "$pkg" ) && return 0
+	cp "$cache/apt.log" "$cache/apt-newest.log"
+	for v in $(versions); do
+		rm -rf "$cache/dl-$pkg"
+		mkdir -p "$cache/dl-$pkg"
+		echo "fetch.sh: apt-get source $pkg failed; trying $v" >&2
+		if ( cd "$cache/dl-$pkg" && apt_retry apt-get source -qq "$v" ); then
+			return 0
+		fi
+		tried="$tried $v"
+	done
+	echo "apt-get source $pkg: $(tail -3 "$cache/apt-newest.log");" \
+		"older versions tried:${tried:- none listed}"
+	return 1
+}
+
+why=$(get_source) || skip "$why"
 dir=$(find "$cache/dl-$pkg" -mindepth 1 -maxdepth 1 -type d | head -1)
 [ -n "$dir" ] || skip "apt-get source unpacked nothing"
 rm -rf "$dest"
