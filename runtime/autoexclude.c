@@ -94,7 +94,7 @@ struct ax_open {
 
 /*
  * One thread's state (initial-exec TLS, all zero at the start). @nest,
- * @nest_addr, @open, @shadow and @epoch: owner only. @ids and @counts:
+ * @nest_addr, @open, @shadow, @epoch and @pending_id: owner only. @ids and @counts:
  * written by the owner, read by emitters under the slot lock; @taken:
  * written by emitters under the slot lock, read by the owner once it has
  * left the registry (fdr_ax_thread_exit()).
@@ -103,6 +103,7 @@ struct fdr_ax_thread {
 	uint32_t nest;
 	uint32_t open;
 	uint32_t epoch;
+	uint32_t pending_id;	/* ax_slow() to ax_evidence(): the undecided function */
 	uintptr_t nest_addr[AX_NEST];
 	struct ax_open shadow[AX_SHADOW];
 	_Atomic uint32_t ids[AX_SLOTS];
@@ -268,12 +269,15 @@ static notrace uint32_t ax_nested_id(struct fdr_thread *t, struct fdr_ax_thread 
 }
 
 /* A counted call (@id 0: left out) enters at @addr. */
-static fdr_always_inline notrace void ax_nest_enter(struct fdr_ax_thread *x, uintptr_t addr,
-						    uint32_t id)
+static fdr_always_inline notrace void ax_nest_enter(struct fdr_thread *t, struct fdr_ax_thread *x,
+						    uintptr_t addr, uint32_t id)
 {
 	if (x->nest < AX_NEST)
 		x->nest_addr[x->nest] = addr;
 	x->nest++;
+	if (unlikely(!atomic_load_explicit(&t->ax, memory_order_relaxed)))
+		/* release: pairs with emitters' acquire (under the slot lock) */
+		atomic_store_explicit(&t->ax, x, memory_order_release);
 	if (id)
 		ax_count(x, id);
 }
@@ -359,15 +363,104 @@ static notrace void ax_restart(struct fdr_ax_thread *x)
 
 /* ---- the hook ---- */
 
+/* What the out-of-line part tells the hook. */
+enum ax_do {
+	AX_DO_RECORD,		/* record the call */
+	AX_DO_TIME,		/* record it, and time it for the decision (undecided) */
+	AX_DO_NOTHING,		/* counted (or left out): the guard is released */
+};
+
+#define AX_TAG_COUNTED 0x80000000u
+
+/*
+ * Everything but "a call of a function known to be timed, no counted call
+ * open": decide, count. Owner, guard held; releases it for AX_DO_NOTHING.
+ */
+static notrace fdr_noinline enum ax_do ax_slow(struct fdr_thread *t, uintptr_t addr,
+					       unsigned action, struct fdr_fcache_ent *ce)
+{
+	struct fdr_ax_thread *x = &ax_self;
+	uint32_t id = 0, state;
+
+	if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed)))
+		ax_restart(x);
+	if (action == FDRTRACE_FN_EXIT) {
+		if (x->nest && ax_nest_exit(x, addr))
+			goto done;
+		return AX_DO_RECORD;
+	}
+	if (unlikely(t->state != FDR_T_ACTIVE || t->ignored))
+		return AX_DO_RECORD;	/* the slow path registers the thread, or drops */
+	if (likely(ce->addr == addr))
+		id = ce->id;
+	if (x->nest) {
+		/* inside a counted call: counted too (a filtered one as the slow path would) */
+		if (ce->addr == ~addr) {
+			ax_nest_enter(t, x, addr, 0);
+			atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 1,
+						  memory_order_relaxed);
+		} else {
+			ax_nest_enter(t, x, addr, ax_nested_id(t, x, addr, id));
+		}
+		goto done;
+	}
+	if (!id && ce->addr != ~addr)
+		id = fdr_funcid_find(addr);
+	if (!id)
+		return AX_DO_RECORD;	/* new (the slow path gives it an id), or filtered */
+	state = ce->addr == addr && ce->ax == (id | AX_TAG_COUNTED)
+			? AX_COUNTED
+			: atomic_load_explicit(&ax_fn[id].state, memory_order_relaxed);
+	if (state == AX_COUNTED) {
+		if (ce->addr == addr)
+			ce->ax = id | AX_TAG_COUNTED;
+		ax_nest_enter(t, x, addr, id);
+		goto done;
+	}
+	if (state == AX_TIMED) {
+		if (ce->addr == addr)
+			ce->ax = id;	/* the hook records its calls without coming here */
+		return AX_DO_RECORD;
+	}
+	x->pending_id = id;
+	return AX_DO_TIME;
+done:
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+	return AX_DO_NOTHING;
+}
+
+/*
+ * The hook's path for everything but a call of a function known to be
+ * timed, with no counted call and no undecided timed call open on the
+ * thread. Owner, guard held.
+ */
+static notrace fdr_noinline void ax_record_slow(struct fdr_thread *t, void *fn, unsigned action,
+						struct fdr_fcache_ent *ce)
+{
+	struct fdr_ax_thread *x = &ax_self;
+	uintptr_t addr = (uintptr_t)fn;
+	enum ax_do what = ax_slow(t, addr, action, ce);
+	uint64_t tsc;
+	unsigned cpu;
+
+	if (what == AX_DO_NOTHING)
+		return;
+	tsc = fdr_clock_read(&cpu);
+	if (action == FDRTRACE_FN_EXIT)
+		ax_shadow_exit(x, addr, tsc);
+	else if (what == AX_DO_TIME)
+		ax_shadow_enter(x, addr, x->pending_id, tsc);
+	fdr_record_at(t, fn, action, tsc, cpu);	/* releases the guard */
+}
+
 notrace void fdr_ax_record(void *fn, unsigned action)
 {
 	struct fdr_thread *t = &fdr_self;
 	struct fdr_ax_thread *x = &ax_self;
 	uintptr_t addr = (uintptr_t)fn;
-	struct fdr_fcache_ent *ce;
-	uint32_t id = 0, state = AX_TIMED;
-	uint64_t tsc;
-	unsigned cpu;
+	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
+	uint32_t lo, hi, aux;
 
 	if (unlikely(t->guard)) {
 		fdr_record_reentry(t, addr, action);
@@ -375,49 +468,21 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 	}
 	t->guard = FDR_GUARD_HOOK;
 	atomic_signal_fence(memory_order_seq_cst);
-	if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed)))
-		ax_restart(x);
-	if (action == FDRTRACE_FN_EXIT) {
-		if (x->nest && ax_nest_exit(x, addr))
-			goto done;
-		goto record;
+	/*
+	 * The common case, on one screen: a function known to be timed, no
+	 * counted call open, no exit that may end an undecided timed call, the
+	 * rdtscp clock (read inline, as writer_api.h does: no call, so no
+	 * frame). Every other goes out of line, by a tail call.
+	 */
+	if (unlikely(ce->addr != addr || ce->ax != ce->id || x->nest ||
+		     (action == FDRTRACE_FN_EXIT && x->open) ||
+		     fdr_clock.source != FDRTRACE_CLOCK_RDTSCP)) {
+		ax_record_slow(t, fn, action, ce);
+		return;
 	}
-	if (unlikely(t->state != FDR_T_ACTIVE || t->ignored))
-		goto record;	/* the slow path registers the thread, or drops */
-	if (unlikely(!atomic_load_explicit(&t->ax, memory_order_relaxed)))
-		/* release: pairs with emitters' acquire (under the slot lock) */
-		atomic_store_explicit(&t->ax, x, memory_order_release);
-	ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
-	if (likely(ce->addr == addr))
-		id = ce->id;
-	if (x->nest) {
-		/* inside a counted call: counted too (a filtered one as the slow path would) */
-		ax_nest_enter(x, addr, ce->addr == ~addr ? 0 : ax_nested_id(t, x, addr, id));
-		if (ce->addr == ~addr)
-			atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 1,
-						  memory_order_relaxed);
-		goto done;
-	}
-	if (!id && ce->addr != ~addr)
-		id = fdr_funcid_find(addr);
-	if (id) {
-		state = atomic_load_explicit(&ax_fn[id].state, memory_order_relaxed);
-		if (state == AX_COUNTED) {
-			ax_nest_enter(x, addr, id);
-			goto done;
-		}
-	}
-record:
-	tsc = fdr_clock_read(&cpu);
-	if (action == FDRTRACE_FN_EXIT)
-		ax_shadow_exit(x, addr, tsc);
-	else if (state == AX_UNDECIDED)
-		ax_shadow_enter(x, addr, id, tsc);
-	fdr_record_at(t, fn, action, tsc, cpu);	/* releases the guard */
-	return;
-done:
-	atomic_signal_fence(memory_order_seq_cst);
-	t->guard = 0;
+	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+	/* TSC_AUX: (node << 12) | cpu; releases the guard */
+	fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
 }
 
 /* ---- into the trace ---- */

@@ -109,6 +109,13 @@ extern bool fdr_filtering fdr_hidden;
 struct fdr_fcache_ent {
 	uintptr_t addr;
 	uint32_t id;
+	/*
+	 * auto_exclude (autoexclude.c): @id when the function is known to
+	 * be timed for good, @id | AX_TAG_COUNTED when counted; anything
+	 * else (a stale value of another id: ids are unique) means "look it
+	 * up". The fast path never reads it.
+	 */
+	uint32_t ax;
 };
 
 /**

@@ -106,19 +106,26 @@ static notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t buf
  * call is recorded only once the gate is ON. COUNTED: recording with
  * auto_exclude, every hook goes to autoexclude.c.
  */
-notrace void fdr_record_inactive(void *fn, unsigned action)
+static notrace fdr_noinline void wr_inactive(void *fn, unsigned action, int g)
 {
-	int g = atomic_load_explicit(&fdr_gate, memory_order_relaxed);
-
-	if (g == FDR_GATE_COUNTED) {
-		fdr_ax_record(fn, action);
-	} else if (g == FDR_GATE_LAZY) {
+	if (g == FDR_GATE_LAZY) {
 		if (fdr_start_lazy())
 			fdr_record(fn, action);
 	} else if (g == FDR_GATE_BEFORE_INIT)
 		atomic_fetch_add_explicit(&fdr_before_init_drops, 1, memory_order_relaxed);
 	else if (g == FDR_GATE_AFTER_FINI)
 		atomic_fetch_add_explicit(&fdr_after_fini_drops, 1, memory_order_relaxed);
+}
+
+notrace void fdr_record_inactive(void *fn, unsigned action)
+{
+	int g = atomic_load_explicit(&fdr_gate, memory_order_relaxed);
+
+	/* auto_exclude's every call: a jump, no frame (the rest in wr_inactive()) */
+	if (likely(g == FDR_GATE_COUNTED))
+		fdr_ax_record(fn, action);
+	else
+		wr_inactive(fn, action, g);
 }
 
 /* Calls kept by handlers (wr_hold()) and not yet written or counted? */
