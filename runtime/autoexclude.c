@@ -72,6 +72,18 @@
 #define AX_GPROBE 64u
 #define AX_DECISIONS 4096u	/* functions that may be decided counted-only */
 #define AX_CHUNK 128u		/* pairs in one FDRTRACE_EXT_COUNTED record */
+/*
+ * A counted function keeps being watched: one in AX_SAMPLE_EVERY of a
+ * thread's outermost counted calls is timed (two clock reads), and the
+ * function is timed again for good when most of a window of AX_SAMPLE_MIN
+ * such calls (over the process's threads) took longer than DURATION: it
+ * was short at first, not any more (a dispatcher whose first calls were
+ * trivial), and counting it would hide its time. Most, not the mean: a
+ * call preempted for a time slice, or a rare long path the first N calls
+ * had too, does not undo it.
+ */
+#define AX_SAMPLE_EVERY 64u
+#define AX_SAMPLE_MIN 8u
 
 enum ax_state {
 	AX_UNDECIDED = 0,
@@ -84,6 +96,9 @@ struct ax_fn {
 	_Atomic uint32_t calls;		/* timed calls whose duration is in @sum */
 	_Atomic uint32_t state;		/* enum ax_state */
 	_Atomic uint64_t sum;		/* their durations, clock ticks */
+	_Atomic uint32_t samples;	/* counted: outermost calls timed, this window (ax_sample()) */
+	_Atomic uint32_t slow;		/* of them, longer than DURATION */
+	_Atomic uint64_t ssum;		/* their durations */
 };
 
 struct ax_open {
@@ -94,7 +109,7 @@ struct ax_open {
 
 /*
  * One thread's state (initial-exec TLS, all zero at the start). @nest,
- * @nest_addr, @open, @shadow, @epoch and @pending_id: owner only. @ids and @counts:
+ * @nest_addr, @open, @shadow, @epoch, @pending_id and @sample_*: owner only. @ids and @counts:
  * written by the owner, read by emitters under the slot lock; @taken:
  * written by emitters under the slot lock, read by the owner once it has
  * left the registry (fdr_ax_thread_exit()).
@@ -103,7 +118,10 @@ struct fdr_ax_thread {
 	uint32_t nest;
 	uint32_t open;
 	uint32_t epoch;
-	uint32_t pending_id;	/* ax_slow() to ax_evidence(): the undecided function */
+	uint32_t pending_id;	/* ax_slow() to ax_record_slow(): the undecided function */
+	uint32_t sample_left;	/* outermost counted calls until the next one timed */
+	uint32_t sample_id;	/* the one being timed (0: none) */
+	uint64_t sample_tsc;	/* its entry */
 	uintptr_t nest_addr[AX_NEST];
 	struct ax_open shadow[AX_SHADOW];
 	_Atomic uint32_t ids[AX_SLOTS];
@@ -121,6 +139,7 @@ struct ax_decision {
 	_Atomic uint32_t ready;
 	uint32_t id, calls;
 	uint64_t tsc, sum;
+	bool undone;		/* timed again: @calls and @sum are the samples */
 };
 
 bool fdr_ax_on;
@@ -282,6 +301,90 @@ static fdr_always_inline notrace void ax_nest_enter(struct fdr_thread *t, struct
 		ax_count(x, id);
 }
 
+/* ---- evidence and decisions ---- */
+
+/* Write a decision down for the flush thread. Return: false when there is no room. */
+static notrace bool ax_note(uint32_t id, uint32_t calls, uint64_t sum, uint64_t tsc, bool undone)
+{
+	uint32_t i = atomic_fetch_add_explicit(&ax_dec_next, 1, memory_order_relaxed);
+
+	if (i >= AX_DECISIONS)
+		return false;
+	ax_dec[i].id = id;
+	ax_dec[i].calls = calls;
+	ax_dec[i].sum = sum;
+	ax_dec[i].tsc = tsc;
+	ax_dec[i].undone = undone;
+	/* release: the entry before the flag the flush thread reads */
+	atomic_store_explicit(&ax_dec[i].ready, 1, memory_order_release);
+	return true;
+}
+
+static notrace void ax_decide(uint32_t id, struct ax_fn *f, uint32_t calls, uint64_t tsc)
+{
+	uint64_t sum = atomic_load_explicit(&f->sum, memory_order_relaxed);
+	__extension__ unsigned __int128 limit = (unsigned __int128)ax_ticks * calls;
+	uint32_t state = AX_TIMED;
+
+	/* a counted function may be timed again later (ax_sample()): one slot kept for that */
+	if (sum < limit && !(fdr_triggering && fdr_trigger_uncached(id)) &&
+	    atomic_load_explicit(&ax_dec_next, memory_order_relaxed) < AX_DECISIONS / 2 &&
+	    ax_note(id, calls, sum, tsc, false))
+		state = AX_COUNTED;
+	atomic_store_explicit(&f->state, state, memory_order_release);
+}
+
+/*
+ * The end of a sampled outermost counted call of @id, @d ticks long:
+ * time the function again for good if it is not short any more.
+ */
+static notrace fdr_noinline void ax_sample(uint32_t id, uint64_t d, uint64_t tsc)
+{
+	struct ax_fn *f = &ax_fn[id];
+	uint64_t ssum = atomic_fetch_add_explicit(&f->ssum, d, memory_order_relaxed) + d;
+	uint32_t slow = atomic_fetch_add_explicit(&f->slow, d > ax_ticks, memory_order_relaxed) +
+			(d > ax_ticks);
+	uint32_t n = atomic_fetch_add_explicit(&f->samples, 1, memory_order_relaxed) + 1;
+	uint32_t expect = AX_COUNTED;
+
+	if (n < AX_SAMPLE_MIN)
+		return;
+	if (2 * slow <= n) {
+		/* a window of samples: the next says what the calls are like by then */
+		atomic_store_explicit(&f->samples, 0, memory_order_relaxed);
+		atomic_store_explicit(&f->slow, 0, memory_order_relaxed);
+		atomic_store_explicit(&f->ssum, 0, memory_order_relaxed);
+		return;
+	}
+	/* one thread undoes it (the CAS), and says so */
+	if (atomic_compare_exchange_strong_explicit(&f->state, &expect, AX_TIMED,
+						    memory_order_release, memory_order_relaxed))
+		ax_note(id, n, ssum, tsc, true);
+}
+
+/* An outermost counted call of @id begins: time one in AX_SAMPLE_EVERY. */
+static fdr_always_inline notrace void ax_sample_enter(struct fdr_ax_thread *x, uint32_t id)
+{
+	if (likely(--x->sample_left < AX_SAMPLE_EVERY))
+		return;
+	x->sample_left = AX_SAMPLE_EVERY - 1;
+	x->sample_id = id;
+	x->sample_tsc = fdr_clock_read(&(unsigned){ 0 });
+}
+
+/* An exit closed counted calls: the sampled one, if it was the outermost. */
+static fdr_always_inline notrace void ax_sample_exit(struct fdr_ax_thread *x)
+{
+	uint64_t tsc;
+
+	if (likely(!x->sample_id) || x->nest)
+		return;
+	tsc = fdr_clock_read(&(unsigned){ 0 });
+	if (tsc > x->sample_tsc)
+		ax_sample(x->sample_id, tsc - x->sample_tsc, tsc);
+	x->sample_id = 0;
+}
+
 /* An exit while counted calls are open: true when it closes one of them. */
 static notrace bool ax_nest_exit(struct fdr_ax_thread *x, uintptr_t addr)
 {
@@ -289,40 +392,20 @@ static notrace bool ax_nest_exit(struct fdr_ax_thread *x, uintptr_t addr)
 
 	if (n > AX_NEST || x->nest_addr[n - 1] == addr) {
 		x->nest = n - 1;
+		ax_sample_exit(x);
 		return true;
 	}
 	/* a longjmp left counted calls: the innermost kept level it closes, if any */
 	for (uint32_t i = n - 1; i-- > 0;) {
 		if (x->nest_addr[i] == addr) {
 			x->nest = i;
+			ax_sample_exit(x);
 			return true;
 		}
 	}
 	x->nest = 0;	/* every counted call was jumped over: this is a recorded call's exit */
+	x->sample_id = 0;
 	return false;
-}
-
-/* ---- evidence and decisions ---- */
-
-static notrace void ax_decide(uint32_t id, struct ax_fn *f, uint32_t calls, uint64_t tsc)
-{
-	uint64_t sum = atomic_load_explicit(&f->sum, memory_order_relaxed);
-	__extension__ unsigned __int128 limit = (unsigned __int128)ax_ticks * calls;
-	uint32_t state = AX_TIMED, i;
-
-	if (sum < limit && !(fdr_triggering && fdr_trigger_uncached(id))) {
-		i = atomic_fetch_add_explicit(&ax_dec_next, 1, memory_order_relaxed);
-		if (i < AX_DECISIONS) {
-			ax_dec[i].id = id;
-			ax_dec[i].calls = calls;
-			ax_dec[i].sum = sum;
-			ax_dec[i].tsc = tsc;
-			/* release: the entry before the flag the flush thread reads */
-			atomic_store_explicit(&ax_dec[i].ready, 1, memory_order_release);
-			state = AX_COUNTED;
-		}
-	}
-	atomic_store_explicit(&f->state, state, memory_order_release);
 }
 
 static fdr_always_inline notrace void ax_shadow_enter(struct fdr_ax_thread *x, uintptr_t addr,
@@ -359,6 +442,7 @@ static notrace void ax_restart(struct fdr_ax_thread *x)
 	x->epoch = atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed);
 	x->nest = 0;
 	x->open = 0;
+	x->sample_id = 0;
 }
 
 /* ---- the hook ---- */
@@ -369,8 +453,6 @@ enum ax_do {
 	AX_DO_TIME,		/* record it, and time it for the decision (undecided) */
 	AX_DO_NOTHING,		/* counted (or left out): the guard is released */
 };
-
-#define AX_TAG_COUNTED 0x80000000u
 
 /*
  * Everything but "a call of a function known to be timed, no counted call
@@ -408,13 +490,11 @@ static notrace fdr_noinline enum ax_do ax_slow(struct fdr_thread *t, uintptr_t a
 		id = fdr_funcid_find(addr);
 	if (!id)
 		return AX_DO_RECORD;	/* new (the slow path gives it an id), or filtered */
-	state = ce->addr == addr && ce->ax == (id | AX_TAG_COUNTED)
-			? AX_COUNTED
-			: atomic_load_explicit(&ax_fn[id].state, memory_order_relaxed);
+	/* not from the cache's tag: a counted function may be timed again (ax_sample()) */
+	state = atomic_load_explicit(&ax_fn[id].state, memory_order_relaxed);
 	if (state == AX_COUNTED) {
-		if (ce->addr == addr)
-			ce->ax = id | AX_TAG_COUNTED;
 		ax_nest_enter(t, x, addr, id);
+		ax_sample_enter(x, id);
 		goto done;
 	}
 	if (state == AX_TIMED) {
@@ -525,7 +605,7 @@ static notrace void ax_decision_out(struct fdr_rtbuf *rb, uint32_t i)
 {
 	uint8_t p[64];
 	size_t len = fdr_ext_excluded(p, sizeof(p), ax_dec[i].id, ax_dec[i].tsc, ax_dec[i].calls,
-				      ax_dec[i].sum, ax_ticks, ax_after);
+				      ax_dec[i].sum, ax_ticks, ax_after, ax_dec[i].undone);
 
 	if (len)
 		fdr_rtbuf_add(rb, p, len);

@@ -399,9 +399,9 @@ notrace size_t fdr_ext_spawn(uint8_t *buf, size_t cap, uint32_t tid, uint64_t ts
 
 notrace size_t fdr_ext_excluded(uint8_t *buf, size_t cap, uint32_t func_id, uint64_t tsc,
 				uint32_t calls, uint64_t sum_ticks, uint64_t threshold_ticks,
-				uint32_t after)
+				uint32_t after, bool undone)
 {
-	size_t body = 4 + 8 + 4 + 8 + 8 + 4;
+	size_t body = 4 + 8 + 4 + 8 + 8 + 4 + 1;
 	struct ext_out o = ext_begin(buf, cap, FDRTRACE_EXT_EXCLUDED, body);
 
 	if (!o.p)
@@ -412,6 +412,7 @@ notrace size_t fdr_ext_excluded(uint8_t *buf, size_t cap, uint32_t func_id, uint
 	ext_u64(&o, sum_ticks);
 	ext_u64(&o, threshold_ticks);
 	ext_u32(&o, after);
+	ext_u8(&o, undone);
 	return EXT_HDR_LEN + body;
 }
 

@@ -111,9 +111,8 @@ struct fdr_fcache_ent {
 	uint32_t id;
 	/*
 	 * auto_exclude (autoexclude.c): @id when the function is known to
-	 * be timed for good, @id | AX_TAG_COUNTED when counted; anything
-	 * else (a stale value of another id: ids are unique) means "look it
-	 * up". The fast path never reads it.
+	 * be timed for good; anything else (a stale value of another id: ids
+	 * are unique) means "look it up". The fast path never reads it.
 	 */
 	uint32_t ax;
 };

@@ -398,9 +398,11 @@ enum fdrtrace_ext_kind {
 	/* func_id u32, tsc u64 (the clock when it was decided), calls u32
 	 * and sum_ticks u64 (the evidence: the calls timed so far and their
 	 * total duration), threshold_ticks u64 (auto_exclude's DURATION),
-	 * after u32 (its N): auto_exclude decided that the function's later
-	 * calls are counted, not recorded (FDRTRACE_EXT_COUNTED). In a
-	 * runtime buffer. */
+	 * after u32 (its N), undone u8: auto_exclude decided that the
+	 * function's later calls are counted, not recorded
+	 * (FDRTRACE_EXT_COUNTED); undone 1: that they are timed again, a
+	 * counted function whose sampled calls were no longer short (calls
+	 * and sum_ticks: those samples). In a runtime buffer. */
 	FDRTRACE_EXT_EXCLUDED = 15,
 	/* tid u32 (0: threads that ended, and counts no thread's table held),
 	 * lost u64 (calls neither recorded nor counted: every table was full;

@@ -468,6 +468,8 @@ struct fdrtrace_ext {
 			uint64_t sum_ticks;	/* and their total duration */
 			uint64_t threshold_ticks;	/* the option's DURATION */
 			uint32_t after;		/* the option's N */
+			/* 1: timed again from tsc on (calls, sum_ticks: the samples) */
+			uint8_t undone;
 		} excluded;
 		struct {
 			/* calls counted, not recorded, since tid's previous such record */

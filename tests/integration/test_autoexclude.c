@@ -281,3 +281,28 @@ Test(autoexclude, longjmp_out_of_counted_calls_keeps_every_count_exact)
 	tc_free(&t);
 	tc_done(&r);
 }
+
+Test(autoexclude, a_counted_function_that_grows_slow_is_timed_again)
+{
+	const char *args[] = { "grow", "10000", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	run_ax(&r, args, AX_OPTS);
+	tc_assert_exited_ok(&r);
+	cr_assert(strstr(r.out, "grower 10000\nleaf 3000\ndeep 7000\n"), "%s", r.out);
+	tc_want_log = true;
+	tc_assert_one_trace(&r, &t);
+	tc_want_log = false;
+	cr_expect_eq(all_calls(&t, "grower"), 10000);
+	cr_expect_eq(all_calls(&t, "leaf"), 3000);
+	cr_expect_eq(all_calls(&t, "deep"), 7000);
+	cr_expect(tc_excluded(&t, "grower"), "decided counted while short");
+	cr_expect_eq(t.undone, 1, "and timed again once slow");
+	/* deep's calls after that are recorded, under grower */
+	cr_expect_gt(tc_calls(&t, "deep"), 5000, "deep recorded %llu times",
+		     (unsigned long long)tc_calls(&t, "deep"));
+	cr_expect_eq(callers_of(&t, "deep", "grower"), 0);
+	tc_free(&t);
+	tc_done(&r);
+}

@@ -244,6 +244,10 @@ static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev, struct t
 		break;
 	}
 	case FDRTRACE_EXT_EXCLUDED:
+		if (x.u.excluded.undone) {
+			t->undone++;
+			break;
+		}
 		t->excluded++;
 		if (x.u.excluded.func_id < TC_MAX_IDS)
 			t->excluded_id[x.u.excluded.func_id] = true;

@@ -81,7 +81,7 @@ struct tc_trace {
 	/* auto_exclude: calls counted, not recorded, per id; FDRx excluded records */
 	uint64_t counted[TC_MAX_IDS];
 	uint64_t counted_lost;
-	int counted_records, excluded;
+	int counted_records, excluded, undone;
 	bool excluded_id[TC_MAX_IDS];
 	/* every function record in file order (tc_read fills it when tc_want_log) */
 	struct tc_rec {

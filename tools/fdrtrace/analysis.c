@@ -1437,7 +1437,7 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 		break;
 	case FDRTRACE_EXT_EXCLUDED:
 		fn = an_func_get(a, x.u.excluded.func_id);
-		if (fn && !fn->excluded) {
+		if (fn && !x.u.excluded.undone && !fn->excluded) {
 			fn->excluded = true;
 			a->st.excluded_fns++;
 		}

@@ -706,7 +706,7 @@ static const struct {
 	  { { "tid", X_U32 }, { "tsc", X_U64 }, { "serial", X_U32 }, { "child_pid", X_U32 } } },
 	{ "excluded", FDRTRACE_EXT_EXCLUDED,
 	  { { "func_id", X_U32 }, { "tsc", X_U64 }, { "calls", X_U32 }, { "sum_ticks", X_U64 },
-	    { "threshold_ticks", X_U64 }, { "after", X_U32 } } },
+	    { "threshold_ticks", X_U64 }, { "after", X_U32 }, { "undone", X_U8 } } },
 	{ "counted", FDRTRACE_EXT_COUNTED,
 	  { { "tid", X_U32 }, { "lost", X_U64 }, { "counts", X_COUNTS } } },
 };

@@ -190,9 +190,10 @@ static void dump_ext(const uint8_t *data, size_t len)
 		break;
 	case FDRTRACE_EXT_EXCLUDED:
 		printf(" func_id=%" PRIu32 " tsc=%" PRIu64 " calls=%" PRIu32 " sum_ticks=%" PRIu64
-		       " threshold_ticks=%" PRIu64 " after=%" PRIu32,
+		       " threshold_ticks=%" PRIu64 " after=%" PRIu32 " undone=%u",
 		       x.u.excluded.func_id, x.u.excluded.tsc, x.u.excluded.calls,
-		       x.u.excluded.sum_ticks, x.u.excluded.threshold_ticks, x.u.excluded.after);
+		       x.u.excluded.sum_ticks, x.u.excluded.threshold_ticks, x.u.excluded.after,
+		       x.u.excluded.undone);
 		break;
 	case FDRTRACE_EXT_COUNTED: {
 		uint32_t id;

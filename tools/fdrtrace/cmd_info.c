@@ -85,7 +85,7 @@ struct info {
 	/* auto_exclude: decisions (the first INFO_AX_SHOW kept), calls counted, lost */
 	uint64_t start_tsc;	/* the process record's (0: not known) */
 	uint64_t ax_counted, ax_lost;
-	uint32_t ax_decisions;
+	uint32_t ax_decisions, ax_undone;
 	struct fdrtrace_ext ax_dec[INFO_AX_SHOW];	/* decoded fields only (no pointers) */
 	uint64_t ext_bad, ext_newer, custom_other, typed;
 
@@ -243,9 +243,12 @@ static void info_ax(struct info *in, const struct fdrtrace_ext *x)
 	uint64_t calls;
 
 	if (x->kind == FDRTRACE_EXT_EXCLUDED) {
-		if (in->ax_decisions < INFO_AX_SHOW)
-			in->ax_dec[in->ax_decisions] = *x;
-		in->ax_decisions++;
+		if (in->ax_decisions + in->ax_undone < INFO_AX_SHOW)
+			in->ax_dec[in->ax_decisions + in->ax_undone] = *x;
+		if (x->u.excluded.undone)
+			in->ax_undone++;
+		else
+			in->ax_decisions++;
 		return;
 	}
 	in->ax_lost += x->u.counted.lost;
@@ -429,35 +432,40 @@ static void info_print_ax(const struct info *in)
 {
 	double freq = (double)(in->close_freq ? in->close_freq : in->hdr.cycle_frequency);
 
-	if (!in->ax_decisions && !in->ax_counted && !in->ax_lost)
+	if (!in->ax_decisions && !in->ax_undone && !in->ax_counted && !in->ax_lost)
 		return;
 	printf("%-17s%" PRIu32 " function%s counted only, %" PRIu64 " call%s counted, not "
 	       "recorded", "auto_exclude:", in->ax_decisions, in->ax_decisions == 1 ? "" : "s",
 	       in->ax_counted, in->ax_counted == 1 ? "" : "s");
+	if (in->ax_undone)
+		printf("; %" PRIu32 " of them timed again later", in->ax_undone);
 	if (in->ax_lost)
 		printf("; %" PRIu64 " call%s neither recorded nor counted (tables full: counts "
 		       "short by that many)", in->ax_lost, in->ax_lost == 1 ? "" : "s");
 	putchar('\n');
-	for (uint32_t i = 0; i < in->ax_decisions && i < INFO_AX_SHOW; i++) {
+	for (uint32_t i = 0; i < in->ax_decisions + in->ax_undone && i < INFO_AX_SHOW; i++) {
 		const struct fdrtrace_ext *x = &in->ax_dec[i];
 
-		printf("%-17sfunction id %" PRIu32 ": %" PRIu32 " calls timed, mean ", "",
-		       x->u.excluded.func_id, x->u.excluded.calls);
+		printf("%-17sfunction id %" PRIu32 ": %s%" PRIu32 " calls timed, mean ", "",
+		       x->u.excluded.func_id,
+		       x->u.excluded.undone ? "timed again, " : "", x->u.excluded.calls);
 		if (freq > 0 && x->u.excluded.calls) {
-			printf("%.1f ns (below %.1f ns)",
+			printf(x->u.excluded.undone ? "%.1f ns (above twice %.1f ns, or one call far "
+						      "above it)" : "%.1f ns (below %.1f ns)",
 			       (double)x->u.excluded.sum_ticks * 1e9 / freq / x->u.excluded.calls,
 			       (double)x->u.excluded.threshold_ticks * 1e9 / freq);
 			if (in->start_tsc && x->u.excluded.tsc >= in->start_tsc)
-				printf(", decided %.6f s after recording began",
+				printf(", %s %.6f s after recording began",
+				       x->u.excluded.undone ? "timed again" : "decided",
 				       (double)(x->u.excluded.tsc - in->start_tsc) / freq);
 		} else {
 			fputs("unknown (no clock frequency)", stdout);
 		}
 		putchar('\n');
 	}
-	if (in->ax_decisions > INFO_AX_SHOW)
+	if (in->ax_decisions + in->ax_undone > INFO_AX_SHOW)
 		printf("%-17s(%" PRIu32 " more; fdrtrace account marks every one '+')\n", "",
-		       in->ax_decisions - INFO_AX_SHOW);
+		       in->ax_decisions + in->ax_undone - INFO_AX_SHOW);
 }
 
 static void info_print(const struct info *in, const char *path)

@@ -226,6 +226,7 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 		ext->u.excluded.sum_ticks = cur_u64(c);
 		ext->u.excluded.threshold_ticks = cur_u64(c);
 		ext->u.excluded.after = cur_u32(c);
+		ext->u.excluded.undone = cur_u8(c);
 		break;
 	case FDRTRACE_EXT_COUNTED:
 		ext->u.counted.tid = cur_u32(c);

@@ -13,6 +13,8 @@
  *   autoexclude jump N     N calls of jumper(i), which calls leaf() and, one
  *                          in 10, thrower(), which longjmps back to main;
  *                          main then calls after() (N / 10 times)
+ *   autoexclude grow N     N calls of grower(i): leaf() for the first 3000,
+ *                          deep() after (short at first, slow later)
  *
  * Each mode prints the calls it made of each function ("hot 100000").
  */
@@ -67,6 +69,14 @@ static __attribute__((noinline)) void jumper(long i)
 static __attribute__((noinline)) void after(long i)
 {
 	sink -= i;
+}
+
+static __attribute__((noinline)) void grower(long i)
+{
+	if (i < 3000)
+		leaf(i);
+	else
+		deep(i);
 }
 
 static void *worker(void *arg)
@@ -130,6 +140,11 @@ int main(int argc, char **argv)
 			jumper(i);
 		}
 		printf("jumper %ld\nleaf %ld\nthrower %ld\nafter %ld\n", n, n, jumps, jumps);
+	} else if (!strcmp(mode, "grow")) {
+		for (long i = 0; i < n; i++)
+			grower(i);
+		printf("grower %ld\nleaf %ld\ndeep %ld\n", n, n < 3000 ? n : 3000,
+		       n > 3000 ? n - 3000 : 0);
 	} else {
 		fprintf(stderr, "unknown mode %s\n", mode);
 		return 2;
