@@ -152,6 +152,7 @@ static struct ax_decision ax_dec[AX_DECISIONS];
 static _Atomic uint32_t ax_dec_next;
 static uint32_t ax_dec_written;	/* file lock: decisions in the trace */
 static uint64_t ax_last_emit_ns; /* flush thread: fdr_ax_emit_periodic() */
+static _Atomic bool ax_flush_asked; /* fdr_ax_flush_soon() */
 
 static fdr_tls struct fdr_ax_thread ax_self;
 
@@ -681,6 +682,11 @@ notrace void fdr_ax_emit(struct fdr_rtbuf *rb, bool take)
 	ax_out_flush(&o);
 }
 
+notrace void fdr_ax_flush_soon(void)
+{
+	atomic_store_explicit(&ax_flush_asked, true, memory_order_relaxed);
+}
+
 notrace void fdr_ax_emit_periodic(struct fdr_rtbuf *rb)
 {
 	uint64_t now;
@@ -688,7 +694,9 @@ notrace void fdr_ax_emit_periodic(struct fdr_rtbuf *rb)
 	if (!fdr_ax_on)
 		return;
 	now = fdr_clock_raw_ns();
-	if (now - ax_last_emit_ns < 1000000000u)
+	/* the flag is set before the wake that brings the flush thread here */
+	if (now - ax_last_emit_ns < 1000000000u &&
+	    !atomic_exchange_explicit(&ax_flush_asked, false, memory_order_relaxed))
 		return;
 	ax_last_emit_ns = now;
 	fdr_ax_emit(rb, true);

@@ -62,8 +62,10 @@ void fdr_ax_emit_decisions(struct fdr_rtbuf *rb) fdr_hidden;
  * leaves them for the trace. Async-signal-safe.
  */
 void fdr_ax_emit(struct fdr_rtbuf *rb, bool take) fdr_hidden;
-/* Stream policy, flush thread: fdr_ax_emit(@rb, true) about once a second. */
+/* Stream policy, flush thread: fdr_ax_emit(@rb, true) about once a second, or when asked. */
 void fdr_ax_emit_periodic(struct fdr_rtbuf *rb) fdr_hidden;
+/* fdrtrace_flush(), dump_signal (stream): the next fdr_ax_emit_periodic() writes. Async-signal-safe. */
+void fdr_ax_flush_soon(void) fdr_hidden;
 /* Thread exit, after @t left the registry: its counts go to the process-wide table. */
 void fdr_ax_thread_exit(struct fdr_thread *t) fdr_hidden;
 /* Fork child (one thread): the child's trace starts with no counts, every decision. */

@@ -1025,6 +1025,7 @@ static notrace void lc_dump_signal(int sig)
 		} else {
 			/* stream: every thread hands its partial buffer over at its next call */
 			fdr_threads_foreach(lc_request_all, NULL, 1000);
+			fdr_ax_flush_soon();	/* and auto_exclude's counts go with them */
 			fdr_flush_wake();
 		}
 	}
@@ -1486,6 +1487,7 @@ fdr_export notrace int fdrtrace_flush(void)
 	t->guard = 0;
 	fdr_threads_foreach(lc_request, NULL, 0);
 	target = atomic_load_explicit(&fdr_enqueued, memory_order_relaxed);
+	fdr_ax_flush_soon();	/* auto_exclude's counts so far, with the buffers */
 	fdr_flush_wake();
 	err = fdr_flush_wait_written(target, 5000);
 	if (fdr_file_failed())

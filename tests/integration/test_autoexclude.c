@@ -306,3 +306,30 @@ Test(autoexclude, a_counted_function_that_grows_slow_is_timed_again)
 	tc_free(&t);
 	tc_done(&r);
 }
+
+Test(autoexclude, fdrtrace_flush_writes_the_counts_so_far)
+{
+	const char *args[] = { "flush", "100000", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	run_ax(&r, args, AX_OPTS);
+	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL, "status 0x%x, stderr: %s",
+		  r.status, r.err);
+	cr_assert(strstr(r.out, "hot 100000\nflush 0\n"), "%s", r.out);
+	tc_assert_one_trace(&r, &t);
+	cr_expect(!t.closed, "killed: no close");
+	/* by id: the names may not be there (only what the flush wrote is) */
+	{
+		uint64_t n100k = 0, counted = 0;
+
+		for (uint32_t id = 1; id < TC_MAX_IDS; id++) {
+			n100k += t.entry_count[id] + t.counted[id] == 100000;
+			counted += t.counted[id];
+		}
+		cr_expect_eq(n100k, 2, "hot and leaf, every call");
+		cr_expect_gt(counted, 190000);
+	}
+	tc_free(&t);
+	tc_done(&r);
+}

@@ -15,17 +15,22 @@
  *                          main then calls after() (N / 10 times)
  *   autoexclude grow N     N calls of grower(i): leaf() for the first 3000,
  *                          deep() after (short at first, slow later)
+ *   autoexclude flush N    N calls of hot(i), fdrtrace_flush(), then SIGKILL
+ *                          to itself: the trace has what the flush wrote
  *
  * Each mode prints the calls it made of each function ("hot 100000").
  */
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <fdrtrace/fdrtrace.h>
 
 static volatile long sink;
 static jmp_buf jump_env;
@@ -140,6 +145,12 @@ int main(int argc, char **argv)
 			jumper(i);
 		}
 		printf("jumper %ld\nleaf %ld\nthrower %ld\nafter %ld\n", n, n, jumps, jumps);
+	} else if (!strcmp(mode, "flush")) {
+		for (long i = 0; i < n; i++)
+			hot(i);
+		printf("hot %ld\nflush %d\n", n, fdrtrace_flush());
+		fflush(stdout);
+		raise(SIGKILL);
 	} else if (!strcmp(mode, "grow")) {
 		for (long i = 0; i < n; i++)
 			grower(i);
