@@ -36,10 +36,13 @@
  *     add their durations to the function's evidence (ax_fn[id], relaxed
  *     atomics: shared by all threads until decided), from a per-thread
  *     stack of open calls (AX_SHADOW deep; deeper calls, or a longjmp's
- *     leftovers, give no evidence). The exit that brings a function to N
- *     timed calls decides: mean below DURATION -> AX_COUNTED (written down
- *     in ax_dec[], which the flush thread puts in the trace), else AX_TIMED
- *     for the life of the process. A latency trigger's function stays timed.
+ *     leftovers, give no evidence). The exits that bring a function to N,
+ *     2N, 4N ... 16N timed calls decide (ax_decide()), on the calls since
+ *     the previous point: mean below DURATION -> AX_COUNTED (written down
+ *     in ax_dec[], which the flush thread puts in the trace); else the next
+ *     point judges again, and after 16N the function stays AX_TIMED for
+ *     the life of the process. A latency trigger's function stays timed.
+ *     A counted function is sampled (ax_sample()) and may be timed again.
  *   - Counts: per thread, a table of AX_SLOTS (function id, count) written
  *     by the owner only (relaxed stores), read by fdr_ax_emit() under the
  *     thread's slot lock, which alone writes @taken (what the trace has).
@@ -96,10 +99,19 @@ struct ax_fn {
 	_Atomic uint32_t calls;		/* timed calls whose duration is in @sum */
 	_Atomic uint32_t state;		/* enum ax_state */
 	_Atomic uint64_t sum;		/* their durations, clock ticks */
-	_Atomic uint32_t samples;	/* counted: outermost calls timed, this window (ax_sample()) */
-	_Atomic uint32_t slow;		/* of them, longer than DURATION */
-	_Atomic uint64_t ssum;		/* their durations */
+	/*
+	 * Undecided: @samples and @ssum are @calls and @sum at the last
+	 * decision point (ax_decide()), where the window of the next begins.
+	 * Counted: the outermost calls timed, this window (ax_sample()), @slow
+	 * of them longer than DURATION, and their durations.
+	 */
+	_Atomic uint32_t samples;
+	_Atomic uint32_t slow;
+	_Atomic uint64_t ssum;
 };
+
+/* Decision points: N, 2N, 4N ... AX_POINTS_MAX x N timed calls; timed for good after. */
+#define AX_POINTS_MAX 16u
 
 struct ax_open {
 	uintptr_t addr;
@@ -321,17 +333,37 @@ static notrace bool ax_note(uint32_t id, uint32_t calls, uint64_t sum, uint64_t 
 	return true;
 }
 
-static notrace void ax_decide(uint32_t id, struct ax_fn *f, uint32_t calls, uint64_t tsc)
+/*
+ * A decision point: @n timed calls of @id, N x 2^k. Judged on the calls
+ * since the previous point (the first: all N): the first calls of a
+ * function are timed while its callees are still recorded, and the
+ * hooks' own cost inflates them; later windows, with the short callees
+ * counted, say what the function costs. Only the thread whose call made
+ * @n comes here, and the points come in order.
+ */
+static notrace void ax_decide(uint32_t id, struct ax_fn *f, uint32_t n, uint64_t tsc)
 {
-	uint64_t sum = atomic_load_explicit(&f->sum, memory_order_relaxed);
+	uint64_t total = atomic_load_explicit(&f->sum, memory_order_relaxed);
+	uint32_t base_n = atomic_load_explicit(&f->samples, memory_order_relaxed);
+	uint64_t sum = total - atomic_load_explicit(&f->ssum, memory_order_relaxed);
+	uint32_t calls = n - base_n;
 	__extension__ unsigned __int128 limit = (unsigned __int128)ax_ticks * calls;
 	uint32_t state = AX_TIMED;
 
 	/* a counted function may be timed again later (ax_sample()): one slot kept for that */
 	if (sum < limit && !(fdr_triggering && fdr_trigger_uncached(id)) &&
 	    atomic_load_explicit(&ax_dec_next, memory_order_relaxed) < AX_DECISIONS / 2 &&
-	    ax_note(id, calls, sum, tsc, false))
+	    ax_note(id, calls, sum, tsc, false)) {
 		state = AX_COUNTED;
+		/* the fields are the samples' from now on */
+		atomic_store_explicit(&f->samples, 0, memory_order_relaxed);
+		atomic_store_explicit(&f->ssum, 0, memory_order_relaxed);
+	} else if ((uint64_t)n < (uint64_t)ax_after * AX_POINTS_MAX) {
+		/* not short yet: the next point judges the calls from here */
+		atomic_store_explicit(&f->samples, n, memory_order_relaxed);
+		atomic_store_explicit(&f->ssum, total, memory_order_relaxed);
+		return;
+	}
 	atomic_store_explicit(&f->state, state, memory_order_release);
 }
 
@@ -433,7 +465,8 @@ static fdr_always_inline notrace void ax_shadow_exit(struct fdr_ax_thread *x, ui
 		return;
 	atomic_fetch_add_explicit(&f->sum, tsc - o->tsc, memory_order_relaxed);
 	n = atomic_fetch_add_explicit(&f->calls, 1, memory_order_relaxed) + 1;
-	if (unlikely(n == ax_after))
+	/* N, 2N, 4N ...: n / N a power of two */
+	if (unlikely(n % ax_after == 0) && ((n / ax_after) & (n / ax_after - 1)) == 0)
 		ax_decide(o->id, f, n, tsc);
 }
 

@@ -26,7 +26,7 @@ struct fdr_rtbuf;
 /* N when the option does not say: calls timed before a function is decided */
 #define FDR_AX_AFTER_DEFAULT 2048u
 #define FDR_AX_AFTER_MIN 16u
-#define FDR_AX_AFTER_MAX (1u << 30)
+#define FDR_AX_AFTER_MAX (1u << 24)	/* 16 N, the last decision point, fits 32 bits */
 
 /**
  * fdr_ax_parse - parse the auto_exclude option

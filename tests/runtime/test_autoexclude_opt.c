@@ -51,13 +51,15 @@ Test(auto_exclude_option, after_is_given_with_a_semicolon_or_a_comma)
 	cr_expect_eq(parse("1us,after=16", &ns, &after), 1);
 	cr_expect_eq(ns, 1000);
 	cr_expect_eq(after, 16);
+	cr_expect_eq(parse("1us;after=16777216", &ns, &after), 1, "the largest N");
+	cr_expect_eq(after, 16777216);
 }
 
 Test(auto_exclude_option, anything_else_is_refused_and_leaves_the_outputs_alone)
 {
 	static const char *const bad[] = {
 		"on", "300", "ns", "0ns", "-5us", "5 us", "5s", "5us;", "5us;after=",
-		"5us;after=15", "5us;after=1073741825", "5us;after=99999999999999999999",
+		"5us;after=15", "5us;after=16777217", "5us;after=99999999999999999999",
 		"5us;count=100", "5us;after=100x", "3600000000001ns", "99999999999999999999ns",
 		"5usx",
 	};
