@@ -582,21 +582,53 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 	}
 	t->guard = FDR_GUARD_HOOK;
 	atomic_signal_fence(memory_order_seq_cst);
-	/*
-	 * The common case, on one screen: a function known to be timed, no
-	 * counted call open, no exit that may end an undecided timed call, the
-	 * rdtscp clock (read inline, as writer_api.h does: no call, so no
-	 * frame). Every other goes out of line, by a tail call.
-	 */
-	if (unlikely(ce->addr != addr || ce->ax != ce->id || x->nest ||
-		     (action == FDRTRACE_FN_EXIT && x->open) ||
-		     fdr_clock.source != FDRTRACE_CLOCK_RDTSCP)) {
-		ax_record_slow(t, fn, action, ce);
-		return;
+	if (unlikely(ce->addr != addr))
+		goto slow;
+	if (likely(!x->nest)) {
+		/*
+		 * The common recorded call: a function known to be timed, no
+		 * exit that may end an undecided timed call, the rdtscp clock
+		 * (read inline, as writer_api.h does: no call, no frame).
+		 */
+		if (likely(ce->ax == ce->id && !(action == FDRTRACE_FN_EXIT && x->open) &&
+			   fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
+			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+			/* TSC_AUX: (node << 12) | cpu; releases the guard */
+			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+			return;
+		}
+		/* the outermost call of a counted function */
+		if (action != FDRTRACE_FN_EXIT && ce->ax != ce->id &&
+		    x->epoch == atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed) &&
+		    t->state == FDR_T_ACTIVE && !t->ignored &&
+		    atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed) == AX_COUNTED) {
+			ax_nest_enter(t, x, addr, ce->id);
+			ax_sample_enter(x, ce->id);
+			goto done;
+		}
+		goto slow;
 	}
-	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-	/* TSC_AUX: (node << 12) | cpu; releases the guard */
-	fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+	/* inside a counted call: its calls are counted, its exits close them */
+	if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed)))
+		goto slow;
+	if (action == FDRTRACE_FN_EXIT) {
+		if (likely(x->nest <= AX_NEST && x->nest_addr[x->nest - 1] == addr)) {
+			x->nest--;
+			ax_sample_exit(x);
+			goto done;
+		}
+	} else if (likely(!fdr_all_slow && !fdr_filtering)) {
+		/* (the out-of-line path applies max_depth and the name filters) */
+		ax_nest_enter(t, x, addr, ce->id);
+		goto done;
+	}
+slow:
+	/* every other case, out of line (a tail call: no frame here) */
+	ax_record_slow(t, fn, action, ce);
+	return;
+done:
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
 }
 
 /* ---- into the trace ---- */
