@@ -101,9 +101,10 @@ struct ax_fn {
 	_Atomic uint64_t sum;		/* their durations, clock ticks */
 	/*
 	 * Undecided: @samples and @ssum are @calls and @sum at the last
-	 * decision point (ax_decide()), where the window of the next begins.
-	 * Counted: the outermost calls timed, this window (ax_sample()), @slow
-	 * of them longer than DURATION, and their durations.
+	 * decision point (ax_decide()), where the window of the next begins,
+	 * and @slow is the next point (0: N). Counted: the outermost calls
+	 * timed, this window (ax_sample()), @slow of them longer than
+	 * DURATION, and their durations.
 	 */
 	_Atomic uint32_t samples;
 	_Atomic uint32_t slow;
@@ -341,7 +342,8 @@ static notrace bool ax_note(uint32_t id, uint32_t calls, uint64_t sum, uint64_t 
  * counted, say what the function costs. Only the thread whose call made
  * @n comes here, and the points come in order.
  */
-static notrace void ax_decide(uint32_t id, struct ax_fn *f, uint32_t n, uint64_t tsc)
+static notrace fdr_noinline void ax_decide(uint32_t id, struct ax_fn *f, uint32_t n,
+					  uint32_t point, uint64_t tsc)
 {
 	uint64_t total = atomic_load_explicit(&f->sum, memory_order_relaxed);
 	uint32_t base_n = atomic_load_explicit(&f->samples, memory_order_relaxed);
@@ -357,8 +359,9 @@ static notrace void ax_decide(uint32_t id, struct ax_fn *f, uint32_t n, uint64_t
 		state = AX_COUNTED;
 		/* the fields are the samples' from now on */
 		atomic_store_explicit(&f->samples, 0, memory_order_relaxed);
+		atomic_store_explicit(&f->slow, 0, memory_order_relaxed);
 		atomic_store_explicit(&f->ssum, 0, memory_order_relaxed);
-	} else if ((uint64_t)n < (uint64_t)ax_after * AX_POINTS_MAX) {
+	} else if ((uint64_t)point < (uint64_t)ax_after * AX_POINTS_MAX) {
 		/* not short yet: the next point judges the calls from here */
 		atomic_store_explicit(&f->samples, n, memory_order_relaxed);
 		atomic_store_explicit(&f->ssum, total, memory_order_relaxed);
@@ -454,7 +457,7 @@ static fdr_always_inline notrace void ax_shadow_exit(struct fdr_ax_thread *x, ui
 {
 	struct ax_open *o;
 	struct ax_fn *f;
-	uint32_t n;
+	uint32_t n, raw, point;
 
 	if (!x->open || x->shadow[x->open - 1].addr != addr)
 		return;
@@ -463,11 +466,23 @@ static fdr_always_inline notrace void ax_shadow_exit(struct fdr_ax_thread *x, ui
 	if (atomic_load_explicit(&f->state, memory_order_relaxed) != AX_UNDECIDED ||
 	    tsc < o->tsc)
 		return;
-	atomic_fetch_add_explicit(&f->sum, tsc - o->tsc, memory_order_relaxed);
-	n = atomic_fetch_add_explicit(&f->calls, 1, memory_order_relaxed) + 1;
-	/* N, 2N, 4N ...: n / N a power of two */
-	if (unlikely(n % ax_after == 0) && ((n / ax_after) & (n / ax_after - 1)) == 0)
-		ax_decide(o->id, f, n, tsc);
+	/*
+	 * Loads and stores, not locked adds (the hooks' cost is what the
+	 * evidence measures): threads timing the same function at once may
+	 * lose one another's calls and durations, which only makes the
+	 * evidence a little later. The point (N, 2N, 4N ...) is claimed with
+	 * a compare-and-swap: one thread decides at each.
+	 */
+	n = atomic_load_explicit(&f->calls, memory_order_relaxed) + 1;
+	atomic_store_explicit(&f->calls, n, memory_order_relaxed);
+	atomic_store_explicit(&f->sum, atomic_load_explicit(&f->sum, memory_order_relaxed) +
+				       (tsc - o->tsc), memory_order_relaxed);
+	raw = atomic_load_explicit(&f->slow, memory_order_relaxed);
+	point = raw ? raw : ax_after;
+	if (unlikely(n >= point) &&
+	    atomic_compare_exchange_strong_explicit(&f->slow, &raw, 2 * point,
+						    memory_order_relaxed, memory_order_relaxed))
+		ax_decide(o->id, f, n, point, tsc);
 }
 
 /* recording restarted (fdrtrace_start()): the calls open at the stop may have returned unseen */
@@ -597,16 +612,33 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
 			return;
 		}
-		/* the outermost call of a counted function */
-		if (action != FDRTRACE_FN_EXIT && ce->ax != ce->id &&
-		    x->epoch == atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed) &&
-		    t->state == FDR_T_ACTIVE && !t->ignored &&
-		    atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed) == AX_COUNTED) {
+		if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+							      memory_order_relaxed) ||
+			     t->state != FDR_T_ACTIVE || t->ignored ||
+			     fdr_clock.source != FDRTRACE_CLOCK_RDTSCP))
+			goto slow;
+		if (action == FDRTRACE_FN_EXIT) {
+			/* the exit of a recorded call: evidence when it is an undecided one's */
+			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+			ax_shadow_exit(x, addr, ((uint64_t)hi << 32) | lo);
+			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+			return;
+		}
+		switch (atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed)) {
+		case AX_COUNTED:
+			/* the outermost call of a counted function */
 			ax_nest_enter(t, x, addr, ce->id);
 			ax_sample_enter(x, ce->id);
 			goto done;
+		case AX_UNDECIDED:
+			/* recorded, and timed for the decision */
+			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+			ax_shadow_enter(x, addr, ce->id, ((uint64_t)hi << 32) | lo);
+			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+			return;
+		default:
+			goto slow;	/* timed: the cache's tag is set there */
 		}
-		goto slow;
 	}
 	/* inside a counted call: its calls are counted, its exits close them */
 	if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed)))
