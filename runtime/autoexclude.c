@@ -829,7 +829,9 @@ notrace void fdr_ax_after_fork_child(void)
 		atomic_store_explicit(&x->counts[s], 0, memory_order_relaxed);
 		atomic_store_explicit(&x->taken[s], 0, memory_order_relaxed);
 	}
-	memset(ax_global, 0, AX_GLOBAL * sizeof(*ax_global));
+	/* zero pages again, without touching them: a child of a shell forks often */
+	if (madvise(ax_global, AX_GLOBAL * sizeof(*ax_global), MADV_DONTNEED) < 0)
+		memset(ax_global, 0, AX_GLOBAL * sizeof(*ax_global));
 	atomic_store_explicit(&ax_lost_pending, 0, memory_order_relaxed);
 	atomic_store_explicit(&ax_lost_total, 0, memory_order_relaxed);
 	ax_dec_written = 0;	/* the child's trace gets every decision it inherits */
