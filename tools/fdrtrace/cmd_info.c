@@ -450,8 +450,8 @@ static void info_print_ax(const struct info *in)
 		       x->u.excluded.func_id,
 		       x->u.excluded.undone ? "timed again, " : "", x->u.excluded.calls);
 		if (freq > 0 && x->u.excluded.calls) {
-			printf(x->u.excluded.undone ? "%.1f ns (above twice %.1f ns, or one call far "
-						      "above it)" : "%.1f ns (below %.1f ns)",
+			printf(x->u.excluded.undone ? "%.1f ns (most of them above %.1f ns)"
+						    : "%.1f ns (below %.1f ns)",
 			       (double)x->u.excluded.sum_ticks * 1e9 / freq / x->u.excluded.calls,
 			       (double)x->u.excluded.threshold_ticks * 1e9 / freq);
 			if (in->start_tsc && x->u.excluded.tsc >= in->start_tsc)
