@@ -136,6 +136,7 @@ struct fdr_ax_thread {
 	uint32_t sample_id;	/* the one being timed (0: none) */
 	uint64_t sample_tsc;	/* its entry */
 	uintptr_t nest_addr[AX_NEST];
+	uint64_t left_out;	/* bit i: the call open at level i is left out (filter, max_depth) */
 	struct ax_open shadow[AX_SHADOW];
 	_Atomic uint32_t ids[AX_SLOTS];
 	_Atomic uint64_t counts[AX_SLOTS];
@@ -305,8 +306,14 @@ static notrace uint32_t ax_nested_id(struct fdr_thread *t, struct fdr_ax_thread 
 static fdr_always_inline notrace void ax_nest_enter(struct fdr_thread *t, struct fdr_ax_thread *x,
 						    uintptr_t addr, uint32_t id)
 {
-	if (x->nest < AX_NEST)
+	if (x->nest < AX_NEST) {
 		x->nest_addr[x->nest] = addr;
+		/* its exit counts a filtered drop too, as the slow path's would */
+		if (id)
+			x->left_out &= ~(1ull << x->nest);
+		else
+			x->left_out |= 1ull << x->nest;
+	}
 	x->nest++;
 	if (unlikely(!atomic_load_explicit(&t->ax, memory_order_relaxed)))
 		/* release: pairs with emitters' acquire (under the slot lock) */
@@ -421,21 +428,30 @@ static fdr_always_inline notrace void ax_sample_exit(struct fdr_ax_thread *x)
 	x->sample_id = 0;
 }
 
+/* The exit of the counted call at @level (0: the outermost). */
+static fdr_always_inline notrace void ax_close(struct fdr_thread *t, struct fdr_ax_thread *x,
+					       uint32_t level)
+{
+	x->nest = level;
+	if (level < AX_NEST && unlikely((x->left_out >> level) & 1))
+		atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 1,
+					  memory_order_relaxed);
+	ax_sample_exit(x);
+}
+
 /* An exit while counted calls are open: true when it closes one of them. */
-static notrace bool ax_nest_exit(struct fdr_ax_thread *x, uintptr_t addr)
+static notrace bool ax_nest_exit(struct fdr_thread *t, struct fdr_ax_thread *x, uintptr_t addr)
 {
 	uint32_t n = x->nest;
 
 	if (n > AX_NEST || x->nest_addr[n - 1] == addr) {
-		x->nest = n - 1;
-		ax_sample_exit(x);
+		ax_close(t, x, n - 1);
 		return true;
 	}
 	/* a longjmp left counted calls: the innermost kept level it closes, if any */
 	for (uint32_t i = n - 1; i-- > 0;) {
 		if (x->nest_addr[i] == addr) {
-			x->nest = i;
-			ax_sample_exit(x);
+			ax_close(t, x, i);
 			return true;
 		}
 	}
@@ -516,7 +532,7 @@ static notrace fdr_noinline enum ax_do ax_slow(struct fdr_thread *t, uintptr_t a
 	if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed)))
 		ax_restart(x);
 	if (action == FDRTRACE_FN_EXIT) {
-		if (x->nest && ax_nest_exit(x, addr))
+		if (x->nest && ax_nest_exit(t, x, addr))
 			goto done;
 		return AX_DO_RECORD;
 	}
@@ -645,8 +661,7 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 		goto slow;
 	if (action == FDRTRACE_FN_EXIT) {
 		if (likely(x->nest <= AX_NEST && x->nest_addr[x->nest - 1] == addr)) {
-			x->nest--;
-			ax_sample_exit(x);
+			ax_close(t, x, x->nest - 1);
 			goto done;
 		}
 	} else if (likely(!fdr_all_slow && !fdr_filtering)) {

@@ -333,3 +333,35 @@ Test(autoexclude, fdrtrace_flush_writes_the_counts_so_far)
 	tc_free(&t);
 	tc_done(&r);
 }
+
+Test(autoexclude, exclude_and_max_depth_keep_their_meaning)
+{
+	const char *args[] = { "nest", "100000", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	/* exclude=deep: deep is neither recorded nor counted, inside counted calls or not */
+	run_ax(&r, args, AX_OPTS " exclude=deep");
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_eq(all_calls(&t, "hot"), 100000);
+	cr_expect_eq(all_calls(&t, "leaf"), 100000);
+	cr_expect_eq(all_calls(&t, "deep"), 0);
+	cr_expect_eq(t.dropped_by[FDRTRACE_DROP_FILTERED], 2 * 1010, "deep's calls, left out");
+	cr_expect(tc_excluded(&t, "hot"));
+	tc_free(&t);
+	tc_done(&r);
+
+	/* max_depth=2: main and hot; leaf and hot's deep (depth 3) neither recorded nor counted */
+	run_ax(&r, args, AX_OPTS " max_depth=2");
+	tc_assert_exited_ok(&r);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_eq(all_calls(&t, "main"), 1);
+	cr_expect_eq(all_calls(&t, "hot"), 100000);
+	cr_expect_eq(all_calls(&t, "leaf"), 0);
+	cr_expect_eq(all_calls(&t, "deep"), 10, "main's own ten (depth 2)");
+	cr_expect(tc_excluded(&t, "hot"));
+	cr_expect_gt(tc_counted(&t, "hot"), 99000);
+	tc_free(&t);
+	tc_done(&r);
+}
