@@ -585,10 +585,12 @@ static notrace fdr_noinline void ax_record_slow(struct fdr_thread *t, void *fn, 
 {
 	struct fdr_ax_thread *x = &ax_self;
 	uintptr_t addr = (uintptr_t)fn;
+	int saved_errno = errno;	/* a new id may map memory, a filter may wait */
 	enum ax_do what = ax_slow(t, addr, action, ce);
 	uint64_t tsc;
 	unsigned cpu;
 
+	errno = saved_errno;
 	if (what == AX_DO_NOTHING)
 		return;
 	tsc = fdr_clock_read(&cpu);
@@ -835,6 +837,7 @@ notrace void fdr_ax_thread_exit(struct fdr_thread *t)
 notrace void fdr_ax_after_fork_child(void)
 {
 	struct fdr_ax_thread *x = &ax_self;
+	int saved_errno;
 
 	if (!fdr_ax_on)
 		return;
@@ -845,8 +848,10 @@ notrace void fdr_ax_after_fork_child(void)
 		atomic_store_explicit(&x->taken[s], 0, memory_order_relaxed);
 	}
 	/* zero pages again, without touching them: a child of a shell forks often */
+	saved_errno = errno;
 	if (madvise(ax_global, AX_GLOBAL * sizeof(*ax_global), MADV_DONTNEED) < 0)
 		memset(ax_global, 0, AX_GLOBAL * sizeof(*ax_global));
+	errno = saved_errno;	/* fork()'s caller sees its own */
 	atomic_store_explicit(&ax_lost_pending, 0, memory_order_relaxed);
 	atomic_store_explicit(&ax_lost_total, 0, memory_order_relaxed);
 	ax_dec_written = 0;	/* the child's trace gets every decision it inherits */
