@@ -51,7 +51,7 @@ void fdr_ax_init(void) fdr_hidden;
 void fdr_ax_record(void *fn, unsigned action) fdr_hidden fdr_noinline;
 /*
  * Write the decisions not written yet into @rb (the caller holds the file
- * lock; fdr_flush_emit_funcs(), after the names).
+ * lock: the flush thread's round, after fdr_flush_emit_funcs() named the ids).
  */
 void fdr_ax_emit_decisions(struct fdr_rtbuf *rb) fdr_hidden;
 /*
