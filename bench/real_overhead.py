@@ -2,7 +2,7 @@
 """bench/real_overhead.py - what tracing costs on real programs (Lua, zstd).
 
 usage: bench/real_overhead.py BUILDDIR [--rounds R] [--lua-scale S] [--zstd-mib M]
-                               [--only lua|zstd] [--no-uftrace]
+                               [--only lua|zstd|bash] [--no-uftrace] [--gcc-only]
 
 Fetches and builds the Lua 5.4 interpreter and zstd from Debian's source
 packages exactly as the 'real' test suite does (tests/real/real.py, sharing
@@ -11,7 +11,10 @@ its cache in BUILDDIR/tests/real/cache), then runs each program's workload
 under every configuration, interleaved (A B C ... A B C ...) for R rounds:
 
   plain gcc / plain clang   no instrumentation (gcc -O2 / clang -O2)
+  gcc, recording off        -finstrument-functions, libfdrtrace linked,
+                            FDRTRACE_MODE unset: the hooks' floor
   fdrtrace linked, gcc      -finstrument-functions, libfdrtrace linked
+  ... auto_exclude          the same with auto_exclude (real.EXCL_OPTIONS)
   fdrtrace record, gcc      the same objects unlinked, `fdrtrace record`
                             (LD_PRELOAD)
   fdrtrace linked, clang    -finstrument-functions-after-inlining
@@ -21,7 +24,9 @@ under every configuration, interleaved (A B C ... A B C ...) for R rounds:
   XRay FDR, clang           -fxray-instrument -fxray-instruction-threshold=1,
                             every call kept (tests/real/xray_shim.c)
 
-and prints, per program, a Markdown table: median wall time of the whole
+--gcc-only keeps the gcc rows (plain, off, linked, auto_exclude); bash
+(workload.bash, built by its configure) is benchmarked only with --only
+bash, and always gcc only. Prints, per program, a Markdown table: median wall time of the whole
 run (process start to exit, trace writing included), the median of the
 per-round ratios to the plain build of the same compiler, trace size,
 records and records lost (the most of any round). Traces are deleted after
@@ -29,6 +34,7 @@ each run.
 """
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -47,7 +53,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--lua-scale", type=float, default=2)
     ap.add_argument("--zstd-mib", type=int, default=8)
-    ap.add_argument("--only", choices=["lua", "zstd"])
+    ap.add_argument("--only", choices=["lua", "zstd", "bash"])
+    ap.add_argument("--gcc-only", action="store_true",
+                    help="only the gcc rows: plain, recording off, linked, auto_exclude")
+    ap.add_argument("--bash-scale", type=float, default=1)
     ap.add_argument("--no-uftrace", action="store_true",
                     help="leave uftrace out (it takes minutes per round on zstd)")
     ap.add_argument("--tmp", default=None, help="where traces go (default: a temporary directory)")
@@ -62,19 +71,31 @@ def main():
     env = real.Env(ns)
     tmp = tempfile.mkdtemp(prefix="real-bench-", dir=a.tmp)
     try:
-        for name in ("lua", "zstd"):
-            if a.only and a.only != name:
+        for name in ("lua", "zstd", "bash"):
+            if (a.only and a.only != name) or (not a.only and name == "bash"):
                 continue
-            bench(env, real.PROGRAMS[name], a.lua_scale if name == "lua" else a.zstd_mib,
-                  a.rounds, tmp, not a.no_uftrace)
+            scale = {"lua": a.lua_scale, "zstd": a.zstd_mib, "bash": a.bash_scale}[name]
+            try:
+                bench(env, real.PROGRAMS[name], scale, a.rounds, tmp, not a.no_uftrace,
+                      a.gcc_only or name == "bash")
+            except real.Skip as e:
+                print("\n### %s: skipped, %s" % (name, e))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def configurations(env, prog, src, uftrace):
+def configurations(env, prog, src, uftrace, gcc_only=False):
     """[(label, binary, baseline label, mode, options, extra env)]"""
     b = lambda v: real.build(env, prog, src, v)  # noqa: E731
     cfgs = [("plain gcc -O2", b("plain"), None, None, "", None)]
+    if gcc_only:
+        return cfgs + [
+            ("gcc -finstrument-functions, recording off", b("gcc"), "plain gcc -O2", None, "",
+             None),
+            ("fdrtrace linked, gcc -finstrument-functions", b("gcc"), "plain gcc -O2", "link",
+             "", None),
+        ] + [("fdrtrace linked, gcc, " + o, b("gcc"), "plain gcc -O2", "link", o, None)
+             for o in [real.EXCL_OPTIONS] + real.EXCL_OPTIONS_ALSO]
     if env.clang:
         cfgs.append(("plain clang -O2", b("plain-clang"), None, None, "", None))
     cfgs += [
@@ -90,6 +111,8 @@ def configurations(env, prog, src, uftrace):
         if env.clang:
             cfgs.append(("fdrtrace linked, clang, on_full=wait", b("clang"), "plain clang -O2",
                          "link", "on_full=wait", None))
+    cfgs.append(("fdrtrace linked, gcc, " + real.EXCL_OPTIONS, b("gcc"), "plain gcc -O2",
+                 "link", real.EXCL_OPTIONS, None))
     if not uftrace:
         pass
     elif shutil.which("uftrace"):
@@ -117,7 +140,8 @@ def run_once(env, prog, wl, cfg, tmp):
         e.pop(k, None)
     if mode == "link":
         e["FDRTRACE_MODE"] = "fdr"
-        e["FDRTRACE_OPTIONS"] = ("logfile_base=%s/ %s" % (td, options)).strip()
+        e["FDRTRACE_OPTIONS"] = ("logfile_base=%s/ %s %s" % (td, prog.trace_options,
+                                                              options)).strip()
     if mode == "xray":
         e["XRAY_OPTIONS"] = ("patch_premain=false xray_mode=xray-fdr verbosity=0 "
                              "xray_logfile_base=%s/xray-" % td)
@@ -133,7 +157,7 @@ def run_once(env, prog, wl, cfg, tmp):
                    os.path.join(td, "uftrace.data.%d" % len(os.listdir(td)))] + cmd
         p = subprocess.run(cmd, cwd=wd, env=e, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True)
-        if p.returncode != 0:
+        if p.returncode != 0 and not prog.full_output:
             raise SystemExit("%s: %s exited %d: %s" % (label, cmd[0], p.returncode, p.stderr[-2000:]))
         for line in p.stderr.splitlines():
             m = real.EXIT_LINE.match(line)
@@ -143,14 +167,25 @@ def run_once(env, prog, wl, cfg, tmp):
     secs = time.monotonic() - t0
     size = 0
     for root, _, files in os.walk(td):
-        size += sum(os.path.getsize(os.path.join(root, f)) for f in files)
+        for f in files:
+            path = os.path.join(root, f)
+            size += os.path.getsize(path)
+            if mode == "link" and prog.trace_options and f.endswith(".fdr"):
+                # quiet runs (bash: verbosity=0) print no exit line: the close's totals
+                info = subprocess.run([env.fdrtrace, "info", path], stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, text=True).stdout
+                m = re.search(r"^closed:\s+yes, \w+: (\d+) (?:function )?records \((\d+) "
+                              r"dropped\)", info, re.M)
+                if m:
+                    records += int(m.group(1))
+                    lost += int(m.group(2))
     return secs, size, records, lost
 
 
-def bench(env, prog, scale, rounds, tmp, uftrace):
+def bench(env, prog, scale, rounds, tmp, uftrace, gcc_only=False):
     src = real.fetch(env, prog)
     wl = real.Workload(env, prog, scale)
-    cfgs = configurations(env, prog, src, uftrace)
+    cfgs = configurations(env, prog, src, uftrace, gcc_only)
     times = {c[0]: [] for c in cfgs}
     ratios = {c[0]: [] for c in cfgs}
     extra = {c[0]: (0, 0, 0) for c in cfgs}
@@ -167,6 +202,7 @@ def bench(env, prog, scale, rounds, tmp, uftrace):
             ratios[c[0]].append(this[c[0]] / this[base])
         print("round %d/%d done" % (r + 1, rounds), file=sys.stderr)
     what = ("workload.lua %g" % scale if prog.name == "lua"
+            else "workload.bash %g" % scale if prog.name == "bash"
             else "zstd -3 -T2 -B512KiB then -d -T2, %d MiB" % scale)
     print("\n### %s (%s), %d rounds\n" % (prog.name, what, rounds))
     print("| configuration | median s | × plain (same compiler) | trace MB | records | lost |")

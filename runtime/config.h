@@ -62,6 +62,7 @@ struct fdr_config {
 	char trigger[1024];		/* ring: GLOB>DURATION triggers, ';' or ',' between */
 	uint64_t trigger_max;		/* snapshots the triggers may write */
 	uint64_t trigger_holdoff_ms;	/* no trigger again this soon after one */
+	char auto_exclude[64];		/* DURATION[;after=N]: short hot functions counted only */
 	uint64_t set_mask;		/* bit i: the i-th option of config.def was given */
 };
 

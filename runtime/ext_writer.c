@@ -396,3 +396,43 @@ notrace size_t fdr_ext_spawn(uint8_t *buf, size_t cap, uint32_t tid, uint64_t ts
 	ext_u32(&o, child_pid);
 	return EXT_HDR_LEN + body;
 }
+
+notrace size_t fdr_ext_excluded(uint8_t *buf, size_t cap, uint32_t func_id, uint64_t tsc,
+				uint32_t calls, uint64_t sum_ticks, uint64_t threshold_ticks,
+				uint32_t after, bool undone)
+{
+	size_t body = 4 + 8 + 4 + 8 + 8 + 4 + 1;
+	struct ext_out o = ext_begin(buf, cap, FDRTRACE_EXT_EXCLUDED, body);
+
+	if (!o.p)
+		return 0;
+	ext_u32(&o, func_id);
+	ext_u64(&o, tsc);
+	ext_u32(&o, calls);
+	ext_u64(&o, sum_ticks);
+	ext_u64(&o, threshold_ticks);
+	ext_u32(&o, after);
+	ext_u8(&o, undone);
+	return EXT_HDR_LEN + body;
+}
+
+notrace size_t fdr_ext_counted(uint8_t *buf, size_t cap, uint32_t tid, uint64_t lost,
+			       uint32_t count, const uint32_t *ids, const uint64_t *calls)
+{
+	size_t body = 4 + 8 + 4 + (size_t)count * 12;
+	struct ext_out o;
+
+	if (body > EXT_BODY_MAX)
+		return 0;
+	o = ext_begin(buf, cap, FDRTRACE_EXT_COUNTED, body);
+	if (!o.p)
+		return 0;
+	ext_u32(&o, tid);
+	ext_u64(&o, lost);
+	ext_u32(&o, count);
+	for (uint32_t i = 0; i < count; i++) {
+		ext_u32(&o, ids[i]);
+		ext_u64(&o, calls[i]);
+	}
+	return EXT_HDR_LEN + body;
+}

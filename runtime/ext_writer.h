@@ -11,6 +11,7 @@
 #ifndef FDR_EXT_WRITER_H
 #define FDR_EXT_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -122,5 +123,17 @@ size_t fdr_ext_stack(uint8_t *buf, size_t cap, uint32_t tid, uint32_t depth,
 size_t fdr_ext_native_stack(uint8_t *buf, size_t cap, uint32_t tid, uint8_t why,
 			    uint8_t signal, uint64_t fault_address, uint32_t depth,
 			    const uint64_t *addrs, const uint32_t *modules);
+
+/*
+ * auto_exclude decided at @tsc that @func_id's calls are counted from now
+ * on, from this evidence; @undone: that they are timed again (the evidence:
+ * the counted calls it timed since)
+ */
+size_t fdr_ext_excluded(uint8_t *buf, size_t cap, uint32_t func_id, uint64_t tsc,
+			uint32_t calls, uint64_t sum_ticks, uint64_t threshold_ticks, uint32_t after,
+			bool undone);
+/* @count pairs (@ids, @calls): calls of @tid counted, not recorded, since its last such record */
+size_t fdr_ext_counted(uint8_t *buf, size_t cap, uint32_t tid, uint64_t lost, uint32_t count,
+		       const uint32_t *ids, const uint64_t *calls);
 
 #endif /* FDR_EXT_WRITER_H */

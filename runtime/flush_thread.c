@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "autoexclude.h"
 #include "buffer_queue.h"
 #include "clock.h"
 #include "ext_writer.h"
@@ -611,6 +612,8 @@ static notrace unsigned fl_drain(struct fdr_rtbuf *rb, unsigned max)
 		b->node.next = NULL;
 	}
 	fdr_flush_emit_funcs(rb, true);
+	fdr_ax_emit_decisions(rb);	/* auto_exclude: after the names of the ids they decide */
+	fdr_ax_emit_periodic(rb);	/* and the counts so far, about once a second */
 	fdr_rtbuf_flush(rb);
 	while (first) {
 		struct fdr_buffer *batch[FDR_WRITE_BATCH];
@@ -808,6 +811,7 @@ static notrace void fl_snapshot(const char *why)
 	for (uint32_t i = 0; i < ps.used; i++)
 		fdr_rtbuf_add_drops(&fl_snap_rb, ps.p[i].tid, ps.p[i].rec, ps.p[i].bufs);
 	fdr_rtbuf_add_drops(&fl_snap_rb, 0, orphan_rec, orphan_bufs);
+	fdr_ax_emit(&fl_snap_rb, false);	/* auto_exclude: every decision, the counts so far */
 	fdr_rtbuf_flush(&fl_snap_rb);	/* counts them into the totals */
 	len = fdr_close_record(fl_scratch, sizeof(fl_scratch), FDRTRACE_CLOSE_SNAPSHOT,
 			       fdr_clock.freq, 0);
@@ -899,6 +903,7 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	fl_drain(rb, UINT_MAX);
 	fdr_file_lock(0);
 	fdr_flush_emit_funcs(rb, true);
+	fdr_ax_emit(rb, true);	/* auto_exclude: decisions and the calls counted, not recorded */
 	fdr_orphan_drops(rec, bufs, true);
 	fdr_rtbuf_add_drops(rb, 0, rec, bufs);
 	fdr_rtbuf_flush(rb);	/* counts the drops above into the totals */

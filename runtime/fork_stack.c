@@ -73,7 +73,7 @@ notrace void fdr_fork_stack_take(void)
 	uint32_t n, depth = 0;
 
 	if (fdr_cfg.policy != FDR_POLICY_STREAM || fdr_cfg.max_depth || fdr_triggering ||
-	    atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON || t->guard ||
+	    !fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)) || t->guard ||
 	    t->ignored || atomic_exchange_explicit(&fs_busy, true, memory_order_acquire))
 		return;
 	n = fdr_sysunwind_starts(starts, FDR_FORK_FRAMES);

@@ -62,6 +62,7 @@
 
 #include <fdrtrace/fdrtrace.h>
 
+#include "autoexclude.h"
 #include "buffer_queue.h"
 #include "clock.h"
 #include "ext_writer.h"
@@ -874,6 +875,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 		fdr_orphan_drops(rec, bufs, true);
 		fdr_rtbuf_add_drops(rb, 0, rec, bufs);
 	}
+	fdr_ax_emit(rb, true);	/* auto_exclude: the calls counted, not recorded */
 	fdr_rtbuf_flush(rb);
 	freq = fdr_clock_refine();	/* over the run, as a normal close */
 	n = fdr_close_record(p, sizeof(p), sig ? FDRTRACE_CLOSE_SIGNAL : FDRTRACE_CLOSE_EXIT, freq, 0);
@@ -1024,6 +1026,7 @@ static notrace void lc_dump_signal(int sig)
 		} else {
 			/* stream: every thread hands its partial buffer over at its next call */
 			fdr_threads_foreach(lc_request_all, NULL, 1000);
+			fdr_ax_flush_soon();	/* and auto_exclude's counts go with them */
 			fdr_flush_wake();
 		}
 	}
@@ -1099,7 +1102,7 @@ static notrace void lc_spawn_record(uint32_t tid, uint64_t tsc, uint32_t serial,
 
 	/* and not in a process that recorded nothing yet: the record alone would make its file */
 	if (t->guard || t->ignored || !fdr_has_records() ||
-	    atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON)
+	    !fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)))
 		return;
 	t->guard = FDR_GUARD_BUSY;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -1243,7 +1246,7 @@ static notrace void lc_start_child(void)
 		return;
 	}
 	/* release: the child's set-up before any hook sees the gate open */
-	atomic_store_explicit(&fdr_gate, FDR_GATE_ON, memory_order_release);
+	atomic_store_explicit(&fdr_gate, fdr_gate_rec, memory_order_release);
 }
 
 /* The whole start, on the thread of the process's first hook or API call. */
@@ -1289,6 +1292,7 @@ static notrace void lc_start(void)
 		fdr_min_ticks = (uint64_t)(ticks * fdr_clock.freq / 1000000u);
 	}
 	fdr_trigger_init();	/* durations become ticks */
+	fdr_ax_init();		/* auto_exclude: after the triggers, whose functions it keeps timed */
 	if (lc_open() < 0) {
 		lc_start_failed();
 		return;
@@ -1320,7 +1324,7 @@ static notrace void lc_start(void)
 	fdr_sysunwind_init();	/* the cheap walks: fork stacks, on_full=wait's handler check */
 	lc_install_signals();
 	/* release: everything above before any hook sees the gate open */
-	atomic_store_explicit(&fdr_gate, FDR_GATE_ON, memory_order_release);
+	atomic_store_explicit(&fdr_gate, fdr_gate_rec, memory_order_release);
 }
 
 /*
@@ -1416,7 +1420,7 @@ notrace bool fdr_start_lazy(void)
 	}
 out:
 	errno = saved_errno;
-	return atomic_load_explicit(&fdr_gate, memory_order_acquire) == FDR_GATE_ON;
+	return fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire));
 }
 
 /*
@@ -1513,6 +1517,7 @@ fdr_export notrace int fdrtrace_flush(void)
 	t->guard = 0;
 	fdr_threads_foreach(lc_request, NULL, 0);
 	target = atomic_load_explicit(&fdr_enqueued, memory_order_relaxed);
+	fdr_ax_flush_soon();	/* auto_exclude's counts so far, with the buffers */
 	fdr_flush_wake();
 	err = fdr_flush_wait_written(target, 5000);
 	if (fdr_file_failed())
@@ -1604,11 +1609,11 @@ fdr_export notrace fdr_noinline int fdrtrace_start(void)
 	if (atomic_load_explicit(&fdr_gate, memory_order_relaxed) == FDR_GATE_OFF)
 		atomic_fetch_add_explicit(&fdr_depth_epoch, 1, memory_order_relaxed);
 	/* OFF -> ON only: a finish (AFTER_FINI) or an error stop is never undone */
-	started = atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_ON,
+	started = atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, fdr_gate_rec,
 							  memory_order_release,
 							  memory_order_relaxed);
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING) {
-		expect = FDR_GATE_ON;
+		expect = fdr_gate_rec;
 		atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_OFF,
 							memory_order_release, memory_order_relaxed);
 		return -ENODEV;
@@ -1621,7 +1626,7 @@ fdr_export notrace fdr_noinline int fdrtrace_start(void)
 fdr_export notrace int fdrtrace_stop(void)
 {
 	int err = lc_api_check();
-	int expect = FDR_GATE_ON;
+	int expect = fdr_gate_rec;
 
 	if (err == -EBUSY)
 		err = 0;
@@ -1672,7 +1677,7 @@ fdr_export notrace int fdrtrace_log_arg(uint64_t value)
 
 	if (err)
 		return err;
-	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON)
+	if (!fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)))
 		return -ENODEV;
 	lc_guard(t);
 	return lc_unguard(t, fdr_thread_log_arg(t, value));

@@ -11,7 +11,8 @@
  *     also takes to hand a buffer over or to leave the registry.
  *   - The pool (buffer_queue.c), the id map (funcid_map.c) and the file
  *     (file_writer.c) are process-wide; see each file's contract.
- *   - fdr_gate is what the hooks test first: FDR_GATE_ON means "record".
+ *   - fdr_gate is what the hooks test first: FDR_GATE_ON means "record";
+ *     FDR_GATE_COUNTED (auto_exclude) records through autoexclude.c.
  *
  * Phases (fdr_phase): INIT -> ARMED (the constructor: recording asked
  * for) -> RECORDING (the first hook or API call: fdr_start_lazy()) ->
@@ -45,7 +46,23 @@ enum fdr_gate_value {
 	FDR_GATE_BEFORE_INIT = 2,	/* count BEFORE_INIT drops */
 	FDR_GATE_AFTER_FINI = 3,	/* count AFTER_FINI drops */
 	FDR_GATE_LAZY = 4,		/* recording asked for, not started: the first hook starts it */
+	FDR_GATE_COUNTED = 5,		/* recording with auto_exclude: every hook to autoexclude.c */
 };
+
+struct fdr_ax_thread;
+
+/*
+ * The gate's value while recording: FDR_GATE_ON, or FDR_GATE_COUNTED with
+ * auto_exclude (autoexclude.c sets it once at the start, before the gate
+ * opens; a fork child inherits it). Every start of recording stores it.
+ */
+extern int fdr_gate_rec fdr_hidden;
+
+/* Is @g a recording gate (ON, or COUNTED)? */
+static inline notrace bool fdr_gate_recording(int g)
+{
+	return g == FDR_GATE_ON || g == FDR_GATE_COUNTED;
+}
 
 enum fdr_phase_value {
 	FDR_PHASE_INIT = 0,
@@ -98,6 +115,12 @@ extern bool fdr_filtering fdr_hidden;
 struct fdr_fcache_ent {
 	uintptr_t addr;
 	uint32_t id;
+	/*
+	 * auto_exclude (autoexclude.c): @id when the function is known to
+	 * be timed for good; anything else (a stale value of another id: ids
+	 * are unique) means "look it up". The fast path never reads it.
+	 */
+	uint32_t ax;
 };
 
 /**
@@ -277,6 +300,11 @@ struct fdr_thread {
 	 * blocked, or the guard not a hook's); read relaxed by a snapshot.
 	 */
 	_Atomic(struct fdr_held_call *) held_more;
+	/*
+	 * auto_exclude: the thread's counts (autoexclude.c), set by the owner
+	 * at its first use. Last, so that nothing the fast path reads moves.
+	 */
+	_Atomic(struct fdr_ax_thread *) ax;
 } __attribute__((aligned(FDR_CACHELINE)));
 
 /* struct fdr_thread's @guard: a hook; the control API or the thread's exit; a vfork child (vfork.c) */

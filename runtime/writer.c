@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "autoexclude.h"
 #include "buffer_queue.h"
 #include "clock.h"
 #include "ext_writer.h"
@@ -49,6 +50,7 @@
 #include "writer_api.h"
 
 _Atomic int fdr_gate = FDR_GATE_BEFORE_INIT;
+int fdr_gate_rec = FDR_GATE_ON;
 uint64_t fdr_min_ticks;
 bool fdr_all_slow;
 _Atomic uint32_t fdr_depth_epoch;
@@ -104,12 +106,11 @@ static notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t buf
  * for and this is the process's first hook (or one racing it): start the
  * runtime (lifecycle.c, fdr_start_lazy(): one thread starts, the others
  * wait for it), then record this call as any other. Not recursive: the
- * call is recorded only once the gate is ON.
+ * call is recorded only once the gate is ON. COUNTED: recording with
+ * auto_exclude, every hook goes to autoexclude.c.
  */
-notrace void fdr_record_inactive(void *fn, unsigned action)
+static notrace fdr_noinline void wr_inactive(void *fn, unsigned action, int g)
 {
-	int g = atomic_load_explicit(&fdr_gate, memory_order_relaxed);
-
 	if (g == FDR_GATE_LAZY) {
 		if (fdr_start_lazy())
 			fdr_record(fn, action);
@@ -117,6 +118,17 @@ notrace void fdr_record_inactive(void *fn, unsigned action)
 		atomic_fetch_add_explicit(&fdr_before_init_drops, 1, memory_order_relaxed);
 	else if (g == FDR_GATE_AFTER_FINI)
 		atomic_fetch_add_explicit(&fdr_after_fini_drops, 1, memory_order_relaxed);
+}
+
+notrace void fdr_record_inactive(void *fn, unsigned action)
+{
+	int g = atomic_load_explicit(&fdr_gate, memory_order_relaxed);
+
+	/* auto_exclude's every call: a jump, no frame (the rest in wr_inactive()) */
+	if (likely(g == FDR_GATE_COUNTED))
+		fdr_ax_record(fn, action);
+	else
+		wr_inactive(fn, action, g);
 }
 
 /* Calls kept by handlers (wr_hold()) and not yet written or counted? */
@@ -903,7 +915,8 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	uint8_t *pos;
 
 	/* acquire: pairs with the release store of FDR_GATE_ON after initialisation */
-	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) != FDR_GATE_ON || t->ignored)
+	if (!fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)) ||
+	    t->ignored)
 		goto out;
 	if (fdr_all_slow && wr_depth_deep(t, addr, action))
 		goto filtered;	/* max_depth: deeper calls' entries and exits are not recorded */
@@ -1174,7 +1187,7 @@ static notrace void wr_thread_exit(void *arg)
 		return;
 	t->guard = FDR_GUARD_BUSY;
 	atomic_signal_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&fdr_gate, memory_order_acquire) == FDR_GATE_ON &&
+	if (fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)) &&
 	    (wr_has_drops(t) || wr_held(t))) {
 		/* calls kept and drops not yet in the trace, before the thread is gone */
 		unsigned cpu;
@@ -1229,6 +1242,7 @@ static notrace void wr_thread_exit(void *arg)
 			munmap(more, FDR_WAIT_HELD_CALLS * sizeof(*more));
 		}
 	}
+	fdr_ax_thread_exit(t);	/* auto_exclude's counts: no emitter reads the thread now */
 	if (wr_has_drops(t)) {
 		/* no buffer to say them in: the finish reports them (tid 0) */
 		for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
@@ -1335,6 +1349,7 @@ notrace void fdr_writer_after_fork_child(void)
 	atomic_store_explicit(&t->held_head, 0, memory_order_relaxed);
 	t->wait_first_tsc = t->wait_last_tsc = 0;
 	atomic_store_explicit(&fdr_wait_ticks, 0, memory_order_relaxed);
+	fdr_ax_after_fork_child();
 	if (t->state == FDR_T_ACTIVE) {
 		t->state = FDR_T_NEW;
 		wr_register(t);

@@ -395,6 +395,23 @@ enum fdrtrace_ext_kind {
 	 * the process's forks from 1 and matches the child's
 	 * FDRTRACE_EXT_FORK. Written in the forking thread's records. */
 	FDRTRACE_EXT_SPAWN = 14,
+	/* func_id u32, tsc u64 (the clock when it was decided), calls u32
+	 * and sum_ticks u64 (the evidence: the calls timed so far and their
+	 * total duration), threshold_ticks u64 (auto_exclude's DURATION),
+	 * after u32 (its N), undone u8: auto_exclude decided that the
+	 * function's later calls are counted, not recorded
+	 * (FDRTRACE_EXT_COUNTED); undone 1: that they are timed again, a
+	 * counted function whose sampled calls were no longer short (calls
+	 * and sum_ticks: those samples). In a runtime buffer. */
+	FDRTRACE_EXT_EXCLUDED = 15,
+	/* tid u32 (0: threads that ended, and counts no thread's table held),
+	 * lost u64 (calls neither recorded nor counted: every table was full;
+	 * nonzero means the counts are short by that many, in all), count
+	 * u32, then count pairs of (func_id u32, calls u64): calls counted,
+	 * not recorded, since the thread's previous FDRTRACE_EXT_COUNTED of
+	 * the same tid in this trace (a reader adds them up). In a runtime
+	 * buffer. */
+	FDRTRACE_EXT_COUNTED = 16,
 	FDRTRACE_EXT_KIND_COUNT
 };
 

@@ -557,6 +557,25 @@ struct fdrtrace_ext {
 			uint32_t serial;
 			uint32_t child_pid;	/* 0: not known */
 		} spawn;
+		struct {
+			/* auto_exclude decided at tsc that func_id is counted from now on */
+			uint32_t func_id;
+			uint64_t tsc;
+			uint32_t calls;		/* the evidence: calls timed so far */
+			uint64_t sum_ticks;	/* and their total duration */
+			uint64_t threshold_ticks;	/* the option's DURATION */
+			uint32_t after;		/* the option's N */
+			/* 1: timed again from tsc on (calls, sum_ticks: the samples) */
+			uint8_t undone;
+		} excluded;
+		struct {
+			/* calls counted, not recorded, since tid's previous such record */
+			uint32_t tid;		/* 0: ended threads, and what no table held */
+			uint64_t lost;		/* calls neither recorded nor counted */
+			uint32_t count;
+			/* count pairs: read them with fdrtrace_ext_counted_pair() */
+			const uint8_t *pairs;
+		} counted;
 	} u;
 };
 
@@ -598,6 +617,18 @@ int fdrtrace_ext_config_pair(const struct fdrtrace_ext *ext, size_t *pos, struct
  */
 int fdrtrace_ext_native_frame(const struct fdrtrace_ext *ext, uint32_t i, uint64_t *address,
 			      uint32_t *module_id);
+
+/**
+ * fdrtrace_ext_counted_pair - one pair of an FDRTRACE_EXT_COUNTED record
+ * @ext: a decoded counted extension
+ * @i: the pair, 0 to count - 1
+ * @func_id: set to the function
+ * @calls: set to its calls counted, not recorded
+ *
+ * Return: 0, or -EINVAL when @ext is not a counted record or @i is too big.
+ */
+int fdrtrace_ext_counted_pair(const struct fdrtrace_ext *ext, uint32_t i, uint32_t *func_id,
+			      uint64_t *calls);
 
 /* "process", "config", "module_map", ...; "unknown" for others. */
 const char *fdrtrace_ext_kind_name(unsigned kind);

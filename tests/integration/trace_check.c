@@ -232,6 +232,26 @@ static void on_ext(struct tc_trace *t, const struct fdrtrace_event *ev, struct t
 		if (x.u.drop.reason < FDRTRACE_DROP_REASON_COUNT)
 			t->dropped_by[x.u.drop.reason] += x.u.drop.records;
 		break;
+	case FDRTRACE_EXT_COUNTED: {
+		uint32_t id;
+		uint64_t calls;
+
+		t->counted_records++;
+		t->counted_lost += x.u.counted.lost;
+		for (uint32_t i = 0; fdrtrace_ext_counted_pair(&x, i, &id, &calls) == 0; i++)
+			if (id < TC_MAX_IDS)
+				t->counted[id] += calls;
+		break;
+	}
+	case FDRTRACE_EXT_EXCLUDED:
+		if (x.u.excluded.undone) {
+			t->undone++;
+			break;
+		}
+		t->excluded++;
+		if (x.u.excluded.func_id < TC_MAX_IDS)
+			t->excluded_id[x.u.excluded.func_id] = true;
+		break;
 	case FDRTRACE_EXT_CLOSE:
 		t->closed = true;
 		t->close_how = x.u.close.how;
@@ -440,6 +460,20 @@ uint64_t tc_exits(const struct tc_trace *t, const char *name)
 	int id = id_of(t, name);
 
 	return id ? t->exit_count[id] : 0;
+}
+
+uint64_t tc_counted(const struct tc_trace *t, const char *name)
+{
+	int id = id_of(t, name);
+
+	return id ? t->counted[id] : 0;
+}
+
+bool tc_excluded(const struct tc_trace *t, const char *name)
+{
+	int id = id_of(t, name);
+
+	return id && t->excluded_id[id];
 }
 
 int tc_output(const char *cmd, char *out, size_t cap)

@@ -78,6 +78,11 @@ struct tc_trace {
 	uint64_t ring_misnumbered; /* a thread's buffer not numbered one past its previous one */
 	uint64_t ring_first_before; /* sum over threads: records before their first kept buffer */
 	int buffers;
+	/* auto_exclude: calls counted, not recorded, per id; FDRx excluded records */
+	uint64_t counted[TC_MAX_IDS];
+	uint64_t counted_lost;
+	int counted_records, excluded, undone;
+	bool excluded_id[TC_MAX_IDS];
 	/* every function record in file order (tc_read fills it when tc_want_log) */
 	struct tc_rec {
 		int32_t tid;
@@ -107,6 +112,10 @@ void tc_free(struct tc_trace *t);
 /* Entries of the function named @name (0 if unknown). */
 uint64_t tc_calls(const struct tc_trace *t, const char *name);
 uint64_t tc_exits(const struct tc_trace *t, const char *name);
+/* Calls of the function named @name counted, not recorded (auto_exclude). */
+uint64_t tc_counted(const struct tc_trace *t, const char *name);
+/* auto_exclude decided the function named @name counted-only. */
+bool tc_excluded(const struct tc_trace *t, const char *name);
 /* Remove the run's temp dir. */
 void tc_done(struct tc_run *r);
 /* Lines in @s */

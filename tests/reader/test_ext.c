@@ -336,6 +336,74 @@ Test(ext, native_stack_decodes_frames_innermost_first)
 	tb_free(&b);
 }
 
+Test(ext, excluded_and_counted_decode_every_field)
+{
+	struct tb b;
+	struct fdrtrace_ext e;
+	uint32_t id;
+	uint64_t calls;
+
+	ext_begin(&b, 1, FDRTRACE_EXT_EXCLUDED);
+	u32(&b, 7);
+	u64(&b, 123456789);
+	u32(&b, 2048);
+	u64(&b, 51200);
+	u64(&b, 2600);
+	u32(&b, 2048);
+	u8(&b, 1);
+	ext_end(&b);
+	cr_assert_eq(decode(&b, &e), 0);
+	cr_expect_eq(e.u.excluded.func_id, 7);
+	cr_expect_eq(e.u.excluded.tsc, 123456789);
+	cr_expect_eq(e.u.excluded.calls, 2048);
+	cr_expect_eq(e.u.excluded.sum_ticks, 51200);
+	cr_expect_eq(e.u.excluded.threshold_ticks, 2600);
+	cr_expect_eq(e.u.excluded.after, 2048);
+	cr_expect_eq(e.u.excluded.undone, 1);
+	cr_expect_str_eq(fdrtrace_ext_kind_name(FDRTRACE_EXT_EXCLUDED), "excluded");
+	/* a body one byte short */
+	b.len--;
+	ext_end(&b);
+	cr_expect_eq(decode(&b, &e), -EBADMSG);
+	tb_free(&b);
+
+	ext_begin(&b, 1, FDRTRACE_EXT_COUNTED);
+	u32(&b, 4242);
+	u64(&b, 3);
+	u32(&b, 2);
+	u32(&b, 5);
+	u64(&b, 1000000);
+	u32(&b, 9);
+	u64(&b, 1);
+	ext_end(&b);
+	cr_assert_eq(decode(&b, &e), 0);
+	cr_expect_eq(e.u.counted.tid, 4242);
+	cr_expect_eq(e.u.counted.lost, 3);
+	cr_expect_eq(e.u.counted.count, 2);
+	cr_assert_eq(fdrtrace_ext_counted_pair(&e, 0, &id, &calls), 0);
+	cr_expect_eq(id, 5);
+	cr_expect_eq(calls, 1000000);
+	cr_assert_eq(fdrtrace_ext_counted_pair(&e, 1, &id, &calls), 0);
+	cr_expect_eq(id, 9);
+	cr_expect_eq(calls, 1);
+	cr_expect_eq(fdrtrace_ext_counted_pair(&e, 2, &id, &calls), -EINVAL);
+	cr_expect_str_eq(fdrtrace_ext_kind_name(FDRTRACE_EXT_COUNTED), "counted");
+	/* a count the body cannot hold */
+	memcpy(b.data + 8 + 12, &(uint32_t){ 3 }, 4);
+	cr_expect_eq(decode(&b, &e), -EBADMSG);
+	cr_expect_eq(fdrtrace_ext_counted_pair(&e, 0, &id, &calls), -EINVAL);
+	tb_free(&b);
+	/* not a counted record */
+	ext_begin(&b, 1, FDRTRACE_EXT_WAIT);
+	u32(&b, 1);
+	u64(&b, 2);
+	u64(&b, 3);
+	ext_end(&b);
+	cr_assert_eq(decode(&b, &e), 0);
+	cr_expect_eq(fdrtrace_ext_counted_pair(&e, 0, &id, &calls), -EINVAL);
+	tb_free(&b);
+}
+
 Test(ext, newer_fields_appended_to_a_body_are_ignored)
 {
 	struct tb b;

@@ -44,6 +44,10 @@ CHECK:
          uninstrumented programs once the runtime starts lazily (reported
          until then); fdrtrace info DIR's tree as the processes' parents;
          the summary's counts the sum of the traces'
+  excl   auto_exclude's per-function call counts (counted calls included)
+         equal a full lossless trace's, for every function: lua (hash seed
+         fixed) and zstd (-T1), ASLR off, two full runs first shown to make
+         the same calls (see check_excl())
   loss   the loss invariant (lua, zstd, bash): from a starved pool, no
          function's count, total or self time is greater than in the
          lossless runs of the same workload, beyond their spread (counts:
@@ -933,8 +937,10 @@ ACCOUNT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(?:\d+\s+){0,2}\[[^]]*\]\s+(\S+)\
 def seconds(text):
     """A time column of account: '-' (no timed call) is no time; a self time
     marked '*' is that of the calls whose self is known (some calls were
-    timed across a loss: their self time is unknown, and left out)."""
-    text = text.rstrip("*")
+    timed across a loss: their self time is unknown, and left out); one
+    marked '+' that of the timed calls (the others were counted only:
+    auto_exclude)."""
+    text = text.rstrip("*+")
     return 0.0 if text == "-" else float(text)
 
 
@@ -1073,6 +1079,118 @@ def check_xray(env, prog, src, scale):
         raise Fail("%d functions' counts differ from LLVM XRay FDR's" % len(diff))
     if len(same) < 20:
         raise Fail("only %d functions compared: the comparison proves nothing" % len(same))
+
+
+# ---------------------------------------------------------------- auto_exclude
+
+# What check_excl() and bench/real_overhead.py run with: calls of a
+# function whose first 2048 (the default) took under 1 us on average are
+# counted, not recorded (docs/performance.md: 300 ns and 1 us measured).
+EXCL_OPTIONS = "auto_exclude=1us"
+EXCL_OPTIONS_ALSO = ["auto_exclude=300ns"]
+
+
+def excl_run(env, binary, args, wd, options):
+    """One traced run of binary args in a fresh directory wd, with ASLR off
+    (setarch -R: the same addresses every run, so that Lua's tables of
+    objects iterate in the same order); returns (stdout, [traces])."""
+    shutil.rmtree(wd, ignore_errors=True)
+    os.makedirs(wd)
+    e = dict(os.environ)
+    for k in ("FDRTRACE_MODE", "FDRTRACE_OPTIONS", "LD_PRELOAD", "XRAY_OPTIONS"):
+        e.pop(k, None)
+    e["FDRTRACE_MODE"] = "fdr"
+    e["FDRTRACE_OPTIONS"] = ("logfile_base=%s/ %s" % (wd, options)).strip()
+    p = subprocess.run(["setarch", "-R"] + args(binary), cwd=wd, env=e, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise Fail("%s exited %d:\n%s" % (" ".join(args(binary)), p.returncode, p.stderr[-3000:]))
+    traces = sorted(glob.glob(os.path.join(wd, "*.fdr")))
+    if not traces:
+        raise Fail("no trace in %s:\n%s" % (wd, p.stderr[-2000:]))
+    return p.stdout, traces
+
+
+def excl_counts(env, traces):
+    """{name: calls} over the traces (fdrtrace account: counted calls in
+    the count), every trace verified and lossless."""
+    res = {}
+    for t in traces:
+        run([env.fdrtrace, "verify", t])
+        info = run([env.fdrtrace, "info", t], text=True).stdout
+        drops = re.search(r"^drops:\s+(.*)$", info, re.M)
+        if not drops or not drops.group(1).startswith("none"):
+            raise Fail("%s lost records:\n%s" % (t, info))
+        m = re.search(r"^auto_exclude:.*?(\d+) calls? neither recorded nor counted", info, re.M)
+        if m:
+            raise Fail("%s: %s calls neither recorded nor counted" % (t, m.group(1)))
+        for k, v in fdr_account(env, t).items():
+            res[k] = res.get(k, 0) + v[0]
+    return res
+
+
+def check_excl(env, prog, src, scale):
+    """CHECK excl: auto_exclude's per-function call counts equal those of a
+    full lossless trace of the same workload, for every function (counted
+    calls included).
+
+    Two runs must make the same calls: the gcc build with Lua's hash seed
+    fixed (Lua.cflags), ASLR off (setarch -R), and zstd on one thread (-T1:
+    with two, the workers' waits depend on timing). Two full runs are
+    compared first: if they differ, the program is not deterministic here
+    and the comparison would prove nothing (a failure, with the functions
+    that differ)."""
+    if prog.name == "bash":
+        raise Skip("bash's workload runs jobs in parallel: its calls differ run to run")
+    if not shutil.which("setarch"):
+        raise Skip("setarch is not installed (ASLR cannot be turned off)")
+    work = os.path.join(env.cache, "work", prog.name + "-excl")
+    shutil.rmtree(work, ignore_errors=True)
+    binary = build(env, prog, src, "gcc")	# Lua's hash seed is fixed in every build
+    if prog.name == "lua":
+        def args(b):
+            return [b, os.path.join(HERE, "workload.lua"), str(scale)]
+    else:
+        data = zstd_input(env, int(scale))
+
+        def args(b):
+            return [b, "-q", "-f", "-3", "-T1", data, "-o", "out.zst"]
+    lossless = "on_full=wait"
+    runs = []
+    for label, opts in (("full 1", lossless), ("auto_exclude", lossless + " " + EXCL_OPTIONS),
+                        ("full 2", lossless)):
+        out, traces = excl_run(env, binary, args, os.path.join(work, label.replace(" ", "")), opts)
+        counts = excl_counts(env, traces)
+        size = trace_bytes(traces)
+        runs.append((label, out, counts, size))
+        log("%-13s %d functions, %d calls, %.1f MB of trace" % (label, len(counts),
+                                                              sum(counts.values()), size / 1e6))
+        shutil.rmtree(os.path.join(work, label.replace(" ", "")), ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
+
+    def differ(a, b):
+        return sorted((n for n in set(a) | set(b) if a.get(n) != b.get(n)),
+                      key=lambda n: -max(a.get(n, 0), b.get(n, 0)))
+    full1, excl, full2 = runs[0][2], runs[1][2], runs[2][2]
+    d = differ(full1, full2)
+    if d or runs[0][1] != runs[2][1]:
+        for n in d[:20]:
+            log("  %-40s full 1 %s  full 2 %s" % (n, full1.get(n, "-"), full2.get(n, "-")))
+        raise Fail("two full runs made different calls (%d functions differ): the comparison "
+                   "would prove nothing" % len(d))
+    if runs[1][1] != runs[0][1]:
+        raise Fail("auto_exclude changed the program's output")
+    d = differ(full1, excl)
+    for n in d[:40]:
+        log("  %-40s full %s  auto_exclude %s" % (n, full1.get(n, "-"), excl.get(n, "-")))
+    if d:
+        raise Fail("%d functions' counts differ from the full trace's" % len(d))
+    # and it did something: the trace much smaller
+    log("auto_exclude: every one of %d functions has the full trace's count (%d calls); "
+        "trace %.1f MB against %.1f MB" % (len(full1), sum(full1.values()), runs[1][3] / 1e6,
+                                         runs[0][3] / 1e6))
+    if runs[1][3] > 0.5 * runs[0][3]:
+        raise Fail("auto_exclude's trace is not much smaller than the full one: it counted little")
 
 
 # ---------------------------------------------------------------- loss
@@ -1326,7 +1444,7 @@ def main():
     ap.add_argument("--llvm-xray", default="")
     ap.add_argument("--scale", type=float, default=0)
     ap.add_argument("program", choices=sorted(PROGRAMS))
-    ap.add_argument("check", choices=["gcc", "clang", "xray", "loss", "tree"])
+    ap.add_argument("check", choices=["gcc", "clang", "xray", "loss", "tree", "excl"])
     a = ap.parse_args()
     env = Env(a)
     prog = PROGRAMS[a.program]
@@ -1338,6 +1456,8 @@ def main():
             check_tree(env, prog, src, a.scale or SCALE[prog.name, "tree"])
         elif a.check == "xray":
             check_xray(env, prog, src, a.scale or SCALE[prog.name, "xray"])
+        elif a.check == "excl":
+            check_excl(env, prog, src, a.scale or SCALE[prog.name, "excl"])
         else:
             check_loss(env, prog, src, a.scale or SCALE[prog.name, "loss"])
     except Skip as e:
@@ -1359,6 +1479,7 @@ SCALE = {
     ("zstd", "gcc"): 1, ("zstd", "clang"): 4, ("zstd", "xray"): 1, ("zstd", "loss"): 1,
     ("bash", "gcc"): 1, ("bash", "loss"): 1,
     ("lua", "tree"): 0.2, ("zstd", "tree"): 1, ("bash", "tree"): 1,
+    ("lua", "excl"): 0.3, ("zstd", "excl"): 1, ("bash", "excl"): 1,
 }
 
 if __name__ == "__main__":

@@ -467,7 +467,7 @@ Test(config, foreach_visits_every_option_as_text)
 
 	parse(&P, "fdr", "buffer_size=1M clock=monotonic logfile_base=/tmp/t. format_version=1");
 	fdr_config_foreach(&P.cfg, collect, &s);
-	cr_assert_eq(s.n, 20);
+	cr_assert_eq(s.n, 21);
 	cr_assert_str_eq(s.names[0], "buffer_size", "table order");
 	cr_assert_str_eq(lookup(&s, "on_full"), "drop");
 	cr_assert_str_eq(lookup(&s, "direct_io"), "auto");
@@ -476,6 +476,7 @@ Test(config, foreach_visits_every_option_as_text)
 	cr_assert_str_eq(lookup(&s, "trigger_max"), "1");
 	cr_assert_str_eq(lookup(&s, "trigger_holdoff_ms"), "1000");
 	cr_assert_str_eq(lookup(&s, "dump_signal"), "none");
+	cr_assert_str_eq(lookup(&s, "auto_exclude"), "", "off unless given");
 	cr_assert_str_eq(lookup(&s, "buffer_size"), "1048576");
 	cr_assert_str_eq(lookup(&s, "buffer_max"), "128");
 	cr_assert_str_eq(lookup(&s, "max_size"), "0");

@@ -1440,6 +1440,29 @@ static void an_ext(struct analysis *a, const struct fdrtrace_event *ev)
 			a->ops->spawn(a, (int32_t)x.u.spawn.tid, x.u.spawn.tsc, x.u.spawn.serial,
 				      (int32_t)x.u.spawn.child_pid);
 		break;
+	case FDRTRACE_EXT_EXCLUDED:
+		fn = an_func_get(a, x.u.excluded.func_id);
+		if (fn && !x.u.excluded.undone && !fn->excluded) {
+			fn->excluded = true;
+			a->st.excluded_fns++;
+		}
+		break;
+	case FDRTRACE_EXT_COUNTED: {
+		uint32_t id;
+		uint64_t calls;
+
+		a->st.counted_lost += x.u.counted.lost;
+		for (uint32_t i = 0; fdrtrace_ext_counted_pair(&x, i, &id, &calls) == 0; i++) {
+			fn = calls ? an_func_get(a, id) : NULL;
+			if (!fn)
+				continue;
+			if (!fn->counted)
+				a->st.counted_fns++;
+			fn->counted += calls;
+			a->st.counted += calls;
+		}
+		break;
+	}
 	case FDRTRACE_EXT_CLOSE:
 		a->st.have_close = true;
 		a->st.stopped = x.u.close.how == FDRTRACE_CLOSE_STOPPED;
@@ -2262,6 +2285,18 @@ void an_summary(const struct analysis *a, const char *cmd)
 			"fdrtrace %s: %s: %" PRIu64 " buffer%s numbered as one already read "
 			"(ring policy) left out\n",
 			cmd, a->path, s->repeated, s->repeated == 1 ? "" : "s");
+	if (s->counted)
+		fprintf(stderr,
+			"fdrtrace %s: %s: %" PRIu64 " call%s of %" PRIu32 " function%s counted, "
+			"not recorded (auto_exclude): in account's count, not timed, not shown; "
+			"their time is in their callers' self time\n",
+			cmd, a->path, s->counted, s->counted == 1 ? "" : "s", s->counted_fns,
+			s->counted_fns == 1 ? "" : "s");
+	if (s->counted_lost)
+		fprintf(stderr,
+			"fdrtrace %s: %s: %" PRIu64 " call%s neither recorded nor counted "
+			"(auto_exclude's tables were full): counts are short by that many in all\n",
+			cmd, a->path, s->counted_lost, s->counted_lost == 1 ? "" : "s");
 	if (s->waits)
 		fprintf(stderr,
 			"fdrtrace %s: %s: threads waited %.6f s for free buffers in %" PRIu64

@@ -149,6 +149,9 @@ static inline __attribute__((always_inline)) int an_tally_add(struct an_tally *t
  *	stacks): what tells a recursive call (an_frame.nested) at no cost in
  *	the common case
  * @uptr: for the command (freed with free() by an_fini() when not NULL)
+ * @counted: calls counted, not recorded (auto_exclude, FDRTRACE_EXT_COUNTED):
+ *	in no tally, not timed; their time is in their callers' self time
+ * @excluded: auto_exclude decided it counted-only (FDRTRACE_EXT_EXCLUDED)
  */
 struct an_func {
 	uint32_t id;
@@ -165,6 +168,8 @@ struct an_func {
 	struct an_tally tally;
 	uint32_t open_thread, open_n, open_far;
 	void *uptr;
+	uint64_t counted;
+	bool excluded;
 };
 
 /**
@@ -349,6 +354,10 @@ struct an_stats {
 	uint64_t bad_buffers;		/* damaged buffers skipped */
 	uint64_t app_custom;		/* application custom events (not FDRx) */
 	uint64_t app_typed;		/* application typed events */
+	uint64_t counted;		/* auto_exclude: calls counted, not recorded */
+	uint64_t counted_lost;		/* auto_exclude: calls neither recorded nor counted */
+	uint32_t counted_fns;		/* functions with counted calls */
+	uint32_t excluded_fns;		/* functions decided counted-only */
 	bool reordered;			/* buffers were visited in TSC order */
 	bool have_close;
 	/* the close said recording stopped on a write error: its errno (0: not known) */

@@ -50,6 +50,8 @@ struct acc_row {
 	const char *name;
 	uint64_t v[COL_FUNC];	/* funcid, count, then ticks */
 	uint64_t spanning, unwound, self_unknown;
+	uint64_t timed;		/* of count, the calls timed (the others: @counted) */
+	uint64_t counted;	/* of count, calls counted, not recorded (auto_exclude) */
 };
 
 /* With selectors: each function's shown calls, in @v at the index its fn->uptr holds. */
@@ -255,6 +257,9 @@ static const struct cli_cmd account_cli = {
 	"come from a histogram with at most 0.79% relative error; min, max, sum,\n"
 	"total and self are exact. The application's custom and typed events are\n"
 	"not in the table: a line on stderr counts them (see replay, convert).\n"
+	"A function marked '+' had calls counted, not recorded (auto_exclude): they\n"
+	"are in count, its times are those of its timed calls ('-': none), and the\n"
+	"counted calls' time is inside their callers' self time.\n"
 	"replay's selectors keep the calls replay would show; a call's self time\n"
 	"then leaves out only its shown callees. -r is the time range, as in the\n"
 	"other commands, unless its value is asc or dsc: llvm-xray's sort order.\n"
@@ -287,11 +292,13 @@ static const struct cli_cmd account_cli = {
 
 /* A row of the table from a function's numbers. */
 static void acc_fill_tally(struct acc_row *r, const char *name, uint32_t id,
-			   const struct an_tally *d)
+			   const struct an_tally *d, uint64_t counted)
 {
 	r->name = name;
 	r->v[COL_FUNCID] = id;
-	r->v[COL_COUNT] = d->calls;
+	r->v[COL_COUNT] = d->calls + counted;
+	r->timed = d->calls;
+	r->counted = counted;
 	r->v[COL_MIN] = d->min;
 	r->v[COL_MED] = hist_rank(&d->hist, 1, 2);
 	r->v[COL_P90] = hist_rank(&d->hist, 9, 10);
@@ -310,7 +317,8 @@ static void acc_fill_tally(struct acc_row *r, const char *name, uint32_t id,
 static void acc_fill(struct acc_row *r, struct analysis *a, struct an_func *f,
 		     const struct an_tally *d)
 {
-	acc_fill_tally(r, an_func_name(a, f), f->id, d ? d : &f->tally);
+	/* selectors pick recorded calls: the counted ones are not among them */
+	acc_fill_tally(r, an_func_name(a, f), f->id, d ? d : &f->tally, d ? 0 : f->counted);
 	r->fn = f;
 }
 
@@ -361,7 +369,8 @@ static const char *acc_time(const struct analysis *a, uint64_t ticks, bool secon
  * so that a number built on them is marked.
  */
 static void acc_print_text(const struct analysis *a, const struct acc_row *rows, uint32_t n,
-			   uint32_t total, bool span, bool unw, uint64_t self_unk, bool seconds)
+			   uint32_t total, bool span, bool unw, uint64_t self_unk, uint64_t counted,
+			   bool seconds)
 {
 	static const enum acc_col cols[] = { COL_MIN, COL_MED, COL_P90, COL_P99, COL_MAX,
 					     COL_TOTAL, COL_SELF };
@@ -387,15 +396,17 @@ static void acc_print_text(const struct analysis *a, const struct acc_row *rows,
 		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
 			const char *sep = k == 0 ? " [" : k < 5 ? ", " : k == 5 ? "] " : " ";
 
-			/* self: '-' when no call's is known */
-			if (r->v[COL_COUNT] &&
-			    (cols[k] != COL_SELF || r->self_unknown < r->v[COL_COUNT]))
+			/* self: '-' when no call's is known; times: '-' when none was timed */
+			if (r->timed && (cols[k] != COL_SELF || r->self_unknown < r->timed))
 				printf("%s%s", sep, acc_time(a, r->v[cols[k]], seconds, b));
 			else
 				printf("%s%*s", sep, w, "-");
 		}
-		/* '*': the self of some calls is not known, that of the others shown */
-		printf("%s %s\n", r->self_unknown ? "*" : " ", r->name);
+		/*
+		 * '+': calls counted, not timed (auto_exclude); '*': the self of
+		 * some calls is not known, that of the others shown
+		 */
+		printf("%s %s\n", r->counted ? "+" : r->self_unknown ? "*" : " ", r->name);
 	}
 	if (span)
 		printf("(spanning: calls open where their thread lost records; not timed, "
@@ -406,6 +417,13 @@ static void acc_print_text(const struct analysis *a, const struct acc_row *rows,
 		       "records no exit when unwinding, or a longjmp; each is timed to that "
 		       "exit, an upper bound that may be far off, and so are the total and self "
 		       "times they are in)\n");
+	if (counted)
+		printf("(+: of count, %" PRIu64 " call%s counted only (auto_exclude: after its "
+		       "first calls were timed and found short, a function's later calls, and "
+		       "the calls made inside them, were counted, not recorded); the times are "
+		       "those of the timed calls, '-' when none was; the counted calls' time is "
+		       "inside their callers' self time)\n",
+		       counted, counted == 1 ? "" : "s");
 	if (self_unk)
 		printf("(*: of count, %" PRIu64 " call%s timed across a loss (entry and exit "
 		       "recorded, records lost inside): exact durations, unknown self times; "
@@ -418,13 +436,14 @@ static void acc_print(const struct acc_opts *o, const struct analysis *a, struct
 		      uint32_t n, const char *pid, bool header)
 {
 	bool span = false, unw = false;
-	uint64_t self_unk = 0;
+	uint64_t self_unk = 0, counted = 0;
 	uint32_t i, total;
 
 	for (i = 0; i < n; i++) {
 		span |= rows[i].spanning != 0;
 		unw |= rows[i].unwound != 0;
 		self_unk += rows[i].self_unknown;
+		counted += rows[i].counted;
 	}
 	if (n > 1)
 		qsort(rows, n, sizeof(*rows), acc_cmp);
@@ -434,12 +453,13 @@ static void acc_print(const struct acc_opts *o, const struct analysis *a, struct
 	if (o->csv)
 		acc_print_csv(a, rows, n, pid, header);
 	else
-		acc_print_text(a, rows, n, total, span, unw, self_unk, o->seconds);
+		acc_print_text(a, rows, n, total, span, unw, self_unk, counted, o->seconds);
 }
 
 /* A function of a run: its calls in every process, merged by name. */
 struct acc_merged {
 	struct an_tally tally;
+	uint64_t counted;
 	uint32_t id;	/* its id in the first process that called it */
 };
 
@@ -484,7 +504,7 @@ static int acc_read(const struct cli *cl, const struct acc_opts *o, const char *
 			d = &s->v[*(const uint32_t *)f->uptr];
 		}
 		acc_fill(r, a, f, d);
-		if (!r->v[COL_COUNT] && (!r->spanning || o->csv))
+		if ((o->csv ? !r->timed : !r->v[COL_COUNT]) && (!r->spanning || o->csv))
 			continue;	/* CSV keeps llvm-xray's rows: timed calls only */
 		(*n)++;
 	}
@@ -545,8 +565,9 @@ static int acc_run(const struct cli *cl, const struct acc_opts *o, struct run_in
 				goto oom;
 			if (tool_grow(&m, &m_cap, j, sizeof(*m), 256))
 				goto oom;
-			if (!m[j].tally.calls && !m[j].tally.spanning)
+			if (!m[j].tally.calls && !m[j].tally.spanning && !m[j].counted)
 				m[j].id = r->fn->id;
+			m[j].counted += r->counted;
 			d.min = ri_ticks(ri, a.freq, d.min);
 			d.max = ri_ticks(ri, a.freq, d.max);
 			d.sum = ri_ticks(ri, a.freq, d.sum);
@@ -572,8 +593,10 @@ static int acc_run(const struct cli *cl, const struct acc_opts *o, struct run_in
 	if (!rows)
 		goto oom_end;
 	for (i = n = 0; i < names.n; i++) {
-		acc_fill_tally(&rows[n], ri_names_str(&names, i), m[i].id, &m[i].tally);
-		if (!rows[n].v[COL_COUNT] && (!rows[n].spanning || o->csv))
+		acc_fill_tally(&rows[n], ri_names_str(&names, i), m[i].id, &m[i].tally,
+			       m[i].counted);
+		if ((o->csv ? !rows[n].timed : !rows[n].v[COL_COUNT]) &&
+		    (!rows[n].spanning || o->csv))
 			continue;
 		n++;
 	}

@@ -652,6 +652,8 @@ enum asm_ext_type {
 	X_U32_OPT,	/* a u32 or u64 later writers append: left out, and every */
 	X_U64_OPT,	/* field after it, when not given */
 	X_END_OPT,	/* the same for a u8, a number or an enum fdrtrace_end name */
+	X_COUNTS,	/* u32 count, count (u32 id, u64 calls): given as
+			 * counts=ID:CALLS,...; count= optional */
 };
 
 struct asm_ext_field {
@@ -702,6 +704,11 @@ static const struct {
 	  { { "tid", X_U32 }, { "first_tsc", X_U64 }, { "last_tsc", X_U64 } } },
 	{ "spawn", FDRTRACE_EXT_SPAWN,
 	  { { "tid", X_U32 }, { "tsc", X_U64 }, { "serial", X_U32 }, { "child_pid", X_U32 } } },
+	{ "excluded", FDRTRACE_EXT_EXCLUDED,
+	  { { "func_id", X_U32 }, { "tsc", X_U64 }, { "calls", X_U32 }, { "sum_ticks", X_U64 },
+	    { "threshold_ticks", X_U64 }, { "after", X_U32 }, { "undone", X_U8 } } },
+	{ "counted", FDRTRACE_EXT_COUNTED,
+	  { { "tid", X_U32 }, { "lost", X_U64 }, { "counts", X_COUNTS } } },
 };
 
 /* A u8 given as a number or as one of the names @name_of(0..255) returns. */
@@ -826,6 +833,50 @@ bad:
 		       f->val);
 }
 
+/* counted: counts=ID:CALLS,... (count= optional, as depth= for stacks) */
+static int asm_ext_counts(struct asm_state *s, struct asm_line *l, struct asm_bytes *b)
+{
+	struct asm_field *f = asm_find(l, "counts");
+	struct asm_bytes pairs = { 0 };
+	uint64_t count;
+	uint32_t n = 0, c32;
+	const char *p = f ? f->val : "";
+	int rc;
+
+	while (f && *p) {
+		char *end, *cend;
+		unsigned long long id, calls;
+		uint32_t id32;
+
+		errno = 0;
+		id = strtoull(p, &end, 0);
+		if (errno || end == p || *end != ':' || id > UINT32_MAX)
+			goto bad;
+		calls = strtoull(end + 1, &cend, 0);
+		if (errno || cend == end + 1 || (*cend && *cend != ','))
+			goto bad;
+		id32 = (uint32_t)id;
+		asm_put(&pairs, &id32, 4);
+		asm_put(&pairs, &(uint64_t){ calls }, 8);
+		n++;
+		p = *cend ? cend + 1 : cend;
+	}
+	if ((rc = asm_int(s, l, "count", 32, n, &count, NULL))) {
+		free(pairs.p);
+		return rc;
+	}
+	c32 = (uint32_t)count;
+	asm_put(b, &c32, sizeof(c32));
+	if (pairs.n)
+		asm_put(b, pairs.p, pairs.n);
+	b->oom |= pairs.oom;
+	free(pairs.p);
+	return 0;
+bad:
+	free(pairs.p);
+	return asm_err(s, "counts=%s: expected FUNC_ID:CALLS,...", f->val);
+}
+
 /* config: keys and values given as k1=, v1=, k2=, v2=, ... (from 1). */
 static int asm_ext_pairs(struct asm_state *s, struct asm_line *l, struct asm_bytes *b)
 {
@@ -915,6 +966,9 @@ static int asm_ext_body(struct asm_state *s, struct asm_line *l, size_t k, struc
 		case X_FRAMES:
 			rc = asm_ext_frames(s, l, b);
 			break;
+		case X_COUNTS:
+			rc = asm_ext_counts(s, l, b);
+			break;
 		case X_PAIRS:
 			rc = asm_ext_pairs(s, l, b);
 			break;
@@ -945,7 +999,7 @@ static int asm_ext(struct asm_state *s, struct asm_line *l)
 	if (k == sizeof(asm_exts) / sizeof(asm_exts[0]))
 		return asm_err(s, "unknown extension 'ext %s' (process, config, module_map, "
 			       "module_unmap, func, thread_name, drop, fork, exec, close, stack, native_stack, "
-			       "wait, spawn)",
+			       "wait, spawn, excluded, counted)",
 			       l->subtype);
 	asm_put(&b, &h, sizeof(h));	/* filled in below */
 	rc = asm_ext_body(s, l, k, &b);

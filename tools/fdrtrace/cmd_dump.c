@@ -188,6 +188,23 @@ static void dump_ext(const uint8_t *data, size_t len)
 		printf(" tid=%" PRIu32 " tsc=%" PRIu64 " serial=%" PRIu32 " child_pid=%" PRIu32,
 		       x.u.spawn.tid, x.u.spawn.tsc, x.u.spawn.serial, x.u.spawn.child_pid);
 		break;
+	case FDRTRACE_EXT_EXCLUDED:
+		printf(" func_id=%" PRIu32 " tsc=%" PRIu64 " calls=%" PRIu32 " sum_ticks=%" PRIu64
+		       " threshold_ticks=%" PRIu64 " after=%" PRIu32 " undone=%u",
+		       x.u.excluded.func_id, x.u.excluded.tsc, x.u.excluded.calls,
+		       x.u.excluded.sum_ticks, x.u.excluded.threshold_ticks, x.u.excluded.after,
+		       x.u.excluded.undone);
+		break;
+	case FDRTRACE_EXT_COUNTED: {
+		uint32_t id;
+		uint64_t calls;
+
+		printf(" tid=%" PRIu32 " lost=%" PRIu64 " count=%" PRIu32 " counts=", x.u.counted.tid,
+		       x.u.counted.lost, x.u.counted.count);
+		for (uint32_t i = 0; fdrtrace_ext_counted_pair(&x, i, &id, &calls) == 0; i++)
+			printf("%s%" PRIu32 ":%" PRIu64, i ? "," : "", id, calls);
+		break;
+	}
 	case FDRTRACE_EXT_CLOSE:
 		printf(" how=%s records=%" PRIu64 " records_dropped=%" PRIu64 " buffers=%" PRIu64
 		       " buffers_dropped=%" PRIu64 " threads=%" PRIu32 " cycle_frequency=%" PRIu64

@@ -32,6 +32,7 @@
 #define INFO_MAX_PIDS 8
 #define INFO_NAME_LEN 32
 #define INFO_MAX_NSTACKS 8	/* native stacks kept (copies of their payloads) */
+#define INFO_AX_SHOW 16	/* auto_exclude decisions listed */
 
 struct info_thread {
 	int32_t tid;
@@ -81,6 +82,12 @@ struct info {
 	uint64_t ring_head_buffers, ring_head_records, ring_heads;
 
 	uint64_t ext_by_kind[FDRTRACE_EXT_KIND_COUNT + 1];	/* last: unknown kinds */
+
+	/* auto_exclude: decisions (the first INFO_AX_SHOW kept), calls counted, lost */
+	uint64_t start_tsc;	/* the process record's (0: not known) */
+	uint64_t ax_counted, ax_lost;
+	uint32_t ax_decisions, ax_undone;
+	struct fdrtrace_ext ax_dec[INFO_AX_SHOW];	/* decoded fields only (no pointers) */
 	uint64_t ext_bad, ext_newer, custom_other, typed;
 
 	bool have_close;
@@ -230,6 +237,26 @@ static void info_ring_no(struct info *in, const struct fdrtrace_ext *x)
 	t->ring_records = t->records;
 }
 
+/* auto_exclude's records: decisions kept for the listing, counts added up */
+static void info_ax(struct info *in, const struct fdrtrace_ext *x)
+{
+	uint32_t id;
+	uint64_t calls;
+
+	if (x->kind == FDRTRACE_EXT_EXCLUDED) {
+		if (in->ax_decisions + in->ax_undone < INFO_AX_SHOW)
+			in->ax_dec[in->ax_decisions + in->ax_undone] = *x;
+		if (x->u.excluded.undone)
+			in->ax_undone++;
+		else
+			in->ax_decisions++;
+		return;
+	}
+	in->ax_lost += x->u.counted.lost;
+	for (uint32_t i = 0; fdrtrace_ext_counted_pair(x, i, &id, &calls) == 0; i++)
+		in->ax_counted += calls;
+}
+
 static void info_ext(struct info *in, const uint8_t *data, size_t len)
 {
 	struct fdrtrace_ext x;
@@ -249,10 +276,16 @@ static void info_ext(struct info *in, const uint8_t *data, size_t len)
 	}
 	in->ext_by_kind[x.kind < FDRTRACE_EXT_KIND_COUNT ? x.kind : FDRTRACE_EXT_KIND_COUNT]++;
 	switch (x.kind) {
+	case FDRTRACE_EXT_EXCLUDED:
+	case FDRTRACE_EXT_COUNTED:
+		info_ax(in, &x);
+		break;
 	case FDRTRACE_EXT_PROCESS:
 		if (in->have_process)
 			break;
 		in->have_process = true;
+		if (x.u.process.has_cmdline)
+			in->start_tsc = x.u.process.start_tsc;
 		in->pid = x.u.process.pid;
 		in->clock = x.u.process.clock;
 		in->freq_source = x.u.process.freq_source;
@@ -424,6 +457,47 @@ static const char *info_freq_name(unsigned f)
 	}
 }
 
+/* auto_exclude: what was decided, on what evidence, and the calls counted */
+static void info_print_ax(const struct info *in)
+{
+	double freq = (double)(in->close_freq ? in->close_freq : in->hdr.cycle_frequency);
+
+	if (!in->ax_decisions && !in->ax_undone && !in->ax_counted && !in->ax_lost)
+		return;
+	printf("%-17s%" PRIu32 " function%s counted only, %" PRIu64 " call%s counted, not "
+	       "recorded", "auto_exclude:", in->ax_decisions, in->ax_decisions == 1 ? "" : "s",
+	       in->ax_counted, in->ax_counted == 1 ? "" : "s");
+	if (in->ax_undone)
+		printf("; %" PRIu32 " of them timed again later", in->ax_undone);
+	if (in->ax_lost)
+		printf("; %" PRIu64 " call%s neither recorded nor counted (tables full: counts "
+		       "short by that many)", in->ax_lost, in->ax_lost == 1 ? "" : "s");
+	putchar('\n');
+	for (uint32_t i = 0; i < in->ax_decisions + in->ax_undone && i < INFO_AX_SHOW; i++) {
+		const struct fdrtrace_ext *x = &in->ax_dec[i];
+
+		printf("%-17sfunction id %" PRIu32 ": %s%" PRIu32 " calls timed, mean ", "",
+		       x->u.excluded.func_id,
+		       x->u.excluded.undone ? "timed again, " : "", x->u.excluded.calls);
+		if (freq > 0 && x->u.excluded.calls) {
+			printf(x->u.excluded.undone ? "%.1f ns (most of them above %.1f ns)"
+						    : "%.1f ns (below %.1f ns)",
+			       (double)x->u.excluded.sum_ticks * 1e9 / freq / x->u.excluded.calls,
+			       (double)x->u.excluded.threshold_ticks * 1e9 / freq);
+			if (in->start_tsc && x->u.excluded.tsc >= in->start_tsc)
+				printf(", %s %.6f s after recording began",
+				       x->u.excluded.undone ? "timed again" : "decided",
+				       (double)(x->u.excluded.tsc - in->start_tsc) / freq);
+		} else {
+			fputs("unknown (no clock frequency)", stdout);
+		}
+		putchar('\n');
+	}
+	if (in->ax_decisions + in->ax_undone > INFO_AX_SHOW)
+		printf("%-17s(%" PRIu32 " more; fdrtrace account marks every one '+')\n", "",
+		       in->ax_decisions + in->ax_undone - INFO_AX_SHOW);
+}
+
 static void info_print(const struct info *in, const char *path)
 {
 	static const char *const actions[4] = { "entry", "exit", "tail_exit", "entry_args" };
@@ -553,6 +627,7 @@ static void info_print(const struct info *in, const char *path)
 			       in->ring_head_records, in->ring_heads, in->ring_heads == 1 ? "" : "s");
 		fputs(" (in the drops above as far as the runtime knew of them)\n", stdout);
 	}
+	info_print_ax(in);
 	printf("%-17s", "custom events:");
 	first = true;
 	for (i = 0; i <= FDRTRACE_EXT_KIND_COUNT; i++) {

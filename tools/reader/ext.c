@@ -219,6 +219,21 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 		ext->u.spawn.serial = cur_u32(c);
 		ext->u.spawn.child_pid = cur_u32(c);
 		break;
+	case FDRTRACE_EXT_EXCLUDED:
+		ext->u.excluded.func_id = cur_u32(c);
+		ext->u.excluded.tsc = cur_u64(c);
+		ext->u.excluded.calls = cur_u32(c);
+		ext->u.excluded.sum_ticks = cur_u64(c);
+		ext->u.excluded.threshold_ticks = cur_u64(c);
+		ext->u.excluded.after = cur_u32(c);
+		ext->u.excluded.undone = cur_u8(c);
+		break;
+	case FDRTRACE_EXT_COUNTED:
+		ext->u.counted.tid = cur_u32(c);
+		ext->u.counted.lost = cur_u64(c);
+		ext->u.counted.count = cur_u32(c);
+		ext->u.counted.pairs = cur_take(c, (size_t)ext->u.counted.count * 12);
+		break;
 	default:
 		/* A kind this reader does not know: the raw body is all there is. */
 		break;
@@ -291,5 +306,22 @@ rd_export int fdrtrace_ext_native_frame(const struct fdrtrace_ext *ext, uint32_t
 	f = ext->u.native_stack.frames + (size_t)i * FDRTRACE_NATIVE_FRAME_SIZE;
 	*address = rd_le64(f);
 	*module_id = rd_le32(f + 8);
+	return 0;
+}
+
+/**
+ * fdrtrace_ext_counted_pair - one pair of a counted record
+ * (documented in fdrtrace/reader.h)
+ */
+rd_export int fdrtrace_ext_counted_pair(const struct fdrtrace_ext *ext, uint32_t i,
+					uint32_t *func_id, uint64_t *calls)
+{
+	const uint8_t *f;
+
+	if (ext->kind != FDRTRACE_EXT_COUNTED || !ext->u.counted.pairs || i >= ext->u.counted.count)
+		return -EINVAL;
+	f = ext->u.counted.pairs + (size_t)i * 12;
+	*func_id = rd_le32(f);
+	*calls = rd_le64(f + 4);
 	return 0;
 }

@@ -61,6 +61,8 @@ static const char *const ext_names[FDRTRACE_EXT_KIND_COUNT] = {
 	[FDRTRACE_EXT_NATIVE_STACK] = "native_stack",
 	[FDRTRACE_EXT_WAIT] = "wait",
 	[FDRTRACE_EXT_SPAWN] = "spawn",
+	[FDRTRACE_EXT_EXCLUDED] = "excluded",
+	[FDRTRACE_EXT_COUNTED] = "counted",
 };
 
 static const char *const drop_names[FDRTRACE_DROP_REASON_COUNT] = {

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/integration/targets/autoexclude.c - auto_exclude on a real
+ * instrumented program: tiny hot functions that call functions that would
+ * otherwise be recorded, threads, fork, a crash, longjmp.
+ *
+ *   autoexclude nest N     N calls of hot(i), each calling leaf() and, one
+ *                          in 100, deep() (slow: stays timed); then main
+ *                          calls deep() 10 times itself
+ *   autoexclude threads T N  T threads each make N calls of hot(i); then a
+ *                          fork child makes N calls of hot(i) and exits
+ *   autoexclude crash N    N calls of hot(i), then a SIGSEGV in boom()
+ *   autoexclude jump N     N calls of jumper(i), which calls leaf() and, one
+ *                          in 10, thrower(), which longjmps back to main;
+ *                          main then calls after() (N / 10 times)
+ *   autoexclude grow N     N calls of grower(i): leaf() for the first 3000,
+ *                          deep() after (short at first, slow later)
+ *   autoexclude flush N    N calls of hot(i), fdrtrace_flush(), then SIGKILL
+ *                          to itself: the trace has what the flush wrote
+ *
+ * Each mode prints the calls it made of each function ("hot 100000").
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fdrtrace/fdrtrace.h>
+
+static volatile long sink;
+static jmp_buf jump_env;
+
+static __attribute__((noinline)) void leaf(long i)
+{
+	sink += i;
+}
+
+/* about 20 us: never short enough to be counted only */
+static __attribute__((noinline)) void deep(long i)
+{
+	for (volatile long k = 0; k < 20000; k++)
+		sink += k ^ i;
+}
+
+static __attribute__((noinline)) void hot(long i)
+{
+	leaf(i);
+	if (i % 100 == 0)
+		deep(i);
+}
+
+static __attribute__((noinline)) void boom(void)
+{
+	*(volatile int *)(uintptr_t)sink = 1;	/* sink is 0 here: a fault */
+}
+
+static __attribute__((noinline)) void thrower(long i)
+{
+	longjmp(jump_env, (int)(i % 7) + 1);
+}
+
+static __attribute__((noinline)) void jumper(long i)
+{
+	leaf(i);
+	if (i % 10 == 0)
+		thrower(i);
+}
+
+static __attribute__((noinline)) void after(long i)
+{
+	sink -= i;
+}
+
+static __attribute__((noinline)) void grower(long i)
+{
+	if (i < 3000)
+		leaf(i);
+	else
+		deep(i);
+}
+
+static void *worker(void *arg)
+{
+	long n = (long)arg;
+
+	for (long i = 0; i < n; i++)
+		hot(i);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "nest";
+	long n = argc > 2 ? atol(argv[argc - 1]) : 100000;
+
+	if (!strcmp(mode, "nest")) {
+		for (long i = 0; i < n; i++)
+			hot(i);
+		for (long i = 0; i < 10; i++)
+			deep(i);
+		printf("hot %ld\nleaf %ld\ndeep %ld\n", n, n, (n + 99) / 100 + 10);
+	} else if (!strcmp(mode, "threads")) {
+		long nt = argc > 3 ? atol(argv[2]) : 4;
+		pthread_t th[16];
+		pid_t pid;
+		int status;
+
+		if (nt > 16)
+			nt = 16;
+		for (long k = 0; k < nt; k++)
+			pthread_create(&th[k], NULL, worker, (void *)n);
+		for (long k = 0; k < nt; k++)
+			pthread_join(th[k], NULL);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			worker((void *)n);
+			printf("child hot %ld\n", n);
+			fflush(stdout);
+			exit(0);
+		}
+		waitpid(pid, &status, 0);
+		printf("parent hot %ld\nchild %d status %d\n", nt * n, (int)pid, status);
+	} else if (!strcmp(mode, "crash")) {
+		for (long i = 0; i < n; i++)
+			hot(i);
+		printf("hot %ld\n", n);
+		fflush(stdout);
+		sink = 0;
+		boom();
+	} else if (!strcmp(mode, "jump")) {
+		volatile long jumps = 0;
+
+		for (volatile long i = 0; i < n; i++) {
+			if (setjmp(jump_env)) {
+				jumps++;
+				after(i);
+				continue;
+			}
+			jumper(i);
+		}
+		printf("jumper %ld\nleaf %ld\nthrower %ld\nafter %ld\n", n, n, jumps, jumps);
+	} else if (!strcmp(mode, "flush")) {
+		for (long i = 0; i < n; i++)
+			hot(i);
+		printf("hot %ld\nflush %d\n", n, fdrtrace_flush());
+		fflush(stdout);
+		raise(SIGKILL);
+	} else if (!strcmp(mode, "grow")) {
+		for (long i = 0; i < n; i++)
+			grower(i);
+		printf("grower %ld\nleaf %ld\ndeep %ld\n", n, n < 3000 ? n : 3000,
+		       n > 3000 ? n - 3000 : 0);
+	} else {
+		fprintf(stderr, "unknown mode %s\n", mode);
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/runtime/test_autoexclude_opt.c - the auto_exclude option's text
+ * (runtime/autoexclude_opt.c): DURATION[;after=N], off, and what is refused.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+
+#include "autoexclude.h"
+
+static int parse(const char *text, uint64_t *ns, uint32_t *after)
+{
+	*ns = 12345;
+	*after = 777;
+	return fdr_ax_parse(text, ns, after);
+}
+
+Test(auto_exclude_option, empty_and_off_turn_it_off)
+{
+	uint64_t ns;
+	uint32_t after;
+
+	cr_expect_eq(parse("", &ns, &after), 0);
+	cr_expect_eq(ns, 0);
+	cr_expect_eq(parse("off", &ns, &after), 0);
+	cr_expect_eq(after, FDR_AX_AFTER_DEFAULT);
+}
+
+Test(auto_exclude_option, a_duration_alone_takes_the_default_count)
+{
+	uint64_t ns;
+	uint32_t after;
+
+	cr_expect_eq(parse("300ns", &ns, &after), 1);
+	cr_expect_eq(ns, 300);
+	cr_expect_eq(after, FDR_AX_AFTER_DEFAULT);
+	cr_expect_eq(parse("2us", &ns, &after), 1);
+	cr_expect_eq(ns, 2000);
+	cr_expect_eq(parse("1ms", &ns, &after), 1);
+	cr_expect_eq(ns, 1000000);
+}
+
+Test(auto_exclude_option, after_is_given_with_a_semicolon_or_a_comma)
+{
+	uint64_t ns;
+	uint32_t after;
+
+	cr_expect_eq(parse("500ns;after=4096", &ns, &after), 1);
+	cr_expect_eq(ns, 500);
+	cr_expect_eq(after, 4096);
+	cr_expect_eq(parse("1us,after=16", &ns, &after), 1);
+	cr_expect_eq(ns, 1000);
+	cr_expect_eq(after, 16);
+	cr_expect_eq(parse("1us;after=16777216", &ns, &after), 1, "the largest N");
+	cr_expect_eq(after, 16777216);
+}
+
+Test(auto_exclude_option, anything_else_is_refused_and_leaves_the_outputs_alone)
+{
+	static const char *const bad[] = {
+		"on", "300", "ns", "0ns", "-5us", "5 us", "5s", "5us;", "5us;after=",
+		"5us;after=15", "5us;after=16777217", "5us;after=99999999999999999999",
+		"5us;count=100", "5us;after=100x", "3600000000001ns", "99999999999999999999ns",
+		"5usx",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t ns;
+		uint32_t after;
+
+		cr_expect_eq(parse(bad[i], &ns, &after), -EINVAL, "'%s' accepted", bad[i]);
+		cr_expect_eq(ns, 12345, "'%s' changed the duration", bad[i]);
+		cr_expect_eq(after, 777, "'%s' changed the count", bad[i]);
+	}
+}
