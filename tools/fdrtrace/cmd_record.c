@@ -21,6 +21,7 @@
  * processes it left running had a moment to create their traces), the
  * run's traces are read at their two ends (run.c), the index written
  * (docs/format.md "Run directory") and the summary printed on stderr.
+ * Making the directory ready and the index's header are record_dir.c.
  *
  * Contract: single-threaded; forks once.
  */
@@ -44,6 +45,7 @@
 #include <fdrtrace/reader.h>
 
 #include "analysis.h"
+#include "record_dir.h"
 #include "run.h"
 #include "symbolizer.h"
 #include "util.h"
@@ -196,181 +198,6 @@ static const char *rec_find_lib(char *buf, size_t cap, struct rec_tried *t)
 
 /* The summary names the run directory (live records into one it removes). */
 bool rec_say_dir = true;
-
-/*
- * Create @dir and its missing parents (mkdir -p). Return: 0 or -errno.
- */
-static int rec_mkdirs(const char *dir)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(dir);
-
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, dir, n + 1);
-	for (char *s = buf + 1; ; s++) {
-		if (*s && *s != '/')
-			continue;
-		char c = *s;
-
-		*s = '\0';
-		if (mkdir(buf, 0777) && errno != EEXIST)
-			return -errno;
-		if (!c)
-			break;
-		*s = c;
-	}
-	return run_is_dir(dir) == 1 ? 0 : -ENOTDIR;
-}
-
-/* Does directory @dir hold anything? */
-static bool rec_dir_empty(const char *dir)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	bool empty = true;
-
-	if (!d)
-		return true;
-	while (empty && (de = readdir(d)))
-		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
-	closedir(d);
-	return empty;
-}
-
-/*
- * Make @dir ready for a new run: created when missing; an earlier run in
- * it (its index) renamed DIR.N, the first free N, unless it is being
- * recorded now (its index locked); a default directory (@explicit false)
- * that holds other files refused. Return: 0, or 1 with the message
- * printed.
- */
-static int rec_prepare_dir(const char *dir, bool explicit)
-{
-	char index[PATH_MAX + 16], aside[PATH_MAX + 16];
-	struct stat st;
-	int is = run_is_dir(dir), fd;
-
-	if (is == -ENOENT) {
-		int rc = rec_mkdirs(dir);
-
-		if (rc)
-			tool_err("%s: cannot create it: %s", dir, strerror(-rc));
-		return rc ? 1 : 0;
-	}
-	if (is <= 0) {
-		/* "Not a directory", "Permission denied"...: what stat said */
-		tool_err("%s: %s", dir, strerror(is ? -is : ENOTDIR));
-		return 1;
-	}
-	snprintf(index, sizeof(index), "%s/%s", dir, RUN_INDEX);
-	if (lstat(index, &st) != 0) {
-		if (explicit || rec_dir_empty(dir))
-			return 0;
-		tool_err("%s holds files but no %s: not a run of fdrtrace record (or one cut "
-			 "short before it began); remove it, or give -d DIR", dir, RUN_INDEX);
-		return 1;
-	}
-	if (!run_is_index(index)) {
-		/* a file of the user's that happens to be named so: never ours to replace */
-		tool_err("%s holds a file named %s that is not a run's index (fdrtrace record "
-			 "writes \"%s\" first): not overwritten; give another -d DIR", dir,
-			 RUN_INDEX, RUN_INDEX_MAGIC);
-		return 1;
-	}
-	fd = open(index, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK) {
-		close(fd);
-		tool_err("%s: a run is being recorded there now (its %s is locked); give "
-			 "another -d DIR", dir, RUN_INDEX);
-		return 1;
-	}
-	if (fd >= 0)
-		close(fd);
-	for (unsigned n = 1; n < 100000; n++) {
-		snprintf(aside, sizeof(aside), "%s.%u", dir, n);
-		if (lstat(aside, &st) == 0 || errno != ENOENT)
-			continue;
-		if (rename(dir, aside) == 0) {
-			fprintf(stderr, "fdrtrace record: the earlier run in %s moved to %s\n", dir,
-				aside);
-			if (mkdir(dir, 0777) == 0)
-				return 0;
-			tool_err("%s: cannot create it: %s", dir, strerror(errno));
-			return 1;
-		}
-		if (errno != EEXIST && errno != ENOTEMPTY) {
-			tool_err("%s holds an earlier run, and it could not be moved to %s: %s", dir,
-				 aside, strerror(errno));
-			return 1;
-		}
-	}
-	tool_err("%s holds an earlier run, and no free name to move it to", dir);
-	return 1;
-}
-
-/*
- * The index while the run goes on: its header and "running", locked (a
- * second record into the same directory refuses rather than moves a
- * run in progress). Return: the locked descriptor, or -1.
- */
-static int rec_begin_index(const char *dir, char *const *argv)
-{
-	char path[PATH_MAX + 16];
-	int fd;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, RUN_INDEX);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -1;
-	flock(fd, LOCK_EX | LOCK_NB);
-	f = fdopen(dup(fd), "w");
-	if (f) {
-		fputs(RUN_INDEX_MAGIC " 1\n# status: running (fdrtrace record", f);
-		fprintf(f, " pid %d)\n# command:", (int)getpid());
-		for (; *argv; argv++)
-			fprintf(f, " %s", *argv);
-		fputc('\n', f);
-		fclose(f);
-	}
-	return fd;
-}
-
-/* The header of the final index: the command, its status, the times. */
-static char *rec_index_header(char *const *argv, int st, uint64_t start_ns, uint64_t end_ns)
-{
-	char *text = NULL, cmd[4096];
-	size_t len = 0;
-	struct run_proc p = { 0 };
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		return NULL;
-	/* the command line, quoted as run_command() quotes a trace's */
-	for (char *const *a = argv; *a; a++) {
-		p.args_len += (uint32_t)strlen(*a) + 1;
-		p.argc++;
-	}
-	p.args = malloc(p.args_len + 1);
-	if (p.args) {
-		char *o = p.args;
-
-		for (char *const *a = argv; *a; a++)
-			o = stpcpy(o, *a) + 1;
-		run_command(&p, cmd, sizeof(cmd), true);
-		fprintf(f, "# command: %s\n", cmd);
-		free(p.args);
-	}
-	if (WIFEXITED(st))
-		fprintf(f, "# status: exited %d\n", WEXITSTATUS(st));
-	else
-		fprintf(f, "# status: killed by SIG%s\n",
-			sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
-	fprintf(f, "# start_ns: %" PRIu64 "\n# end_ns: %" PRIu64 "\n", start_ns, end_ns);
-	fclose(f);
-	return text;
-}
 
 static uint64_t rec_now_ns(void)
 {
@@ -626,7 +453,40 @@ static const char record_help[] =
 	"not be run; 1 when the run directory could not be made ready; 2 on usage\n"
 	"errors.\n";
 
-int cmd_record(int argc, char **argv)
+/*
+ * One record command, from its command line to its summary: what the
+ * steps below fill in and pass on. The strings point into argv or the
+ * buffers here; cmd_record() frees what the struct owns.
+ */
+struct rec {
+	struct rec_opts o;	/* the FDRTRACE_OPTIONS settings for the program */
+	char **argv;		/* the program and its arguments (NULL-terminated) */
+	char *prog_path;	/* argv[0]'s file (rec_which) */
+	const char *dir;	/* -d DIR, or NULL */
+	const char *lib;	/* the libfdrtrace to preload, or NULL */
+	const char *user_base;	/* -O logfile_base=..., or NULL */
+	const char *prefix;	/* the traces' name prefix in the run directory */
+	int preload;		/* --preload 1, --no-preload 0, -1 to decide */
+	bool quiet;		/* verbosity=0 for the processes (no -O verbosity) */
+	bool instrumented;	/* the program defines or calls the enter hook */
+	char libbuf[PATH_MAX];	/* lib, when found rather than given */
+	char absdir[PATH_MAX];	/* the run directory, absolute */
+	char **before;		/* the traces the directory held before the run */
+	size_t n_before;
+	int index_fd;		/* the index, locked while the run goes on, or -1 */
+	uint64_t start_ns;	/* when the program was started */
+	int st;			/* its wait status */
+};
+
+/* rec_parse_options() returns this when the command goes on. */
+#define REC_GO_ON (-1)
+
+/*
+ * Parse record's options into @r (up to the program: "+" in the option
+ * string stops at the first operand). Return: REC_GO_ON, or the exit
+ * status (usage error, --help, out of memory) with @r->o freed.
+ */
+static int rec_parse_options(struct rec *r, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output-dir", required_argument, NULL, 'd' },
@@ -642,117 +502,126 @@ int cmd_record(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char optstring[] = "+d:b:m:t:V:O:h";
-	struct rec_opts o = { 0 };
-	const char *dir = NULL, *lib = NULL, *old, *user_base = NULL, *prefix;
-	char base[PATH_MAX], libbuf[PATH_MAX], absdir[PATH_MAX], rundir[PATH_MAX];
-	char *prog_path = NULL, *eq, **before = NULL, **after = NULL, **mine = NULL, *header;
-	int c, preload = -1, rc = 0, st, status, index_fd = -1;
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit, old_term, old_hup;
-	struct sigaction fwd = { .sa_handler = rec_forward, .sa_flags = SA_RESTART };
-	bool quiet = true, explicit, instrumented;
-	pid_t left[64];
-	size_t n_left, missing, n_before = 0, n_after = 0, n_mine = 0, procs;
-	uint64_t start_ns;
-	struct run_dir run;
-	pid_t pid;
+	char *eq;
+	int c, rc = 0;
 
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			dir = optarg;
+			r->dir = optarg;
 			break;
 		case 'b':
-			rc = rec_add(&o, "buffer_size", optarg);
+			rc = rec_add(&r->o, "buffer_size", optarg);
 			break;
 		case 'm':
-			rc = rec_add(&o, "buffer_max", optarg);
+			rc = rec_add(&r->o, "buffer_max", optarg);
 			break;
 		case 't':
-			rc = rec_add(&o, "func_duration_threshold_us", optarg);
+			rc = rec_add(&r->o, "func_duration_threshold_us", optarg);
 			break;
 		case 'V':
-			rc = rec_add(&o, "format_version", optarg);
+			rc = rec_add(&r->o, "format_version", optarg);
 			break;
 		case 'O':
 			eq = strchr(optarg, '=');
 			if (!eq || eq == optarg) {
-				free(o.buf);
+				free(r->o.buf);
 				return tool_usage_err("record", "-O takes KEY=VALUE, not '%s'",
 						      optarg);
 			}
 			*eq = '\0';
 			if (strcmp(optarg, "logfile_base") == 0)
-				user_base = eq + 1;	/* added last, below */
+				r->user_base = eq + 1;	/* added last, by rec_setup_dir() */
 			else
-				rc = rec_add(&o, optarg, eq + 1);
+				rc = rec_add(&r->o, optarg, eq + 1);
 			if (strcmp(optarg, "verbosity") == 0)
-				quiet = false;
+				r->quiet = false;
 			*eq = '=';
 			break;
 		case 'L':
-			lib = optarg;
+			r->lib = optarg;
 			break;
 		case 'P':
-			preload = 1;
+			r->preload = 1;
 			break;
 		case 'N':
-			preload = 0;
+			r->preload = 0;
 			break;
 		case 'h':
-			free(o.buf);
+			free(r->o.buf);
 			return tool_print_help(record_help);
 		default:
-			free(o.buf);
+			free(r->o.buf);
 			return tool_bad_option("record", optstring + 1, argv);
 		}
 		if (rc) {
 			tool_err("out of memory");
-			free(o.buf);
+			free(r->o.buf);
 			return EXIT_FAIL;
 		}
 	}
 	if (optind == argc) {
-		free(o.buf);
+		free(r->o.buf);
 		return tool_usage_err("record", "missing PROGRAM");
 	}
-	prog_path = rec_which(argv[optind]);
-	if (!prog_path) {
-		if (strchr(argv[optind], '/'))
-			tool_err("%s: %s", argv[optind], strerror(errno));
+	r->argv = argv + optind;
+	return REC_GO_ON;
+}
+
+/*
+ * Find the program (rec_which), tell whether it is instrumented, decide
+ * whether to preload libfdrtrace and find the library to. Return:
+ * REC_GO_ON, or 127 (it could not be run) with the message printed.
+ */
+static int rec_find_program(struct rec *r)
+{
+	r->prog_path = rec_which(r->argv[0]);
+	if (!r->prog_path) {
+		if (strchr(r->argv[0], '/'))
+			tool_err("%s: %s", r->argv[0], strerror(errno));
 		else
-			tool_err("%s: command not found", argv[optind]);
-		free(o.buf);
+			tool_err("%s: command not found", r->argv[0]);
 		return 127;
 	}
-	instrumented = rec_defines_hooks(prog_path) ||
-		       sym_references(prog_path, "__cyg_profile_func_enter") != 0;
-	if (preload < 0)
-		preload = sym_needs(prog_path, "libfdrtrace.so") == 1 || rec_defines_hooks(prog_path) ?
-			  0 : 1;
-	if (preload && !lib) {
+	r->instrumented = rec_defines_hooks(r->prog_path) ||
+			  sym_references(r->prog_path, "__cyg_profile_func_enter") != 0;
+	if (r->preload < 0)
+		r->preload = sym_needs(r->prog_path, "libfdrtrace.so") == 1 ||
+			     rec_defines_hooks(r->prog_path) ? 0 : 1;
+	if (r->preload && !r->lib) {
 		struct rec_tried tried;
 
-		lib = rec_find_lib(libbuf, sizeof(libbuf), &tried);
-		if (!lib) {
+		r->lib = rec_find_lib(r->libbuf, sizeof(r->libbuf), &tried);
+		if (!r->lib) {
 			tool_err("%s does not link libfdrtrace, and %s was not found to preload "
-				 "(looked for %s; use --lib PATH or FDRTRACE_LIB)", argv[optind],
+				 "(looked for %s; use --lib PATH or FDRTRACE_LIB)", r->argv[0],
 				 REC_LIB_NAME, tried.text);
-			free(o.buf);
-			free(prog_path);
 			return 127;	/* it could not be run */
 		}
 	}
-	/*
-	 * The run directory: -d DIR or the default; with -O logfile_base, the
-	 * directory of that base (relative to -d DIR or the current directory).
-	 * Made ready only now that the program can be run.
-	 */
-	explicit = dir != NULL;
-	if (user_base) {
+	return REC_GO_ON;
+}
+
+/*
+ * Make the run directory ready and name the traces: -d DIR or the
+ * default; with -O logfile_base, the directory of that base (relative to
+ * -d DIR or the current directory). Sets @r->absdir and @r->prefix, and
+ * adds logfile_base (absolute, so that the processes that chdir find it)
+ * and verbosity=0 to the options. Return: 0, or -1 with the message
+ * printed.
+ */
+static int rec_setup_dir(struct rec *r)
+{
+	char base[PATH_MAX], rundir[PATH_MAX];
+	const char *dir = r->dir;
+	bool explicit = dir != NULL;
+	int rc;
+
+	if (r->user_base) {
 		/* as before run directories: relative to -d DIR, or to the current one */
-		const char *slash = strrchr(user_base, '/');
+		const char *user_base = r->user_base, *slash = strrchr(user_base, '/');
 
 		if (!dir)
 			dir = ".";
@@ -763,139 +632,185 @@ int cmd_record(int argc, char **argv)
 				      (int)(slash - user_base), user_base) :
 			     snprintf(rundir, sizeof(rundir), "%s", dir);
 		explicit = true;
-		prefix = slash ? slash + 1 : user_base;
+		r->prefix = slash ? slash + 1 : user_base;
 	} else {
 		if (!dir)
 			dir = REC_DEFAULT_DIR;
 		rc = snprintf(rundir, sizeof(rundir), "%s", dir);
-		prefix = "fdrtrace.";
+		r->prefix = "fdrtrace.";
 	}
 	if (rc < 0 || rc >= (int)sizeof(rundir)) {
 		tool_err("output directory too long");
-		goto fail;
+		return -1;
 	}
 	for (size_t n = strlen(rundir); n > 1 && rundir[n - 1] == '/';)
 		rundir[--n] = '\0';	/* "out/" is moved aside as out.1, not out/.1 */
 	if (rec_prepare_dir(rundir, explicit))
-		goto fail;
+		return -1;
 	/* an absolute directory, so that the processes that chdir find it */
-	if (!realpath(rundir, absdir) ||
-	    snprintf(base, sizeof(base), "%s/%s", strcmp(absdir, "/") ? absdir : "",
-		     prefix) >= (int)sizeof(base)) {
+	if (!realpath(rundir, r->absdir) ||
+	    snprintf(base, sizeof(base), "%s/%s", strcmp(r->absdir, "/") ? r->absdir : "",
+		     r->prefix) >= (int)sizeof(base)) {
 		tool_err("%s: %s", rundir, strerror(errno ? errno : ENAMETOOLONG));
-		goto fail;
+		return -1;
 	}
-	if (rec_add(&o, "logfile_base", base) ||
-	    (quiet && rec_add(&o, "verbosity", "0"))) {
+	if (rec_add(&r->o, "logfile_base", base) ||
+	    (r->quiet && rec_add(&r->o, "verbosity", "0"))) {
 		tool_err("out of memory");
-		goto fail;
+		return -1;
 	}
+	return 0;
+}
 
-	if (!instrumented)
-		fprintf(stderr, "fdrtrace record: %s is not instrumented (no "
-			"__cyg_profile_func_enter): only the processes it starts that run "
-			"instrumented code are traced\n", argv[optind]);
+/* The signal dispositions record changes while the program runs. */
+struct rec_signals {
+	struct sigaction old_int, old_quit, old_term, old_hup;
+};
 
-	/* what is there already is not this run's (-d DIR with older traces) */
-	if (run_list(absdir, prefix, &before, &n_before) == -ENOMEM) {
-		tool_err("out of memory");
-		goto fail;
+/* Put back the dispositions saved in @s. */
+static void rec_restore_signals(const struct rec_signals *s)
+{
+	sigaction(SIGINT, &s->old_int, NULL);
+	sigaction(SIGQUIT, &s->old_quit, NULL);
+	sigaction(SIGTERM, &s->old_term, NULL);
+	sigaction(SIGHUP, &s->old_hup, NULL);
+}
+
+/*
+ * In the child: the program's signals and environment (FDRTRACE_OPTIONS
+ * after those already set, FDRTRACE_MODE, LD_PRELOAD before those
+ * already set), then exec it. Does not return.
+ */
+static _Noreturn void rec_exec_child(const struct rec *r, const struct rec_signals *s)
+{
+	const char *old;
+	char *env;
+
+	rec_restore_signals(s);
+	/* the program gets SIGPIPE as we got it (untraced: `prog | head` dies of it) */
+	sigaction(SIGPIPE, &tool_sigpipe_at_start, NULL);
+	old = getenv("FDRTRACE_OPTIONS");
+	if (old && *old && asprintf(&env, "%s:%s", old, r->o.buf) >= 0)
+		setenv("FDRTRACE_OPTIONS", env, 1);
+	else
+		setenv("FDRTRACE_OPTIONS", r->o.buf, 1);
+	setenv("FDRTRACE_MODE", "fdr", 1);
+	if (r->preload) {
+		old = getenv("LD_PRELOAD");
+		if (old && *old && asprintf(&env, "%s %s", r->lib, old) >= 0)
+			setenv("LD_PRELOAD", env, 1);
+		else
+			setenv("LD_PRELOAD", r->lib, 1);
 	}
-	index_fd = rec_begin_index(absdir, argv + optind);
-	start_ns = rec_now_ns();
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	sigaction(SIGTERM, &fwd, &old_term);
-	sigaction(SIGHUP, &fwd, &old_hup);
+	execvp(r->argv[0], r->argv);
+	tool_err("%s: %s", r->argv[0], strerror(errno));
+	_exit(127);
+}
+
+/*
+ * Run the program and wait for it: SIGINT and SIGQUIT ignored (the
+ * terminal sends them to the program too), SIGTERM and SIGHUP passed on,
+ * record the subreaper of the program's orphans. Frees @r->o once the
+ * child has it. Sets @r->st. Return: 0, or -1 with the message printed.
+ */
+static int rec_spawn_wait(struct rec *r)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct sigaction fwd = { .sa_handler = rec_forward, .sa_flags = SA_RESTART };
+	struct rec_signals s;
+	pid_t pid;
+
+	sigaction(SIGINT, &ign, &s.old_int);
+	sigaction(SIGQUIT, &ign, &s.old_quit);
+	sigaction(SIGTERM, &fwd, &s.old_term);
+	sigaction(SIGHUP, &fwd, &s.old_hup);
 	/* the program's orphans become ours: record can tell whether they still run */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		tool_err("fork: %s", strerror(errno));
-		goto fail;
+		return -1;
 	}
-	if (pid == 0) {
-		char *env;
-
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
-		/* the program gets SIGPIPE as we got it (untraced: `prog | head` dies of it) */
-		sigaction(SIGPIPE, &tool_sigpipe_at_start, NULL);
-		old = getenv("FDRTRACE_OPTIONS");
-		if (old && *old && asprintf(&env, "%s:%s", old, o.buf) >= 0)
-			setenv("FDRTRACE_OPTIONS", env, 1);
-		else
-			setenv("FDRTRACE_OPTIONS", o.buf, 1);
-		setenv("FDRTRACE_MODE", "fdr", 1);
-		if (preload) {
-			old = getenv("LD_PRELOAD");
-			if (old && *old && asprintf(&env, "%s %s", lib, old) >= 0)
-				setenv("LD_PRELOAD", env, 1);
-			else
-				setenv("LD_PRELOAD", lib, 1);
-		}
-		execvp(argv[optind], argv + optind);
-		tool_err("%s: %s", argv[optind], strerror(errno));
-		_exit(127);
-	}
-	free(o.buf);
-	o.buf = NULL;
+	if (pid == 0)
+		rec_exec_child(r, &s);
+	free(r->o.buf);
+	r->o.buf = NULL;
 	rec_child = pid;
-	while (waitpid(pid, &st, 0) < 0) {
+	while (waitpid(pid, &r->st, 0) < 0) {
 		if (errno != EINTR) {
 			tool_err("waitpid: %s", strerror(errno));
-			goto fail;
+			return -1;
 		}
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	rec_restore_signals(&s);
 	rec_child = 0;
-	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+/*
+ * After the program ended: wait a moment for the traces of the processes
+ * it left running, read this run's traces (those the directory did not
+ * hold before), write the final index, close the locked one, print the
+ * summary and what went missing. Return: the program's exit status, or
+ * EXIT_FAIL when the run could not be read.
+ */
+static int rec_finish(struct rec *r)
+{
+	int st = r->st, status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	char **after = NULL, **mine = NULL, *header;
+	size_t n_left, missing, n_after = 0, n_mine = 0, procs;
+	struct run_dir run;
+	pid_t left[64];
+	int rc;
+
 	n_left = rec_descendants(left, sizeof(left) / sizeof(left[0]));
-	missing = n_left ? rec_wait_descendants(absdir, prefix, before, n_before, left, n_left) : 0;
+	missing = n_left ? rec_wait_descendants(r->absdir, r->prefix, r->before, r->n_before,
+						left, n_left) : 0;
 
 	/* this run's traces: those the directory did not hold before it */
-	if (run_list(absdir, prefix, &after, &n_after) == 0 && n_after &&
+	if (run_list(r->absdir, r->prefix, &after, &n_after) == 0 && n_after &&
 	    (mine = calloc(n_after, sizeof(*mine))))
 		for (size_t i = 0; i < n_after; i++)
-			if (!rec_had(before, n_before, after[i]))
+			if (!rec_had(r->before, r->n_before, after[i]))
 				mine[n_mine++] = after[i];
-	if (run_open(&run, absdir, mine, n_mine)) {
-		tool_err("%s: cannot read the run: out of memory", absdir);
+	if (run_open(&run, r->absdir, mine, n_mine)) {
+		tool_err("%s: cannot read the run: out of memory", r->absdir);
 		run_close(&run);
-		goto fail;
+		free(mine);
+		run_names_free(after, n_after);
+		if (r->index_fd >= 0)
+			close(r->index_fd);
+		r->index_fd = -1;
+		return EXIT_FAIL;
 	}
 	for (size_t i = 0; i < run.n; i++)
 		run.procs[i].running = !run.procs[i].has_close && rec_running(run.procs[i].pid);
-	header = rec_index_header(argv + optind, st, start_ns, rec_now_ns());
+	header = rec_index_header(r->argv, st, r->start_ns, rec_now_ns());
 	rc = run_write_index(&run, header);
 	free(header);
 	if (rc)
-		tool_err("%s/%s: %s", absdir, RUN_INDEX, strerror(-rc));
-	if (index_fd >= 0)
-		close(index_fd);
+		tool_err("%s/%s: %s", r->absdir, RUN_INDEX, strerror(-rc));
+	if (r->index_fd >= 0)
+		close(r->index_fd);
+	r->index_fd = -1;
 	procs = rec_summary(&run);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && !procs) {
 		/* it could not be run (execvp failed: said above) */
 	} else if (!procs) {
 		/* the runtime writes no file for a process that ran no instrumented function */
-		if (!instrumented)
+		if (!r->instrumented)
 			fprintf(stderr, "fdrtrace record: no process was traced: no function of %s is "
 				"instrumented (it has no __cyg_profile_func_enter reference), nor "
 				"of a program it started; build them with -finstrument-functions\n",
-				argv[optind]);
+				r->argv[0]);
 		else
 			fprintf(stderr, "fdrtrace record: no process was traced: %s ran no "
 				"instrumented function (was it built with -finstrument-functions?), "
 				"or the trace could not be written (see the messages above)\n",
-				argv[optind]);
+				r->argv[0]);
 		if (rec_say_dir)
-			fprintf(stderr, "fdrtrace record: run in %s (an index, no trace)\n", absdir);
+			fprintf(stderr, "fdrtrace record: run in %s (an index, no trace)\n", r->absdir);
 	}
 	if (missing)
 		fprintf(stderr, "fdrtrace record: %zu process%s it started still run%s with no trace "
@@ -904,14 +819,53 @@ int cmd_record(int argc, char **argv)
 	run_close(&run);
 	free(mine);
 	run_names_free(after, n_after);
-	run_names_free(before, n_before);
-	free(prog_path);
 	return status;
+}
+
+/*
+ * fdrtrace record: parse the options, find the program, make the run
+ * directory ready, note what it holds already and begin the index, run
+ * the program, then read the run and summarise it.
+ */
+int cmd_record(int argc, char **argv)
+{
+	struct rec r = { .preload = -1, .quiet = true, .index_fd = -1 };
+	int rc;
+
+	rc = rec_parse_options(&r, argc, argv);
+	if (rc != REC_GO_ON)
+		return rc;
+	rc = rec_find_program(&r);
+	if (rc != REC_GO_ON) {
+		free(r.o.buf);
+		free(r.prog_path);
+		return rc;
+	}
+	if (rec_setup_dir(&r))
+		goto fail;
+	if (!r.instrumented)
+		fprintf(stderr, "fdrtrace record: %s is not instrumented (no "
+			"__cyg_profile_func_enter): only the processes it starts that run "
+			"instrumented code are traced\n", r.argv[0]);
+
+	/* what is there already is not this run's (-d DIR with older traces) */
+	if (run_list(r.absdir, r.prefix, &r.before, &r.n_before) == -ENOMEM) {
+		tool_err("out of memory");
+		goto fail;
+	}
+	r.index_fd = rec_begin_index(r.absdir, r.argv);
+	r.start_ns = rec_now_ns();
+	if (rec_spawn_wait(&r))
+		goto fail;
+	rc = rec_finish(&r);
+	run_names_free(r.before, r.n_before);
+	free(r.prog_path);
+	return rc;
 fail:
-	if (index_fd >= 0)
-		close(index_fd);
-	free(o.buf);
-	free(prog_path);
-	run_names_free(before, n_before);
+	if (r.index_fd >= 0)
+		close(r.index_fd);
+	free(r.o.buf);
+	free(r.prog_path);
+	run_names_free(r.before, r.n_before);
 	return EXIT_FAIL;
 }

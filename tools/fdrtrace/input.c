@@ -7,7 +7,6 @@
  */
 #include "input.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 
 #include "cli.h"
 #include "histogram.h"
+#include "run.h"
 #include "util.h"
 
 /* A run's trace is looked at up to this many buffers for its start records. */
@@ -56,70 +56,35 @@ static struct ri_trace *ri_add(struct run_input *ri, const char *path)
 	return t;
 }
 
-/* A snapshot of a ring trace: NAME.snapN.fdr. */
-static bool ri_is_snapshot(const char *name, size_t len)
-{
-	const char *p = name + len - 4;	/* ".fdr" */
-
-	while (p > name && p[-1] >= '0' && p[-1] <= '9')
-		p--;
-	return p - name >= 5 && p < name + len - 4 && memcmp(p - 5, ".snap", 5) == 0;
-}
-
-static int ri_name_cmp(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/* The *.fdr traces of directory @dir (not snapshots), by name. */
+/* The traces of directory @dir (run_list(): *.fdr, not snapshots), by name. */
 static int ri_add_dir(struct run_input *ri, const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0, cap = 0, i;
-	int rc = 0, found = 0;
+	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
+	char **names, *path;
+	size_t n, i;
+	int rc = run_list(dir, "", &names, &n);
 
-	if (!d) {
-		tool_err("%s: %s", dir, strerror(errno));
+	if (rc == -ENOMEM) {
+		tool_err("out of memory");
 		return -1;
 	}
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-
-		if (len < 5 || strcmp(e->d_name + len - 4, ".fdr") ||
-		    ri_is_snapshot(e->d_name, len))
-			continue;
-		if (n == cap) {
-			char **v = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof(*v));
-
-			if (!v) {
-				rc = -1;
-				break;
-			}
-			names = v;
-		}
-		names[n] = malloc(strlen(dir) + len + 2);
-		if (!names[n]) {
+	if (rc) {
+		tool_err("%s: %s", dir, strerror(-rc));
+		return -1;
+	}
+	for (i = 0; i < n && !rc; i++) {
+		if (asprintf(&path, "%s%s%s", dir, sep, names[i]) < 0) {
 			rc = -1;
 			break;
 		}
-		sprintf(names[n], "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
-		n++;
-	}
-	closedir(d);
-	if (!rc && n > 1)
-		qsort(names, n, sizeof(*names), ri_name_cmp);
-	for (i = 0; i < n; i++) {
-		if (!rc && !ri_add(ri, names[i]))
+		if (!ri_add(ri, path))
 			rc = -1;
-		found++;
-		free(names[i]);
+		free(path);
 	}
-	free(names);
+	run_names_free(names, n);
 	if (rc)
 		tool_err("out of memory");
-	else if (!found) {
+	else if (!n) {
 		tool_err("%s: no trace (*.fdr) in the directory", dir);
 		rc = -1;
 	}

@@ -39,6 +39,16 @@ static int run_cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A snapshot of a ring trace: NAME.snapN.fdr (the runtime's name for one). */
+static bool run_is_snapshot(const char *name, size_t len)
+{
+	const char *p = name + len - 4;	/* ".fdr" */
+
+	while (p > name && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return p - name >= 5 && p < name + len - 4 && memcmp(p - 5, ".snap", 5) == 0;
+}
+
 void run_names_free(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -61,7 +71,7 @@ int run_list(const char *dir, const char *prefix, char ***names, size_t *n)
 		size_t len = strlen(de->d_name);
 
 		if (len <= plen + 4 || strncmp(de->d_name, prefix, plen) != 0 ||
-		    strcmp(de->d_name + len - 4, ".fdr") != 0 || strstr(de->d_name + plen, ".snap"))
+		    strcmp(de->d_name + len - 4, ".fdr") != 0 || run_is_snapshot(de->d_name, len))
 			continue;
 		if (k == cap) {
 			size_t ncap = cap ? 2 * cap : 64;

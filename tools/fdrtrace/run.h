@@ -115,7 +115,8 @@ int run_is_dir(const char *path);
  * @dir: the directory
  * @prefix: only names starting with it ("" for all)
  * @names, @n: set to a sorted, malloc'd array of malloc'd names: those
- *	ending in ".fdr", not snapshots (".snap"); free with run_names_free()
+ *	ending in ".fdr", not snapshots (NAME.snapN.fdr); free with
+ *	run_names_free()
  *
  * Return: 0, or -errno (the directory unreadable, out of memory).
  */

@@ -25,6 +25,11 @@
  * (plus RK_END, "the buffer may end here"). A per-version mask removes the
  * kinds a version does not have. Buffers are bounded: by header.buffer_size
  * from their NewBuffer in version 1, by their BufferExtents in version 2+.
+ *
+ * This file is the grammar and the event read; where the bytes come from
+ * (the descriptor or the caller's memory, open and close) is source.c, the
+ * batch path of function records runs.c, and the reader's state they share
+ * parser.h.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -36,52 +41,12 @@
 
 #include <fdrtrace/reader.h>
 
+#include "parser.h"
 #include "reader_internal.h"
-
-/* Bytes pulled from a file descriptor per read(2). */
-#define RD_IO_SIZE (64u << 10)
 
 /* Version 1 buffer_size bounds: the preamble fits; no absurd sizes. */
 #define RD_V1_BUFFER_MIN (3u * FDRTRACE_METADATA_RECORD_SIZE)
 #define RD_V1_BUFFER_MAX (1ull << 32)
-
-__extension__ typedef __int128 rd_i128;
-
-/*
- * Record kinds as the grammar sees them: the ten metadata kinds keep their
- * numbers, function records are split by whether arguments follow, and
- * RK_END stands for "the buffer ends here".
- */
-enum rd_kind {
-	RK_FUNCTION = FDRTRACE_MD_KIND_COUNT,
-	RK_FUNCTION_ARGS,
-	RK_END,
-	RK_COUNT
-};
-
-#define RK(k) (1u << (k))
-
-/* Parser states: where in the grammar we are, named after the last record. */
-enum rd_state {
-	S_HEADER,		/* nothing read yet */
-	S_BETWEEN,		/* between buffers */
-	S_EXTENTS,
-	S_NEW_BUFFER,
-	S_WALLTIME,
-	S_PID,
-	S_NEW_CPU_ID,
-	S_TSC_WRAP,
-	S_CUSTOM_EVENT,
-	S_TYPED_EVENT,
-	S_FUNCTION,
-	S_FUNCTION_ARGS,	/* after an Entry_Args function record */
-	S_CALL_ARGUMENT,
-	S_END_OF_BUFFER,	/* v1: padding up to the boundary follows */
-	S_SKIPPING,		/* discarding a damaged buffer */
-	S_EOF,
-	S_ERROR,
-	S_COUNT
-};
 
 #define RD_BODY                                                                                    \
 	(RK(FDRTRACE_MD_NEW_CPU_ID) | RK(FDRTRACE_MD_TSC_WRAP) | RK(FDRTRACE_MD_CUSTOM_EVENT) |   \
@@ -173,67 +138,11 @@ static const enum fdrtrace_event_type rd_kind_event[RK_FUNCTION] = {
 	[FDRTRACE_MD_PID] = FDRTRACE_EV_PID,
 };
 
-/* Results of one parser step. */
-enum rd_step {
-	STEP_EVENT,	/* *ev holds a complete event */
-	STEP_AGAIN,	/* state changed without an event: step again */
-	STEP_STOP,	/* r->state (or REQUIRE_DATA) says why */
-};
-
-/* rd_fetch() results besides 0. */
-#define RD_ENDED 1
-
-struct fdrtrace_reader {
-	int fd;
-	bool ended;		/* no bytes will come after the source's */
-
-	/* The source: the I/O buffer (fd) or the caller's memory (feed). */
-	const uint8_t *src;
-	size_t src_len;
-	size_t src_pos;
-	uint8_t *io;
-
-	/* The current item's first stage_len bytes, when they were split. */
-	uint8_t *stage;
-	size_t stage_len;
-	size_t stage_cap;
-
-	uint64_t pos;		/* stream offset of the current item */
-	uint64_t serial;
-	enum rd_state state;
-
-	struct fdrtrace_file_header hdr;
-	uint16_t version;
-	unsigned kinds;		/* rd_version_kinds[version] */
-
-	/* The current buffer. */
-	bool in_buffer;
-	uint64_t buf_start;
-	uint64_t buf_end;
-	uint64_t buffers;	/* buffers started so far */
-	int32_t tid;
-	int32_t pid;
-	uint16_t cpu;
-	uint64_t tsc;
-	bool have_ref;
-	uint64_t first_ref;
-	bool have_wall;
-	uint64_t wall_sec;
-	uint32_t wall_usec;
-
-	/* The sticky error. */
-	enum fdrtrace_error err;
-	uint64_t err_offset;
-	int err_errno;
-	bool err_skippable;
-	char errmsg[256];
-};
-
 /* ------------------------------------------------------------------ */
 /* Errors                                                               */
 /* ------------------------------------------------------------------ */
 
-static __attribute__((format(printf, 4, 5))) enum rd_step
+enum rd_step
 rd_fail(struct fdrtrace_reader *r, enum fdrtrace_error e, uint64_t offset, const char *fmt, ...)
 {
 	va_list ap;
@@ -276,7 +185,7 @@ static void rd_kind_list(char *out, size_t size, unsigned mask)
 }
 
 /* The kinds that may come next, in this state and this version. */
-static unsigned rd_expected(const struct fdrtrace_reader *r)
+unsigned rd_expected(const struct fdrtrace_reader *r)
 {
 	unsigned allowed = rd_allowed[r->state] & r->kinds;
 
@@ -333,41 +242,6 @@ static enum rd_step rd_truncated(struct fdrtrace_reader *r, const char *what)
 /* ------------------------------------------------------------------ */
 /* Bytes                                                                */
 /* ------------------------------------------------------------------ */
-
-/*
- * Make more source bytes available.
- * Return: 0 with new bytes, RD_ENDED at the end of the input, -EAGAIN when
- * a memory reader must be fed, -EIO with the error set.
- */
-static int rd_refill(struct fdrtrace_reader *r)
-{
-	ssize_t n;
-
-	if (r->ended)
-		return RD_ENDED;
-	if (r->fd == FDRTRACE_FD_NONE)
-		return -EAGAIN;
-	do
-		n = read(r->fd, r->io, RD_IO_SIZE);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		char buf[128];
-
-		r->err_errno = errno;
-		r->in_buffer = false;
-		rd_fail(r, FDRTRACE_E_IO, r->pos + r->stage_len, "read error: %s",
-			strerror_r(r->err_errno, buf, sizeof(buf)));
-		return -EIO;
-	}
-	if (n == 0) {
-		r->ended = true;
-		return RD_ENDED;
-	}
-	r->src = r->io;
-	r->src_len = (size_t)n;
-	r->src_pos = 0;
-	return 0;
-}
 
 /* Grow the staging area to hold at least @need bytes (at most @limit). */
 static int rd_stage_reserve(struct fdrtrace_reader *r, size_t need, size_t limit)
@@ -445,24 +319,6 @@ static void rd_consume(struct fdrtrace_reader *r, size_t n)
 /* ------------------------------------------------------------------ */
 /* Events                                                               */
 /* ------------------------------------------------------------------ */
-
-/* Wall-clock ns of @tsc in the current buffer (0 before its WallTimeMarker). */
-static uint64_t rd_wall_ns(const struct fdrtrace_reader *r, uint64_t tsc)
-{
-	rd_i128 ns;
-
-	if (!r->have_wall)
-		return 0;
-	ns = (rd_i128)r->wall_sec * 1000000000 + (rd_i128)r->wall_usec * 1000;
-	if (r->have_ref && r->hdr.cycle_frequency)
-		ns += ((rd_i128)tsc - (rd_i128)r->first_ref) * 1000000000 /
-		      (rd_i128)r->hdr.cycle_frequency;
-	if (ns < 0)
-		return 0;
-	if (ns > (rd_i128)UINT64_MAX)
-		return UINT64_MAX;
-	return (uint64_t)ns;
-}
 
 static void rd_event(struct fdrtrace_reader *r, struct fdrtrace_event *ev,
 		     enum fdrtrace_event_type type, const uint8_t *raw, size_t len)
@@ -855,180 +711,8 @@ static enum rd_step rd_step(struct fdrtrace_reader *r, struct fdrtrace_event *ev
 }
 
 /* ------------------------------------------------------------------ */
-/* Runs of function records (fdrtrace_reader_read_functions())          */
-/* ------------------------------------------------------------------ */
-
-/*
- * The batch path hands out only records that rd_step() would take as
- * RK_FUNCTION without staging and without an error: the state allows a
- * function record (the grammar's table, not a copy of it), the record lies
- * whole in the source and before the buffer's end, its first word has
- * bit 0 clear and an action of Entry, Exit or TailExit. At anything else it
- * stops and leaves the bytes where they are, so rd_step() decides (and
- * fails, when it must) exactly as it would have without the batch path.
- * Entry_Args is left to rd_step() because its CallArguments change the
- * state the next record is checked in.
- */
-
-/*
- * The records at @p that may go into a run, at most @n; *@tscp goes from
- * the reference before the first to the TSC of the last taken. Return:
- * how many.
- */
-static size_t rd_run_scan(const uint8_t *p, size_t n, uint64_t *tscp)
-{
-	uint64_t tsc = *tscp;
-	size_t i;
-
-	for (i = 0; i < n; i++, p += FDRTRACE_FUNC_RECORD_SIZE) {
-		uint32_t word = rd_le32(p);
-		uint32_t delta = rd_le32(p + 4);
-
-		if ((word & 1) || fdrtrace_func_word_action(word) > FDRTRACE_FN_TAIL_EXIT)
-			break;
-		/* A TSC that wraps would break the run's order: one record at a time there. */
-		if (tsc + delta < tsc)
-			break;
-		tsc += delta;
-	}
-	*tscp = tsc;
-	return i;
-}
-
-/*
- * The first records of a run whose wall_ns is 0 while a later one's is not
- * (a WallTimeMarker that the TSC's distance to the buffer's first reference
- * takes to or below 0, in a damaged or hand-made trace): the run is cut
- * before the first record with a time, so that a run's times are all 0 or
- * none is. Return: how many records keep (at least 1); *@tscp the TSC of
- * the last kept.
- */
-static size_t rd_run_cut_zero_wall(const struct fdrtrace_reader *r, const uint8_t *p, size_t n,
-				   uint64_t *tscp)
-{
-	uint64_t tsc = r->tsc, prev = r->tsc;
-	size_t i;
-
-	for (i = 0; i < n; i++, p += FDRTRACE_FUNC_RECORD_SIZE) {
-		tsc += rd_le32(p + 4);
-		if (rd_wall_ns(r, tsc))
-			break;
-		prev = tsc;
-	}
-	*tscp = prev;
-	return i;
-}
-
-rd_export size_t fdrtrace_reader_read_functions(struct fdrtrace_reader *r,
-						struct fdrtrace_func_run *run, size_t max)
-{
-	const uint8_t *p;
-	uint64_t left, tsc;
-	size_t avail, n;
-
-	/* A staged item, or no function record allowed here: rd_step() decides. */
-	if (!max || r->stage_len || !r->in_buffer || !(rd_expected(r) & RK(RK_FUNCTION)))
-		return 0;
-	left = r->buf_end - r->pos;
-	if (left < FDRTRACE_FUNC_RECORD_SIZE)
-		return 0;
-	avail = r->src_len - r->src_pos;
-	/*
-	 * A file reader refills only an empty I/O buffer: the bytes of a
-	 * record cut by its end must be staged, which rd_fetch() does. A
-	 * read error or the end of the file here is what rd_fetch() would
-	 * have met at this same offset.
-	 */
-	if (!avail && r->fd != FDRTRACE_FD_NONE) {
-		if (rd_refill(r))
-			return 0;
-		avail = r->src_len - r->src_pos;
-	}
-	n = avail / FDRTRACE_FUNC_RECORD_SIZE;
-	if (n > left / FDRTRACE_FUNC_RECORD_SIZE)
-		n = (size_t)(left / FDRTRACE_FUNC_RECORD_SIZE);
-	if (n > max)
-		n = max;
-	if (!n)
-		return 0;
-	p = r->src + r->src_pos;
-	tsc = r->tsc;
-	n = rd_run_scan(p, n, &tsc);
-	if (!n)
-		return 0;
-
-	run->first_wall_ns = rd_wall_ns(r, r->tsc + rd_le32(p + 4));
-	run->last_wall_ns = rd_wall_ns(r, tsc);
-	if (!run->first_wall_ns && run->last_wall_ns) {
-		n = rd_run_cut_zero_wall(r, p, n, &tsc);
-		run->last_wall_ns = 0;
-	}
-	run->records = p;
-	run->count = n;
-	run->offset = r->pos;
-	run->serial = r->serial;
-	run->tsc_before = r->tsc;
-	run->tsc = tsc;
-	run->version = r->version;
-	run->tid = r->tid;
-	run->pid = r->pid;
-	run->cpu = r->cpu;
-	run->buffer = r->buffers ? r->buffers - 1 : 0;
-
-	/* What n calls of rd_function() leave behind. */
-	r->src_pos += n * FDRTRACE_FUNC_RECORD_SIZE;
-	r->pos += n * FDRTRACE_FUNC_RECORD_SIZE;
-	r->serial += n;
-	r->tsc = tsc;
-	r->state = rd_next_state[RK_FUNCTION];
-	return n;
-}
-
-rd_export uint64_t fdrtrace_reader_wall_ns(const struct fdrtrace_reader *r, uint64_t tsc)
-{
-	return rd_wall_ns(r, tsc);
-}
-
-/* ------------------------------------------------------------------ */
 /* API                                                                  */
 /* ------------------------------------------------------------------ */
-
-rd_export struct fdrtrace_reader *fdrtrace_reader_open(int fd)
-{
-	struct fdrtrace_reader *r = calloc(1, sizeof(*r));
-
-	if (!r) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	r->fd = fd < 0 ? FDRTRACE_FD_NONE : fd;
-	if (r->fd != FDRTRACE_FD_NONE) {
-		r->io = malloc(RD_IO_SIZE);
-		if (!r->io) {
-			free(r);
-			errno = ENOMEM;
-			return NULL;
-		}
-	}
-	r->state = S_HEADER;
-	return r;
-}
-
-rd_export int fdrtrace_reader_feed(struct fdrtrace_reader *r, const void *data, size_t len)
-{
-	if (!r || r->fd != FDRTRACE_FD_NONE || r->ended || (len && !data))
-		return -EINVAL;
-	if (r->src_pos < r->src_len)
-		return -EBUSY;
-	if (len == 0) {
-		r->ended = true;
-		return 0;
-	}
-	r->src = data;
-	r->src_len = len;
-	r->src_pos = 0;
-	return 0;
-}
 
 rd_export int fdrtrace_reader_read(struct fdrtrace_reader *r, struct fdrtrace_event *ev)
 {
@@ -1092,11 +776,3 @@ rd_export const struct fdrtrace_file_header *fdrtrace_reader_header(const struct
 	return r->version ? &r->hdr : NULL;
 }
 
-rd_export void fdrtrace_reader_close(struct fdrtrace_reader *r)
-{
-	if (!r)
-		return;
-	free(r->stage);
-	free(r->io);
-	free(r);
-}
