@@ -1135,7 +1135,8 @@ def check_excl(env, prog, src, scale):
     calls included).
 
     Two runs must make the same calls: the gcc build with Lua's hash seed
-    fixed (Lua.cflags), ASLR off (setarch -R), and zstd on one thread (-T1:
+    fixed (Lua.cflags), ASLR off (setarch -R), and zstd on one thread and
+    with no asynchronous reads (-T1 --no-asyncio:
     with two, the workers' waits depend on timing). Two full runs are
     compared first: if they differ, the program is not deterministic here
     and the comparison would prove nothing (a failure, with the functions
@@ -1154,18 +1155,29 @@ def check_excl(env, prog, src, scale):
         data = zstd_input(env, int(scale))
 
         def args(b):
-            return [b, "-q", "-f", "-3", "-T1", data, "-o", "out.zst"]
+            return [b, "-q", "-f", "-3", "-T1", "--no-asyncio", data, "-o", "out.zst"]
     lossless = "on_full=wait"
     runs = []
-    for label, opts in (("full 1", lossless), ("auto_exclude", lossless + " " + EXCL_OPTIONS),
-                        ("full 2", lossless)):
-        out, traces = excl_run(env, binary, args, os.path.join(work, label.replace(" ", "")), opts)
+    # The three runs see environments of one size and run in directories
+    # of one name length: Lua's calls depend on the layout of its initial
+    # stack even with ASLR off (a full run with LD_LIBRARY_PATH set, or
+    # with FDRTRACE_OPTIONS 16 bytes shorter, hashed one string more), so
+    # the full runs say auto_exclude=off, padded to EXCL_OPTIONS' length.
+    off = "auto_exclude=off"
+    off += " " * max(0, len(EXCL_OPTIONS) - len(off))
+    if len(off) != len(EXCL_OPTIONS):
+        raise Fail("EXCL_OPTIONS %r is shorter than %r: pad it" % (EXCL_OPTIONS, off))
+    for k, (label, opts) in enumerate((("full 1", lossless + " " + off),
+                                       ("auto_exclude", lossless + " " + EXCL_OPTIONS),
+                                       ("full 2", lossless + " " + off))):
+        wd = os.path.join(work, "run%d" % k)
+        out, traces = excl_run(env, binary, args, wd, opts)
         counts = excl_counts(env, traces)
         size = trace_bytes(traces)
         runs.append((label, out, counts, size))
         log("%-13s %d functions, %d calls, %.1f MB of trace" % (label, len(counts),
                                                               sum(counts.values()), size / 1e6))
-        shutil.rmtree(os.path.join(work, label.replace(" ", "")), ignore_errors=True)
+        shutil.rmtree(wd, ignore_errors=True)
     shutil.rmtree(work, ignore_errors=True)
 
     def differ(a, b):
