@@ -1319,11 +1319,23 @@ def check_loss(env, prog, src, scale):
 def _check_loss_rounds(env, wl, work, binary, policies, exact):
     zero = (0, 0.0, 0.0)
 
+    # Every run sees an environment of one size and names directories of
+    # one length: a program's calls can depend on the layout of its
+    # initial stack even with ASLR off (Lua's: one string hashed more or
+    # less with FDRTRACE_OPTIONS 16 bytes longer, check_excl()), which
+    # would pass for a loss's effect on counts. The options are padded
+    # inside (run_workload() strips their ends) to the longest's length.
+    width = max(len(o) for _, starve, ref in policies for o in (starve, ref))
+    slots = {}
+
     def account_of(label, options):
-        td = work + "/traces-" + label
+        slot = "%02d" % slots.setdefault(label, len(slots))
+        head, _, rest = options.partition(" ")
+        padded = head + " " * (1 + width - len(options)) + rest if rest else options
+        td = work + "/traces-" + slot
         t0 = time.monotonic()
-        _, exits, _ = run_workload(wl, binary, work + "/run-" + label, tracing=td,
-                                   options=options)
+        _, exits, _ = run_workload(wl, binary, work + "/run-" + slot, tracing=td,
+                                   options=padded)
         took = time.monotonic() - t0
         recs, drops, traces = check_traces(env, td, exits, False, label, wl.prog.min_traces)
         log("%-10s %-32s %.2f s, %d trace(s): %d records, %d lost (%.2f%%)"
