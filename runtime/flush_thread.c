@@ -1561,19 +1561,52 @@ notrace int fdr_flush_wait_written(uint64_t target, unsigned timeout_ms)
 /*
  * on_full=wait: a free buffer, waiting while the flush thread makes
  * progress. Gives up (NULL: the caller drops) when recording is ending,
- * the file failed, there is no flush thread, or it wrote nothing for
- * FL_WAIT_STALL_MS (a flush thread blocked on a lock that the waiting
- * thread, or the code it interrupted, holds: never a deadlock).
+ * the file failed, there is no flush thread, or no buffer came back for
+ * FL_WAIT_STALL_MS: a flush thread blocked on a lock that the waiting
+ * thread, or the code it interrupted, holds; or every buffer held,
+ * partly filled, by threads that are themselves waiting (in the
+ * program's own locks or condition variables) for the waiting thread.
+ * Never a deadlock.
  */
 #define FL_WAIT_STEP_MS 10u
 #define FL_WAIT_STALL_MS 1000u
 
+/*
+ * Progress, for the waits: a buffer written (so put back) or the pool
+ * grown. Both counts only grow (until a fork child resets them), so
+ * their sum changes whenever either does.
+ */
+static notrace uint64_t fl_progress(void)
+{
+	return atomic_load_explicit(&fdr_written, memory_order_acquire) + fdr_pool_count();
+}
+
+/*
+ * fl_progress() + 1 when a wait last gave up for a stall; 0: none since
+ * the start (or the fork). Until progress moves past it, no thread waits
+ * again: each gives up at once and drops. Without it each hook of a
+ * starved thread waited its own FL_WAIT_STALL_MS, so a thread whose
+ * progress the buffers' holders wait for made one call a second: zstd -T2
+ * with buffer_max=2, its main and one worker thread each holding a
+ * buffer in pthread_cond_wait() for the other workers, ran for ten
+ * minutes and more (2026-12-02). Relaxed: a hint; a stale value costs at
+ * most one more wait of FL_WAIT_STALL_MS, or one drop (a stall it marks
+ * ends at the next buffer written).
+ */
+static _Atomic uint64_t fl_stalled_at;
+
+notrace bool fdr_flush_wait_stalled(void)
+{
+	return atomic_load_explicit(&fl_stalled_at, memory_order_relaxed) == fl_progress() + 1;
+}
+
 notrace struct fdr_buffer *fdr_flush_wait_buffer(void)
 {
-	uint64_t written = atomic_load_explicit(&fdr_written, memory_order_acquire);
-	uint32_t count = fdr_pool_count();
+	uint64_t seen = fl_progress();
 	uint64_t since = fdr_clock_ns(CLOCK_MONOTONIC);
 
+	if (atomic_load_explicit(&fl_stalled_at, memory_order_relaxed) == seen + 1)
+		return NULL;	/* still stalled: nothing came back since a wait gave up */
 	for (;;) {
 		struct fdr_buffer *b;
 		uint64_t now;
@@ -1587,17 +1620,18 @@ notrace struct fdr_buffer *fdr_flush_wait_buffer(void)
 		if (b)
 			return b;
 		/*
-		 * Progress is a buffer written or the pool grown, and the stall
-		 * is timed, not counted in steps: each put wakes every waiter
-		 * and only one gets the buffer, so with many waiters a step
-		 * often ends at once.
+		 * The stall is timed, not counted in steps: each put wakes
+		 * every waiter and only one gets the buffer, so with many
+		 * waiters a step often ends at once. Another waiter that gave
+		 * up on the same stall ends this one too.
 		 */
-		now = atomic_load_explicit(&fdr_written, memory_order_acquire);
-		if (now != written || fdr_pool_count() != count) {
-			written = now;
-			count = fdr_pool_count();
+		now = fl_progress();
+		if (now != seen) {
+			seen = now;
 			since = fdr_clock_ns(CLOCK_MONOTONIC);
-		} else if (fdr_clock_ns(CLOCK_MONOTONIC) - since >= FL_WAIT_STALL_MS * 1000000ull) {
+		} else if (atomic_load_explicit(&fl_stalled_at, memory_order_relaxed) == seen + 1 ||
+			   fdr_clock_ns(CLOCK_MONOTONIC) - since >= FL_WAIT_STALL_MS * 1000000ull) {
+			atomic_store_explicit(&fl_stalled_at, seen + 1, memory_order_relaxed);
 			return NULL;
 		}
 	}
@@ -1644,6 +1678,7 @@ notrace void fdr_flush_reset_child(void)
 	fl_sched_fd = -1;	/* the parent's flush thread's table: not here (fl_main() opens another) */
 	atomic_store_explicit(&fdr_enqueued, 0, memory_order_relaxed);
 	atomic_store_explicit(&fdr_written, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_stalled_at, 0, memory_order_relaxed);	/* the parent's progress */
 	fl_rb.len = 0;
 	fl_how = FDRTRACE_CLOSE_EXIT;
 	/*

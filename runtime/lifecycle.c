@@ -383,7 +383,7 @@ static notrace void lc_exit_line(void)
 				   "buffer_max keeps them");
 		else if (r == FDRTRACE_DROP_POOL_EMPTY && fdr_cfg.on_full == FDR_ON_FULL_WAIT)
 			/* where on_full=wait may not wait: not a remedy to give again */
-			ll_str(&l, "pool full in a signal handler, or the flush thread stalled 1 s; "
+			ll_str(&l, "pool full in a signal handler, or no buffer came back for 1 s; "
 				   "a larger buffer_max keeps them");
 		else if (r == FDRTRACE_DROP_IO_ERROR && fdr_file_max_size_hit()) {
 			ll_str(&l, "past max_size=");

@@ -554,6 +554,12 @@ void fdr_flush_started_wait(unsigned ms) fdr_hidden;
  */
 void fdr_flush_alive_wait(unsigned ms) fdr_hidden;
 struct fdr_buffer *fdr_flush_wait_buffer(void) fdr_hidden;
+/*
+ * on_full=wait: a wait gave up for a stall and no buffer came back since
+ * (fdr_flush_wait_buffer() would return NULL at once). Cheap: for before
+ * the costlier checks of whether the thread may wait at all.
+ */
+bool fdr_flush_wait_stalled(void) fdr_hidden;
 int fdr_filter_init(void) fdr_hidden;
 bool fdr_filter_skip(uint32_t id) fdr_hidden;
 int fdr_flush_snapshot_wait(unsigned timeout_ms) fdr_hidden;

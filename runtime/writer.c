@@ -643,7 +643,8 @@ static notrace struct fdr_buffer *wr_wait(struct fdr_thread *t)
 	uint64_t t0, t1;
 	unsigned cpu;
 
-	if (t->no_wait || wr_in_handler(t))
+	/* the stall first: a starved thread drops each call, and the stack walk is slow */
+	if (t->no_wait || fdr_flush_wait_stalled() || wr_in_handler(t))
 		return NULL;
 	wr_held_grow(t);
 	t0 = fdr_clock_read(&cpu);

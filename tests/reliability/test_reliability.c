@@ -512,6 +512,40 @@ Test(threads, five_thousand_short_threads_through_four_buffers_account_exactly, 
 	tc_done(&r);
 }
 
+/*
+ * on_full=wait with every buffer held, partly filled, by threads that wait
+ * for the thread that needs one (main in pthread_join(), a thread in
+ * pthread_cond_wait(); buffer_max=2): nothing can come back until that
+ * thread goes on. It waits 1 s, drops, and drops its later calls at once
+ * (counted) until a buffer is written; each of its hooks used to wait its
+ * own second, 2 s a call, as zstd -T2 did for ten minutes and more. 300
+ * calls: a hang, caught by the timeout, without that rule.
+ */
+Test(threads, a_thread_whose_buffers_holders_wait_for_it_goes_on, .timeout = 120)
+{
+	const char *argv[] = { REL_TARGET, "held", "300", NULL };
+	const char *env[] = { MODE_ON,
+			      "FDRTRACE_OPTIONS=buffer_size=4096 buffer_max=2 on_full=wait", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	long calls;
+
+	calls = run_counted(&r, &t, argv, env);
+	cr_expect(t.closed);
+	cr_expect_eq(t.func_records + t.dropped, 2 * (uint64_t)calls,
+		     "recorded %llu + dropped %llu, %ld calls", (unsigned long long)t.func_records,
+		     (unsigned long long)t.dropped, calls);
+	/* the worker's 300 calls, and no other loss */
+	cr_expect_geq(t.dropped, 600, "dropped %llu", (unsigned long long)t.dropped);
+	cr_expect_eq(t.dropped, t.dropped_by[FDRTRACE_DROP_POOL_EMPTY]);
+	cr_expect_eq(t.close_dropped, t.dropped);
+	cr_expect_eq(t.unmatched, 0);
+	cr_expect(strstr(r.err, "waited"), "no wait reported: %s", r.err);
+	cr_expect(strstr(r.err, "no buffer came back for 1 s"), "no reason given: %s", r.err);
+	tc_free(&t);
+	tc_done(&r);
+}
+
 /* ---- fork, exec ---- */
 
 Test(process, forty_forks_while_threads_record_and_the_flush_thread_writes, .timeout = 120)

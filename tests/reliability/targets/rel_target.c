@@ -29,6 +29,11 @@
  *                         many came back with errno changed
  *   tls                   thread-key destructors and pthread_exit from a
  *                         nested call, both calling instrumented code
+ *   held N                main and a thread record, then block (in join and
+ *                         in a condition variable) until a third thread has
+ *                         made N calls and signals: with buffer_max=2, the
+ *                         third thread finds every buffer held by a thread
+ *                         that waits for it
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -252,6 +257,37 @@ static int run_child(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st);
 }
 
+/* held: the holder records (so holds a buffer), then waits for the worker */
+static pthread_mutex_t held_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t held_cv = PTHREAD_COND_INITIALIZER;
+static int held_ready, held_done;
+static long held_n;
+
+static void *held_holder(void *arg)
+{
+	COUNT();
+	mid(1);
+	pthread_mutex_lock(&held_mu);
+	held_ready = 1;
+	pthread_cond_broadcast(&held_cv);
+	while (!held_done)
+		pthread_cond_wait(&held_cv, &held_mu);
+	pthread_mutex_unlock(&held_mu);
+	return arg;
+}
+
+static void *held_worker(void *arg)
+{
+	COUNT();
+	for (long i = 0; i < held_n; i++)
+		leaf((int)i);
+	pthread_mutex_lock(&held_mu);
+	held_done = 1;
+	pthread_cond_broadcast(&held_cv);
+	pthread_mutex_unlock(&held_mu);
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "basic";
@@ -434,6 +470,20 @@ int main(int argc, char **argv)
 			pthread_create(&t, NULL, tls_thread, NULL);
 			pthread_join(t, NULL);
 		}
+	} else if (!strcmp(mode, "held")) {
+		pthread_t h, w;
+
+		mid(0);	/* main holds a buffer from here on */
+		held_n = n;
+		pthread_create(&h, NULL, held_holder, NULL);
+		pthread_mutex_lock(&held_mu);
+		while (!held_ready)
+			pthread_cond_wait(&held_cv, &held_mu);
+		pthread_mutex_unlock(&held_mu);
+		/* both buffers held, by threads that wait for the worker */
+		pthread_create(&w, NULL, held_worker, NULL);
+		pthread_join(w, NULL);
+		pthread_join(h, NULL);
 	} else {
 		fprintf(stderr, "rel_target: unknown mode %s\n", mode);
 		return 2;
