@@ -881,6 +881,27 @@ static notrace void fl_request(struct fdr_thread *t, void *arg)
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 }
 
+/*
+ * The snapshots asked for (fdrtrace_flush() in ring policy, a signal, a
+ * latency trigger) and not yet written; under fl_mutex. The flush
+ * thread's rounds call it, and so does the final round on the exiting
+ * thread (fl_finish_here()): a trigger that fired just before the exit,
+ * while the flush thread slept, is written before the close.
+ */
+static notrace void fl_requested_snapshots(void)
+{
+	if (atomic_exchange_explicit(&fl_snap_req, 0, memory_order_acquire))
+		fl_snapshot(NULL);
+	/* acquire: pairs with fdr_flush_request_trigger() */
+	while (atomic_load_explicit(&fl_trig_req, memory_order_acquire)) {
+		char why[1024];
+
+		fdr_trigger_describe(why, sizeof(why));
+		fl_snapshot(why);
+		atomic_fetch_sub_explicit(&fl_trig_req, 1, memory_order_relaxed);
+	}
+}
+
 static notrace void fl_final(struct fdr_rtbuf *rb)
 {
 	uint64_t rec[FDRTRACE_DROP_REASON_COUNT] = { 0 }, bufs[FDRTRACE_DROP_REASON_COUNT] = { 0 };
@@ -1335,16 +1356,7 @@ static notrace void *fl_main(void *arg)
 							     fdr_clock_run_ns() >= FL_PREFAULT_WHOLE_NS);
 			fl_prefault_all = false;
 		}
-		if (atomic_exchange_explicit(&fl_snap_req, 0, memory_order_acquire))
-			fl_snapshot(NULL);
-		/* acquire: pairs with fdr_flush_request_trigger() */
-		while (atomic_load_explicit(&fl_trig_req, memory_order_acquire)) {
-			char why[1024];
-
-			fdr_trigger_describe(why, sizeof(why));
-			fl_snapshot(why);
-			atomic_fetch_sub_explicit(&fl_trig_req, 1, memory_order_relaxed);
-		}
+		fl_requested_snapshots();
 		pthread_mutex_unlock(&fl_mutex);
 		fl_let_fork_in();
 		if (atomic_load_explicit(&fl_stop, memory_order_acquire))
@@ -1374,8 +1386,10 @@ static notrace void *fl_main(void *arg)
 	}
 	pthread_mutex_lock(&fl_mutex);
 	/* the finisher, waiting for the mutex, finds it done (fdr_flush_finish()) */
-	if (!atomic_exchange_explicit(&fl_finished, true, memory_order_seq_cst))
+	if (!atomic_exchange_explicit(&fl_finished, true, memory_order_seq_cst)) {
+		fl_requested_snapshots();
 		fl_final(&fl_rb);
+	}
 	pthread_mutex_unlock(&fl_mutex);
 	return NULL;
 }
@@ -1520,6 +1534,7 @@ static notrace bool fl_finish_here(void)
 		done = fdr_file_here();
 		fdr_file_unlock();
 		if (done) {
+			fl_requested_snapshots();	/* a trigger just before the exit: its snapshot */
 			/* seq_cst: before fl_final() takes the file lock (fl_settle_idle() looks under it) */
 			atomic_store_explicit(&fl_finished, true, memory_order_seq_cst);
 			fl_final(&fl_rb);
@@ -1527,6 +1542,27 @@ static notrace bool fl_finish_here(void)
 	}
 	pthread_mutex_unlock(&fl_mutex);
 	return done;
+}
+
+/*
+ * The exit's first step (lc_finish(), before it takes the threads' partial
+ * buffers): the snapshots asked for and not yet written, written now on
+ * the exiting thread, while every partial buffer is still its thread's
+ * and goes into them. A trigger that fired just before exit() would
+ * otherwise wait for a flush thread that may not get a CPU before the
+ * process ends (a CI run under load lost one so).
+ */
+notrace void fdr_flush_pending_snapshots(void)
+{
+	if (!fl_running || !atomic_load_explicit(&fl_started, memory_order_acquire))
+		return;
+	if (!atomic_load_explicit(&fl_snap_req, memory_order_acquire) &&
+	    !atomic_load_explicit(&fl_trig_req, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&fl_mutex);
+	if (!atomic_load_explicit(&fl_finished, memory_order_relaxed))
+		fl_requested_snapshots();
+	pthread_mutex_unlock(&fl_mutex);
 }
 
 notrace void fdr_flush_finish(uint8_t how)

@@ -577,6 +577,7 @@ static notrace void lc_finish(uint8_t how)
 	nodes.node = calloc(nodes.cap, sizeof(*nodes.node));
 	if (!nodes.node)
 		nodes.cap = 0;
+	fdr_flush_pending_snapshots();	/* with every partial buffer still its thread's */
 	fdr_threads_foreach(lc_snap, &nodes, 0);
 	fdr_flush_finish(how);
 	if (!fdr_file_created()) {

@@ -529,6 +529,8 @@ int32_t fdr_flush_tid(void) fdr_hidden;
 void fdr_flush_queued(void) fdr_hidden;
 /* a thread found the pool empty: the flush thread grows it (stream policy, when allowed) */
 void fdr_flush_starved(void) fdr_hidden;
+/* lc_finish()'s first step: requested snapshots, written on the exiting thread */
+void fdr_flush_pending_snapshots(void) fdr_hidden;
 void fdr_flush_finish(uint8_t how) fdr_hidden;
 /* the coming finish is for an exec of @path: an FDRTRACE_EXT_EXEC record before the close */
 void fdr_flush_note_exec(const char *path, uint32_t tid, uint64_t tsc) fdr_hidden;
