@@ -122,8 +122,9 @@ struct ax_open {
 
 /*
  * One thread's state (initial-exec TLS, all zero at the start). @nest,
- * @nest_addr, @open, @shadow, @epoch, @pending_id and @sample_*: owner only. @ids and @counts:
- * written by the owner, read by emitters under the slot lock; @taken:
+ * @nest_addr, @nest_out, @open, @shadow, @epoch, @pending_id and
+ * @sample_*: owner only. @ids and @counts: written by the owner, read by
+ * emitters under the slot lock; @taken:
  * written by emitters under the slot lock, read by the owner once it has
  * left the registry (fdr_ax_thread_exit()).
  */
@@ -136,7 +137,7 @@ struct fdr_ax_thread {
 	uint32_t sample_id;	/* the one being timed (0: none) */
 	uint64_t sample_tsc;	/* its entry */
 	uintptr_t nest_addr[AX_NEST];
-	uint64_t left_out;	/* bit i: the call open at level i is left out (filter, max_depth) */
+	uint8_t nest_out[AX_NEST]; /* 1: the call open at level i is left out (filter, max_depth) */
 	struct ax_open shadow[AX_SHADOW];
 	_Atomic uint32_t ids[AX_SLOTS];
 	_Atomic uint64_t counts[AX_SLOTS];
@@ -309,10 +310,7 @@ static fdr_always_inline notrace void ax_nest_enter(struct fdr_thread *t, struct
 	if (x->nest < AX_NEST) {
 		x->nest_addr[x->nest] = addr;
 		/* its exit counts a filtered drop too, as the slow path's would */
-		if (id)
-			x->left_out &= ~(1ull << x->nest);
-		else
-			x->left_out |= 1ull << x->nest;
+		x->nest_out[x->nest] = !id;
 	}
 	x->nest++;
 	if (unlikely(!atomic_load_explicit(&t->ax, memory_order_relaxed)))
@@ -433,7 +431,7 @@ static fdr_always_inline notrace void ax_close(struct fdr_thread *t, struct fdr_
 					       uint32_t level)
 {
 	x->nest = level;
-	if (level < AX_NEST && unlikely((x->left_out >> level) & 1))
+	if (level < AX_NEST && unlikely(x->nest_out[level]))
 		atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 1,
 					  memory_order_relaxed);
 	ax_sample_exit(x);
@@ -520,6 +518,24 @@ enum ax_do {
 };
 
 /*
+ * A function found by its address, not in the id cache: put it there, as
+ * the writer's slow path does for a recorded call (writer.c), or its
+ * counted calls would all look it up again, while a function whose id
+ * shares its cache entry keeps it (zstd: a third of the calls). Not a
+ * filtered function (the slow path caches it as ~addr when it records
+ * it) nor a latency trigger's (never cached). @ce->ax is left as it is: a
+ * stale id of another function means "look it up", and this function's
+ * own id there means timed for good, which stays true.
+ */
+static notrace void ax_cache_fill(struct fdr_fcache_ent *ce, uintptr_t addr, uint32_t id)
+{
+	if ((fdr_filtering && fdr_filter_skip(id)) || (fdr_triggering && fdr_trigger_uncached(id)))
+		return;
+	ce->addr = addr;
+	ce->id = id;
+}
+
+/*
  * Everything but "a call of a function known to be timed, no counted call
  * open": decide, count. Owner, guard held; releases it for AX_DO_NOTHING.
  */
@@ -538,8 +554,13 @@ static notrace fdr_noinline enum ax_do ax_slow(struct fdr_thread *t, uintptr_t a
 	}
 	if (unlikely(t->state != FDR_T_ACTIVE || t->ignored))
 		return AX_DO_RECORD;	/* the slow path registers the thread, or drops */
-	if (likely(ce->addr == addr))
+	if (likely(ce->addr == addr)) {
 		id = ce->id;
+	} else if (ce->addr != ~addr) {
+		id = fdr_funcid_find(addr);
+		if (id)
+			ax_cache_fill(ce, addr, id);
+	}
 	if (x->nest) {
 		/* inside a counted call: counted too (a filtered one as the slow path would) */
 		if (ce->addr == ~addr) {
@@ -551,8 +572,6 @@ static notrace fdr_noinline enum ax_do ax_slow(struct fdr_thread *t, uintptr_t a
 		}
 		goto done;
 	}
-	if (!id && ce->addr != ~addr)
-		id = fdr_funcid_find(addr);
 	if (!id)
 		return AX_DO_RECORD;	/* new (the slow path gives it an id), or filtered */
 	/* not from the cache's tag: a counted function may be timed again (ax_sample()) */
@@ -601,28 +620,23 @@ static notrace fdr_noinline void ax_record_slow(struct fdr_thread *t, void *fn, 
 	fdr_record_at(t, fn, action, tsc, cpu);	/* releases the guard */
 }
 
-notrace void fdr_ax_record(void *fn, unsigned action)
+/*
+ * Every call fdr_ax_record() does not finish itself: the recorded calls of
+ * functions not known to be timed, the exits that may end an undecided
+ * timed call, a counted call that samples, a count that misses its
+ * first slot, clocks other than rdtscp, a restart, filters. Owner, guard
+ * held (released by the paths it takes).
+ */
+static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn, unsigned action,
+						 struct fdr_fcache_ent *ce)
 {
-	struct fdr_thread *t = &fdr_self;
 	struct fdr_ax_thread *x = &ax_self;
 	uintptr_t addr = (uintptr_t)fn;
-	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
 	uint32_t lo, hi, aux;
 
-	if (unlikely(t->guard)) {
-		fdr_record_reentry(t, addr, action);
-		return;
-	}
-	t->guard = FDR_GUARD_HOOK;
-	atomic_signal_fence(memory_order_seq_cst);
 	if (unlikely(ce->addr != addr))
 		goto slow;
 	if (likely(!x->nest)) {
-		/*
-		 * The common recorded call: a function known to be timed, no
-		 * exit that may end an undecided timed call, the rdtscp clock
-		 * (read inline, as writer_api.h does: no call, no frame).
-		 */
 		if (likely(ce->ax == ce->id && !(action == FDRTRACE_FN_EXIT && x->open) &&
 			   fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
 			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
@@ -678,6 +692,105 @@ slow:
 done:
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
+}
+
+/*
+ * The hook. It finishes by itself the calls that come by the million: a
+ * recorded call of a function known to be timed (rdtscp clock), and the
+ * counted calls whose count finds its id in its first slot and that are
+ * not sampled; everything else goes to ax_record_other(), with the guard
+ * held, which does it all again from the start. Every call made here is
+ * a tail call (fdr_record_reentry(), ax_record_other(), fdr_record_at()'s
+ * fdr_record_slow()): no value is live across a call, no frame is set up
+ * (gcc 12 saves two registers here; the one function this was before saved
+ * six on every call).
+ */
+notrace void fdr_ax_record(void *fn, unsigned action)
+{
+	struct fdr_thread *t = &fdr_self;
+	struct fdr_ax_thread *x = &ax_self;
+	uintptr_t addr = (uintptr_t)fn;
+	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
+	uint32_t lo, hi, aux, n, id, h;
+
+	if (unlikely(t->guard)) {
+		fdr_record_reentry(t, addr, action);
+		return;
+	}
+	t->guard = FDR_GUARD_HOOK;
+	atomic_signal_fence(memory_order_seq_cst);
+	n = x->nest;
+	if (n) {
+		/* inside a counted call: as ax_record_other()'s, for the common cases */
+		if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+							      memory_order_relaxed)))
+			goto other;
+		if (action == FDRTRACE_FN_EXIT) {
+			/* the innermost counted call's exit, not the outermost's if sampled */
+			if (unlikely(n > AX_NEST || x->nest_addr[n - 1] != addr ||
+				     x->nest_out[n - 1] || (n == 1 && x->sample_id)))
+				goto other;
+			x->nest = n - 1;
+			goto done;
+		}
+		if (unlikely(ce->addr != addr || fdr_all_slow || fdr_filtering))
+			goto other;
+	} else {
+		if (unlikely(ce->addr != addr))
+			goto other;
+		if (likely(ce->ax == ce->id && fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
+			/*
+			 * A function known to be timed: recorded (the rdtscp
+			 * clock read inline). An exit while undecided calls are
+			 * open (a long-running main() is one) goes out of line
+			 * only when it may be the innermost one's, or for what
+			 * ax_record_other() checks first on that path.
+			 */
+			if (action == FDRTRACE_FN_EXIT && x->open &&
+			    unlikely(x->shadow[x->open - 1].addr == addr ||
+				     x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+								      memory_order_relaxed) ||
+				     t->state != FDR_T_ACTIVE || t->ignored))
+				goto other;
+			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+			/* TSC_AUX: (node << 12) | cpu; releases the guard */
+			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+			return;
+		}
+		/* the outermost call of a counted function, not sampled */
+		if (action == FDRTRACE_FN_EXIT ||
+		    unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+							      memory_order_relaxed) ||
+			     t->state != FDR_T_ACTIVE || t->ignored ||
+			     fdr_clock.source != FDRTRACE_CLOCK_RDTSCP ||
+			     x->sample_left - 1 >= AX_SAMPLE_EVERY) ||
+		    atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed) != AX_COUNTED)
+			goto other;
+	}
+	/* a counted call enters: its id in its first slot, which this thread's table has */
+	id = ce->id;
+	h = (id * 2654435761u) >> 24;
+	/* (a slot holds an id only once ax_nest_enter() has set @t->ax, which nothing clears) */
+	if (unlikely(!id || atomic_load_explicit(&x->ids[h], memory_order_relaxed) != id))
+		goto other;
+	if (!n)
+		x->sample_left--;
+	if (n < AX_NEST) {
+		x->nest_addr[n] = addr;
+		x->nest_out[n] = 0;
+	}
+	x->nest = n + 1;
+	/* owner only writes it: a load and a store, no locked add */
+	atomic_store_explicit(&x->counts[h],
+			      atomic_load_explicit(&x->counts[h], memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+done:
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+	return;
+other:
+	/* a tail call: no frame here */
+	ax_record_other(t, fn, action, ce);
 }
 
 /* ---- into the trace ---- */

@@ -135,6 +135,35 @@ static void check_nest(const char *options, unsigned version)
 	tc_done(&r);
 }
 
+/*
+ * Two counted functions that share an entry of the thread's id cache, called
+ * alternately inside a counted call and outermost: each call finds the
+ * other's id there (the entry is filled again on the counting path); the
+ * counts stay exact.
+ */
+Test(autoexclude, functions_sharing_an_id_cache_entry_are_counted_exactly)
+{
+	const char *args[] = { "clash", "50000", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	run_ax(&r, args, AX_OPTS);
+	tc_assert_exited_ok(&r);
+	cr_assert(strstr(r.out, "pair 50000\nclash_a 100000\nclash_b 100000\n"), "%s", r.out);
+	tc_assert_one_trace(&r, &t);
+	cr_expect(t.closed);
+	cr_expect_eq(all_calls(&t, "pair"), 50000);
+	cr_expect_eq(all_calls(&t, "clash_a"), 100000);
+	cr_expect_eq(all_calls(&t, "clash_b"), 100000);
+	cr_expect_eq(t.counted_lost, 0);
+	cr_expect(tc_excluded(&t, "clash_a"));
+	cr_expect(tc_excluded(&t, "clash_b"));
+	cr_expect_gt(tc_counted(&t, "clash_a"), 99000, "clash_a: %llu counted",
+		     (unsigned long long)tc_counted(&t, "clash_a"));
+	tc_free(&t);
+	tc_done(&r);
+}
+
 Test(autoexclude, short_hot_calls_are_counted_exactly_and_nested_calls_stay_under_theirs_v5)
 {
 	check_nest(AX_OPTS, 5);

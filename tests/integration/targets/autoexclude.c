@@ -17,6 +17,10 @@
  *                          deep() after (short at first, slow later)
  *   autoexclude flush N    N calls of hot(i), fdrtrace_flush(), then SIGKILL
  *                          to itself: the trace has what the flush wrote
+ *   autoexclude clash N    N calls of pair(i), which calls clash_a() and
+ *                          clash_b(), then N of each from main: the two
+ *                          share an entry of the thread's id cache (4096
+ *                          bytes apart), each call evicts the other's id
  *
  * Each mode prints the calls it made of each function ("hot 100000").
  */
@@ -82,6 +86,23 @@ static __attribute__((noinline)) void grower(long i)
 		leaf(i);
 	else
 		deep(i);
+}
+
+/* 4096-byte aligned: the same entry of the id cache ((addr >> 4) % 256) */
+static __attribute__((noinline, aligned(4096))) void clash_a(long i)
+{
+	sink += i;
+}
+
+static __attribute__((noinline, aligned(4096))) void clash_b(long i)
+{
+	sink ^= i;
+}
+
+static __attribute__((noinline)) void pair(long i)
+{
+	clash_a(i);
+	clash_b(i);
 }
 
 static void *worker(void *arg)
@@ -156,6 +177,14 @@ int main(int argc, char **argv)
 			grower(i);
 		printf("grower %ld\nleaf %ld\ndeep %ld\n", n, n < 3000 ? n : 3000,
 		       n > 3000 ? n - 3000 : 0);
+	} else if (!strcmp(mode, "clash")) {
+		for (long i = 0; i < n; i++)
+			pair(i);
+		for (long i = 0; i < n; i++) {
+			clash_a(i);
+			clash_b(i);
+		}
+		printf("pair %ld\nclash_a %ld\nclash_b %ld\n", n, 2 * n, 2 * n);
 	} else {
 		fprintf(stderr, "unknown mode %s\n", mode);
 		return 2;
