@@ -1565,6 +1565,29 @@ notrace void fdr_flush_pending_snapshots(void)
 	pthread_mutex_unlock(&fl_mutex);
 }
 
+/*
+ * _exit()'s first step (lc_exit_now()): a latency trigger's snapshot asked
+ * for and not yet written is waited for, @timeout_ms at most, the flush
+ * thread woken meanwhile. Only waits (nanosleep, a futex wake): _exit may
+ * be called from a signal handler, where the snapshot (malloc) may not be
+ * written. A fork child that ends with _exit right after its slow call
+ * lost its snapshot when the flush thread got no CPU first (CI under load).
+ */
+notrace void fdr_flush_triggers_wait(unsigned timeout_ms)
+{
+	if (!fl_running || !atomic_load_explicit(&fl_started, memory_order_acquire))
+		return;
+	for (unsigned i = 0; i < timeout_ms * 10; i++) {
+		struct timespec ts = { 0, 100000 };
+
+		/* acquire: fl_trig_req goes down once its snapshot is written */
+		if (!atomic_load_explicit(&fl_trig_req, memory_order_acquire))
+			return;
+		fdr_flush_wake();
+		nanosleep(&ts, NULL);
+	}
+}
+
 notrace void fdr_flush_finish(uint8_t how)
 {
 	fl_how = how;

@@ -990,15 +990,19 @@ static notrace __attribute__((noreturn)) void lc_exit_now(int status)
 		/* not ours to write, or inside our own write: end now */
 	} else if (lc_end_unstarted()) {
 		/* nothing ran: no trace */
-	} else if (lc_claim(FDR_PHASE_DYING)) {
-		fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)status & 0xffu);
-		lc_dump(0, NULL, NULL);
-		/* as exit() does (lc_dump() made the totals), before a waiting exit() goes on */
-		if (fdr_cfg.verbosity >= 1 && fdr_file_created() && !fdr_file_failed())
-			lc_exit_line();
-		atomic_store_explicit(&lc_dumped, true, memory_order_release);
 	} else {
-		lc_wait_closing();
+		/* a latency trigger's snapshot first: its flush thread may not have run yet */
+		fdr_flush_triggers_wait(2000);
+		if (lc_claim(FDR_PHASE_DYING)) {
+			fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)status & 0xffu);
+			lc_dump(0, NULL, NULL);
+			/* as exit() does (lc_dump() made the totals), before a waiting exit() goes on */
+			if (fdr_cfg.verbosity >= 1 && fdr_file_created() && !fdr_file_failed())
+				lc_exit_line();
+			atomic_store_explicit(&lc_dumped, true, memory_order_release);
+		} else {
+			lc_wait_closing();
+		}
 	}
 	errno = saved_errno;
 	for (;;)

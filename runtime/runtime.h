@@ -531,6 +531,8 @@ void fdr_flush_queued(void) fdr_hidden;
 void fdr_flush_starved(void) fdr_hidden;
 /* lc_finish()'s first step: requested snapshots, written on the exiting thread */
 void fdr_flush_pending_snapshots(void) fdr_hidden;
+/* _exit()'s first step: wait (bounded) for a latency trigger's snapshot; async-signal-safe */
+void fdr_flush_triggers_wait(unsigned timeout_ms) fdr_hidden;
 void fdr_flush_finish(uint8_t how) fdr_hidden;
 /* the coming finish is for an exec of @path: an FDRTRACE_EXT_EXEC record before the close */
 void fdr_flush_note_exec(const char *path, uint32_t tid, uint64_t tsc) fdr_hidden;

@@ -1173,8 +1173,15 @@ Test(first_calls, a_new_function_costs_no_page_fault_and_every_one_is_named)
 	f = strstr(r.out, "pass1_faults=");
 	cr_assert_not_null(f, "%s", r.out);
 	faults = atol(f + strlen("pass1_faults="));
-	/* before the levelled id map: about 1,600 (a new page of the table per new id) */
-	cr_expect_leq(faults, 20, "page faults of the calling thread over 4,000 first calls: %ld",
+	/*
+	 * Before the levelled id map: about 1,600 (a new page of the table per
+	 * new id). Since 2026-12-02 the flush thread faults the map's first
+	 * pages in steps after the start (docs/recording.md): on a loaded
+	 * machine the calling thread can reach a few first (47 seen in a
+	 * parallel test run; under 20 alone). The bound keeps far from a page
+	 * per id.
+	 */
+	cr_expect_leq(faults, 100, "page faults of the calling thread over 4,000 first calls: %ld",
 		      faults);
 	tc_assert_one_trace(&r, &t);
 	cr_expect_eq(t.unnamed, 0);
