@@ -226,10 +226,41 @@ static inline bool fdrx_group_present(const struct fdrtrace_ext *ext, const stru
 	return b;
 }
 
+/* The bytes field @f of a decoded @ext takes in the body (0 for a group). */
+static inline size_t fdrx_field_len(const struct fdrtrace_ext *ext, const struct fdrx_field *f)
+{
+	struct fdrtrace_str s;
+
+	switch (f->type) {
+	case FDRX_T_STR:
+		memcpy(&s, (const uint8_t *)ext + f->off, sizeof(s));
+		return 2 + (size_t)s.len;
+	case FDRX_T_BYTES8:
+		return 1 + fdrx_get(ext, f->off, 1);
+	case FDRX_T_ARRAY:
+		return 4 + fdrx_get(ext, f->off, 4) * fdrx_elem_size(f->show);
+	case FDRX_T_PAIRS:
+		return 2 + fdrx_get(ext, f->data_len, 2);
+	default:
+		return fdrx_width(f->type);
+	}
+}
+
+/*
+ * fdrx_group_there - whether the group @g of a decoded @ext was in its
+ * body, @n bytes of which the fields before @g took: its flag, or for a
+ * group without one, whether the body held its fixed bytes (as the
+ * decoder decided)
+ */
+static inline bool fdrx_group_there(const struct fdrtrace_ext *ext, const struct fdrx_field *g,
+				    size_t n)
+{
+	return g->off >= 0 ? fdrx_group_present(ext, g) : ext->body_len >= n + g->min;
+}
+
 /*
  * fdrx_body_len - the bytes the table says a decoded @ext's body takes:
  * the fields of the groups that are there, with their strings and arrays
- * (an unflagged group: when the body is long enough to hold it)
  * Return: that length, or 0 for a kind not in the table.
  */
 static inline size_t fdrx_body_len(const struct fdrtrace_ext *ext)
@@ -238,32 +269,10 @@ static inline size_t fdrx_body_len(const struct fdrtrace_ext *ext)
 	size_t n = 0;
 
 	for (; f && f->type != FDRX_T_END; f++) {
-		struct fdrtrace_str s;
-
-		switch (f->type) {
-		case FDRX_T_STR:
-			memcpy(&s, (const uint8_t *)ext + f->off, sizeof(s));
-			n += 2 + s.len;
+		if ((f->type == FDRX_T_SINCE || f->type == FDRX_T_VARIANT) &&
+		    !fdrx_group_there(ext, f, n))
 			break;
-		case FDRX_T_BYTES8:
-			n += 1 + fdrx_get(ext, f->off, 1);
-			break;
-		case FDRX_T_ARRAY:
-			n += 4 + fdrx_get(ext, f->off, 4) * fdrx_elem_size(f->show);
-			break;
-		case FDRX_T_PAIRS:
-			n += 2 + fdrx_get(ext, f->data_len, 2);
-			break;
-		case FDRX_T_SINCE:
-		case FDRX_T_VARIANT:
-			/* as the decoder: a flag, or (unflagged) the bytes left */
-			if (f->off >= 0 ? !fdrx_group_present(ext, f) : ext->body_len < n + f->min)
-				return n;
-			break;
-		default:
-			n += fdrx_width(f->type);
-			break;
-		}
+		n += fdrx_field_len(ext, f);
 	}
 	return n;
 }
