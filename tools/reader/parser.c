@@ -28,11 +28,11 @@
  *
  * This file is the grammar and the event read; where the bytes come from
  * (the descriptor or the caller's memory, open and close) is source.c, the
- * batch path of function records runs.c, and the reader's state they share
- * parser.h.
+ * sticky error error.c, the batch path of function records runs.c, and the
+ * reader's state they share parser.h. Calls go one way: runs.c and this
+ * file call source.c and error.c, source.c calls error.c, error.c nothing.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,25 +140,8 @@ static const enum fdrtrace_event_type rd_kind_event[RK_FUNCTION] = {
 };
 
 /* ------------------------------------------------------------------ */
-/* Errors                                                               */
+/* Error messages (error.c makes them sticky)                          */
 /* ------------------------------------------------------------------ */
-
-enum rd_step
-rd_fail(struct fdrtrace_reader *r, enum fdrtrace_error e, uint64_t offset, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->errmsg, sizeof(r->errmsg), fmt, ap);
-	va_end(ap);
-	r->err = e;
-	r->err_offset = offset;
-	/* Only damage inside a buffer whose end we know can be stepped over. */
-	r->err_skippable = r->in_buffer && (e == FDRTRACE_E_GRAMMAR || e == FDRTRACE_E_BAD_KIND ||
-					     e == FDRTRACE_E_BAD_SIZE || e == FDRTRACE_E_OVERRUN);
-	r->state = S_ERROR;
-	return STEP_STOP;
-}
 
 /* "A", "A or B", "A, B or C" for the kinds in @mask. */
 static void rd_kind_list(char *out, size_t size, unsigned mask)
@@ -752,24 +735,6 @@ rd_export int fdrtrace_reader_set_offset(struct fdrtrace_reader *r, uint64_t off
 		return -EBUSY;
 	r->pos = offset;
 	return 0;
-}
-
-rd_export enum fdrtrace_error fdrtrace_reader_error(const struct fdrtrace_reader *r,
-						     uint64_t *offset)
-{
-	if (offset)
-		*offset = r->err_offset;
-	return r->err;
-}
-
-rd_export const char *fdrtrace_reader_errmsg(const struct fdrtrace_reader *r)
-{
-	return r->errmsg;
-}
-
-rd_export int fdrtrace_reader_errno(const struct fdrtrace_reader *r)
-{
-	return r->err_errno;
 }
 
 rd_export const struct fdrtrace_file_header *fdrtrace_reader_header(const struct fdrtrace_reader *r)
