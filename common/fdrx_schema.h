@@ -187,32 +187,23 @@ static inline unsigned fdrx_width(unsigned type)
 	}
 }
 
-/* A scalar field's value in a decoded @ext. */
+/*
+ * A scalar field's value in a decoded @ext, @width bytes at @off. The
+ * host is little-endian (x86-64), as the format: the low bytes of a u64
+ * are the narrower integer.
+ */
 static inline uint64_t fdrx_get(const struct fdrtrace_ext *ext, int off, unsigned width)
 {
-	const uint8_t *p = (const uint8_t *)ext + off;
 	uint64_t v = 0;
 
-	switch (width) {
-	case 1: { uint8_t x; memcpy(&x, p, 1); v = x; break; }
-	case 2: { uint16_t x; memcpy(&x, p, 2); v = x; break; }
-	case 4: { uint32_t x; memcpy(&x, p, 4); v = x; break; }
-	default: memcpy(&v, p, 8); break;
-	}
+	memcpy(&v, (const uint8_t *)ext + off, width);
 	return v;
 }
 
-/* Store a scalar field's value into @ext. */
+/* Store the low @width bytes of @v as the field at @off of @ext. */
 static inline void fdrx_set(struct fdrtrace_ext *ext, int off, unsigned width, uint64_t v)
 {
-	uint8_t *p = (uint8_t *)ext + off;
-
-	switch (width) {
-	case 1: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
-	case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-	case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-	default: memcpy(p, &v, 8); break;
-	}
+	memcpy((uint8_t *)ext + off, &v, width);
 }
 
 /* Whether the group @g of a decoded @ext is there (its flag). */
