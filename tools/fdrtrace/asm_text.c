@@ -17,6 +17,7 @@
 #include "asm.h"
 #include "util.h"
 
+/* Errors name the text and the line (asm.h). */
 int asm_err(struct asm_state *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -29,6 +30,7 @@ int asm_err(struct asm_state *s, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* The field @key of @l, marked used (asm_check_used() reports the others). */
 struct asm_field *asm_find(struct asm_line *l, const char *key)
 {
 	int i;
@@ -47,7 +49,7 @@ struct asm_field *asm_find(struct asm_line *l, const char *key)
  * @def. "auto" is accepted only when @is_auto is not NULL.
  */
 int asm_int(struct asm_state *s, struct asm_line *l, const char *key, unsigned bits,
-		   uint64_t def, uint64_t *out, bool *is_auto)
+	    uint64_t def, uint64_t *out, bool *is_auto)
 {
 	struct asm_field *f = asm_find(l, key);
 	const char *v;
@@ -98,7 +100,7 @@ static int asm_hexval(int c)
  * allocation. Absent: *out NULL, *n 0. @max limits the byte count (0: none).
  */
 int asm_hex(struct asm_state *s, struct asm_line *l, const char *key, size_t max,
-		   uint8_t **out, size_t *n)
+	    uint8_t **out, size_t *n)
 {
 	struct asm_field *f = asm_find(l, key);
 	const char *p;

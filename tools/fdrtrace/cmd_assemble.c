@@ -280,8 +280,7 @@ static int asm_func(struct asm_state *s, struct asm_line *l, int action)
  * "evt cus" and "evt typ": marker, then the payload: @payload (@n bytes,
  * taken over) when not NULL, else the line's data= field.
  */
-int asm_event(struct asm_state *s, struct asm_line *l, bool typed, uint8_t *payload,
-		     size_t n)
+int asm_event(struct asm_state *s, struct asm_line *l, bool typed, uint8_t *payload, size_t n)
 {
 	uint8_t rec[FDRTRACE_METADATA_RECORD_SIZE];
 	uint8_t *data = payload;
