@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * ext.c - decoding of fdrtrace's extension records (format.h), the custom
- * event payloads that start with FDRTRACE_EXT_MAGIC.
+ * event payloads that start with FDRTRACE_EXT_MAGIC: the header, then the
+ * body field by field as the schema, common/fdrx.def, lists them.
  *
  * Contract: pure functions over the caller's bytes; any thread, no state,
  * no allocation. Every field read is bounds-checked against the body; the
@@ -121,7 +122,7 @@ static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 	const struct fdrx_field *f = fdrx_fields(ext->kind);
 	uint8_t *base = (uint8_t *)ext;
 
-	/* A kind this reader does not know: the raw body is all there is. */
+	/* f NULL: a kind this reader does not know; the raw body is all there is. */
 	for (; f && f->type != FDRX_T_END; f++) {
 		const uint8_t *data;
 		struct fdrtrace_str s;
