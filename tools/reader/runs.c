@@ -3,7 +3,8 @@
  * runs.c - the reader's batch path, fdrtrace_reader_read_functions():
  * runs of function records handed out in place, without an event each,
  * where the grammar (parser.c) would take them one by one with the same
- * outcome.
+ * outcome; and fdrtrace_reader_leave_buffer(), for a consumer that reads
+ * only some buffers (or only their preambles) and steps over the rest.
  *
  * Contract: a reader belongs to one thread at a time; no global state.
  */
@@ -148,4 +149,26 @@ rd_export size_t fdrtrace_reader_read_functions(struct fdrtrace_reader *r,
 rd_export uint64_t fdrtrace_reader_wall_ns(const struct fdrtrace_reader *r, uint64_t tsc)
 {
 	return rd_wall_ns(r, tsc);
+}
+
+rd_export int fdrtrace_reader_leave_buffer(struct fdrtrace_reader *r)
+{
+	if (!r->in_buffer || r->state == S_ERROR || r->state == S_EOF || r->state == S_SKIPPING)
+		return -EINVAL;
+	if (r->fd != FDRTRACE_FD_NONE) {
+		/* Never a seek: rd_skip() reads and discards up to the end. */
+		r->state = S_SKIPPING;
+		return 0;
+	}
+	/*
+	 * A memory reader has nothing to read past: it drops what it holds,
+	 * and the next feed is the stream from the buffer's end on, where
+	 * the grammar is between buffers (as at the end of rd_skip()).
+	 */
+	r->src_pos = r->src_len;
+	r->stage_len = 0;
+	r->pos = r->buf_end;
+	r->in_buffer = false;
+	r->state = S_BETWEEN;
+	return 0;
 }
