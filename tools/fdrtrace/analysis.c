@@ -1305,8 +1305,7 @@ static inline void an_gap_settle(struct analysis *a, struct an_thread *t)
 
 /*
  * An application's custom or typed event (its payload is not ours): counted,
- * and handed to the command. Both paths come here: the reader's events and
- * the fast path's, which it builds for every custom and typed record.
+ * and handed to the command.
  */
 static void an_app_event(struct analysis *a, const struct fdrtrace_event *ev)
 {
@@ -1540,6 +1539,17 @@ static void an_event(struct analysis *a, const struct fdrtrace_event *ev)
 /* Reading                                                             */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Every record comes from the reader (tools/reader), the one place the
+ * format's grammar is enforced: plain function records in runs through its
+ * batch path (fdrtrace_reader_read_functions(); one event each with
+ * FDRTRACE_ANALYSIS_READER=1, for the tests), everything else one event at
+ * a time. A regular file whose buffers are out of time order on some
+ * thread is read twice: once in file order for the extension records, then
+ * buffer by buffer in time order, each fed to a memory reader from a
+ * window onto the file (an_buffer_at()).
+ */
+
 static void an_report(struct analysis *a, struct fdrtrace_reader *rd)
 {
 	uint64_t off = 0;
@@ -1567,17 +1577,79 @@ static void an_drop_buffer_calls(struct analysis *a)
 }
 
 /*
+ * The records of @run on @t, each as an_event() takes its event. @plain
+ * is a constant where it is inlined: one loop each.
+ */
+static inline __attribute__((always_inline)) void
+an_run_apply(struct analysis *a, struct an_thread *t, const struct fdrtrace_func_run *run,
+	     bool plain)
+{
+	const uint8_t *p = run->records;
+	const uint8_t *end = p + run->count * FDRTRACE_FUNC_RECORD_SIZE;
+	uint64_t tsc = run->tsc_before;
+
+	for (; p < end; p += FDRTRACE_FUNC_RECORD_SIZE) {
+		uint32_t word, delta;
+
+		memcpy(&word, p, 4);
+		memcpy(&delta, p + 4, 4);
+		tsc += delta;
+		an_function(a, t, fdrtrace_func_word_action(word), fdrtrace_func_word_id(word), tsc,
+			    plain);
+	}
+}
+
+/*
+ * A run of function records from the reader's batch path: what an_event()
+ * does for FDRTRACE_EV_FUNCTION, record by record, without the events.
+ * The thread's latest TSC is kept once per run: a run's TSC never wraps,
+ * so its last record's is its largest (an_function() does not read it).
+ */
+static void an_functions(struct analysis *a, const struct fdrtrace_func_run *run)
+{
+	struct an_thread *t = a->cur;
+
+	if (!t || a->pass_mode == 1 || a->buf_repeat)
+		return;
+	/* nothing to call back per call, no tree: account's loop */
+	if (!a->want_cct && (!a->ops || (!a->ops->enter && !a->ops->exit)))
+		an_run_apply(a, t, run, true);
+	else
+		an_run_apply(a, t, run, false);
+	t->records += run->count;
+	a->st.records += run->count;
+	if (run->tsc > t->last_tsc)
+		t->last_tsc = run->tsc;
+}
+
+/*
+ * Everything @rd has, until it stops: at the end, at an error, or (memory
+ * reader) where it must be fed. Return: the state it stopped in.
+ */
+static enum fdrtrace_state an_read(struct analysis *a, struct fdrtrace_reader *rd)
+{
+	struct fdrtrace_func_run run;
+	struct fdrtrace_event ev;
+
+	for (;;) {
+		if (a->batch && fdrtrace_reader_read_functions(rd, &run, SIZE_MAX)) {
+			an_functions(a, &run);
+			continue;
+		}
+		if (fdrtrace_reader_read(rd, &ev))
+			return ev.state;
+		an_event(a, &ev);
+	}
+}
+
+/*
  * Read the whole stream of @rd, skipping damaged buffers.
  * Return: 0, or -1 when the header itself could not be read.
  */
 static int an_stream(struct analysis *a, struct fdrtrace_reader *rd, bool report)
 {
-	struct fdrtrace_event ev;
-
 	for (;;) {
-		while (fdrtrace_reader_read(rd, &ev) == 0)
-			an_event(a, &ev);
-		if (ev.state != FDRTRACE_ERROR)
+		if (an_read(a, rd) != FDRTRACE_ERROR)
 			return 0;
 		if (report)
 			an_report(a, rd);
@@ -1594,18 +1666,19 @@ static int an_stream(struct analysis *a, struct fdrtrace_reader *rd, bool report
 }
 
 /* ------------------------------------------------------------------ */
-/* The window onto a regular file                                      */
+/* Buffers one by one, from a regular file                             */
 /* ------------------------------------------------------------------ */
 
 /*
- * Every byte the fast path, the preamble scan and the per-buffer readers
- * take from a regular file comes through one window of AN_WIN_SIZE bytes
- * (read ahead with pread, whatever the buffer size), which grows only for
- * a custom event's payload, up to AN_PAYLOAD_MAX: memory does not depend
- * on the buffer size the trace claims.
+ * The bytes the scan and the per-buffer readers take from a regular file
+ * come through one window of AN_WIN_SIZE bytes (read ahead with pread,
+ * whatever the buffer size): memory does not depend on the buffer size the
+ * trace claims. The reader stages what a piece cuts in two.
  */
 #define AN_WIN_SIZE (256u << 10)
-#define AN_PAYLOAD_MAX (1u << 20)	/* larger payloads: the reader stages them */
+
+/* A preamble's most bytes: BufferExtents NewBuffer WallTime Pid NewCPUId. */
+#define AN_PREAMBLE_MAX (5u * FDRTRACE_METADATA_RECORD_SIZE)
 
 /*
  * The @n bytes at file offset @off, contiguous; valid until the next call.
@@ -1662,355 +1735,70 @@ static void an_io_error(struct analysis *a, uint64_t pos)
 }
 
 /*
- * The buffer of @len bytes at file offset @pos through a memory reader fed
- * from the window: the file header, then the buffer with the reader told
- * where it sits, so that every offset it reports (in the message too) is
- * the file's. Events before file offset @from were already applied by the
- * fast path and are skipped. Errors are reported as the reader path does.
- * Return: 0, -1 on a read error or ENOMEM (reported).
+ * A memory reader for buffers read one by one: fed the file header (read
+ * once already), it is between buffers at offset 32.
+ * Return: the reader, NULL when out of memory.
  */
-static int an_reader_buffer(struct analysis *a, uint64_t pos, uint64_t len, uint64_t from)
+static struct fdrtrace_reader *an_mem_reader(struct analysis *a)
 {
 	struct fdrtrace_reader *rd = fdrtrace_reader_open(FDRTRACE_FD_NONE);
 	struct fdrtrace_event ev;
-	uint64_t fed = pos, end = pos + len;
-	int rc = 0;
 
-	if (!rd) {
-		tool_err("out of memory");
-		return -1;
+	if (rd && (fdrtrace_reader_feed(rd, &a->hdr, sizeof(a->hdr)) ||
+		   fdrtrace_reader_read(rd, &ev) != 0)) {
+		fdrtrace_reader_close(rd);
+		rd = NULL;
 	}
-	fdrtrace_reader_feed(rd, &a->hdr, sizeof(a->hdr));
-	if (fdrtrace_reader_read(rd, &ev) != 0 || fdrtrace_reader_set_offset(rd, pos)) {
-		fdrtrace_reader_close(rd);	/* the header was read once already */
-		return 0;
-	}
-	if (from == pos)
-		a->cur = NULL;
-	for (;;) {
-		if (fdrtrace_reader_read(rd, &ev) == 0) {
-			if (ev.offset >= from)
-				an_event(a, &ev);
-			continue;
-		}
-		if (ev.state == FDRTRACE_REQUIRE_DATA) {
-			size_t n = end - fed < AN_WIN_SIZE ? (size_t)(end - fed) : AN_WIN_SIZE;
-			const uint8_t *p = n ? an_win_get(a, fed, n) : NULL;
-
-			if (n && !p) {
-				an_io_error(a, fed);
-				rc = -1;
-				break;
-			}
-			/* The reader is done with the previous piece: the window may move. */
-			fdrtrace_reader_feed(rd, p, n);
-			fed += n;
-			continue;
-		}
-		if (ev.state == FDRTRACE_ERROR && a->pass_mode != 1) {
-			an_report(a, rd);
-			a->st.bad_buffers++;
-			an_drop_buffer_calls(a);
-		}
-		break;
-	}
-	fdrtrace_reader_close(rd);
-	return rc;
-}
-
-static uint32_t an_le32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t an_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-/* ------------------------------------------------------------------ */
-/* The fast path                                                       */
-/* ------------------------------------------------------------------ */
-
-/*
- * Function records from @r (one at least) until a metadata record or
- * @run_end, applied when @apply; *@bad set at an action with no meaning
- * (the return value is then that record). @apply and @plain are constants
- * where it is inlined: one loop each, without tests that cannot change.
- * Return: where it stopped.
- */
-static inline __attribute__((always_inline)) const uint8_t *
-an_fast_run(struct analysis *a, struct an_thread *t, const uint8_t *r, const uint8_t *run_end,
-	    uint64_t *tscp, bool *bad, bool apply, bool plain)
-{
-	uint64_t tsc = *tscp;
-
-	do {
-		uint32_t word = an_le32(r);
-		unsigned action = fdrtrace_func_word_action(word);
-
-		if (__builtin_expect(action > FDRTRACE_FN_ENTRY_ARGS, 0)) {
-			*bad = true;
-			break;
-		}
-		tsc += an_le32(r + 4);
-		if (apply)
-			an_function(a, t, action, fdrtrace_func_word_id(word), tsc, plain);
-		r += 8;
-	} while (r < run_end && !(r[0] & 1));
-	*tscp = tsc;
-	return r;
+	return rd;
 }
 
 /*
- * A run of function records [@run, @run_end) was applied, its TSC going
- * from @tsc0 (before the first) to @tsc (the last's): count the records
- * and keep the thread's latest TSC (an_function() does not, so that the
- * loop stays short). The deltas are unsigned, so the TSC only grows in a
- * run, unless it wrapped past 2^64 (tsc < tsc0: a run's deltas sum to less
- * than 2^64); then the largest is found again record by record.
- */
-static void an_run_done(struct analysis *a, struct an_thread *t, const uint8_t *run,
-			const uint8_t *run_end, uint64_t tsc0, uint64_t tsc)
-{
-	uint64_t max = tsc;
-
-	t->records += (uint64_t)(run_end - run) / 8;
-	a->st.records += (uint64_t)(run_end - run) / 8;
-	if (tsc < tsc0) {
-		for (max = 0; run < run_end; run += 8) {
-			tsc0 += an_le32(run + 4);
-			max = tsc0 > max ? tsc0 : max;
-		}
-	}
-	if (max > t->last_tsc)
-		t->last_tsc = max;
-}
-
-/*
- * One buffer of @len bytes at file offset @pos (from its BufferExtents in
- * v2+, its NewBuffer in v1), streamed through the window in one pass: each
- * record is checked against every rule the reader enforces inside a buffer
- * before it is applied, without building events for function records. At
- * the first record that breaks a rule (or a payload above AN_PAYLOAD_MAX),
- * the buffer goes to a memory reader that skips what was applied and
- * reports the error exactly as the reader path would: the reader applies
- * the events before the damage too.
+ * The buffer of @len bytes at file offset @pos (found by the scan), through
+ * the memory reader *@rdp, fed from the window and told where the buffer
+ * sits, so that every offset it reports (in the message too) is the file's.
+ * A reader that stopped inside a buffer (an error) is replaced. Errors are
+ * reported as an_stream() reports them.
  * Return: 0, -1 on a read error or ENOMEM (reported).
  */
-static int an_fast_buffer(struct analysis *a, uint64_t pos, uint64_t len)
+static int an_buffer_at(struct analysis *a, struct fdrtrace_reader **rdp, uint64_t pos,
+			uint64_t len)
 {
-	const unsigned v = a->version;
-	const uint64_t end = pos + len;
-	uint64_t p = pos, tsc, lim;
-	const uint8_t *b, *r;
-	struct an_thread *t;
-	int32_t tid, pid = 0;
-	bool args = false, apply = a->pass_mode != 1;
-	/* nothing to call back per call, no tree: account's loop */
-	bool plain = !a->want_cct && (!a->ops || (!a->ops->enter && !a->ops->exit));
+	uint64_t fed = pos, end = pos + len;
+	enum fdrtrace_state st;
 
-	/* The preamble: [BufferExtents] NewBuffer WallTime [Pid (v3+)] NewCPUId. */
-	b = an_win_get(a, pos, len < 96 ? (size_t)len : 96);
-	if (!b)
-		goto io;
-	if (v >= 2) {
-		if (len < 16 || b[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS) ||
-		    an_le64(b + 1) != len - 16)
-			return an_reader_buffer(a, pos, len, pos);
-		if (len == 16)
-			return 0;	/* an empty buffer */
-		b += 16;
-		p += 16;
+	if (*rdp && fdrtrace_reader_set_offset(*rdp, pos)) {
+		fdrtrace_reader_close(*rdp);
+		*rdp = NULL;
 	}
-	if (end - p < 48 || b[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_BUFFER) ||
-	    b[16] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_WALLTIME))
-		return an_reader_buffer(a, pos, len, pos);
-	tid = (int32_t)an_le32(b + 1);
-	b += 32;
-	p += 32;
-	if (b[0] == FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_PID)) {
-		if (v < 3 || end - p < 32)
-			return an_reader_buffer(a, pos, len, pos);
-		pid = (int32_t)an_le32(b + 1);
-		b += 16;
-		p += 16;
-	}
-	if (b[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_CPU_ID))
-		return an_reader_buffer(a, pos, len, pos);
-	tsc = an_le64(b + 3);
-	p += 16;
-
-	/* Apply it: what an_event() does for the reader's preamble events. */
-	if (apply)
-		a->st.buffers++;
-	t = a->cur = an_thread_get(a, tid);
-	if (!t)
-		return 0;
-	if (apply)
-		an_gap_settle(a, t);
-	a->buf_low = t->depth;
-	if (pid)
-		t->pid = pid;
-	a->buf_ooo = apply && t->last_tsc && tsc < t->last_tsc;
-	a->st.out_of_order += a->buf_ooo;
-	a->buf_fresh = false;
-	a->buf_repeat = false;
-
-	/* The body, record by record. */
-	while (p < end) {
-		r = an_win_get(a, p, end - p < 16 ? (size_t)(end - p) : 16);
-		if (!r)
-			goto io;
-		/* Function records, as many as the window holds. */
-		lim = a->win_pos + a->win_len < end ? a->win_pos + a->win_len : end;
-		if (p + 8 <= lim && !(r[0] & 1)) {
-			const uint8_t *run = r, *run_end = r + (lim - p) / 8 * 8;
-			uint64_t tsc0 = tsc;
-			bool bad = false;
-
-			if (apply && plain)
-				r = an_fast_run(a, t, r, run_end, &tsc, &bad, true, true);
-			else if (apply)
-				r = an_fast_run(a, t, r, run_end, &tsc, &bad, true, false);
-			else
-				r = an_fast_run(a, t, r, run_end, &tsc, &bad, false, false);
-			p += (uint64_t)(r - run);
-			if (r > run) {
-				args = fdrtrace_func_word_action(an_le32(r - 8)) ==
-				       FDRTRACE_FN_ENTRY_ARGS;
-				if (apply)
-					an_run_done(a, t, run, r, tsc0, tsc);
-			}
-			if (bad)
-				return an_reader_buffer(a, pos, len, p);
-		}
-		if (p >= end)
-			break;
-		/*
-		 * At the window's edge (r is past it): move it. Otherwise r[0]
-		 * is inside the window: a metadata record, or (lim == end) a
-		 * function record cut short by the end of the buffer.
-		 */
-		if (p + 8 > lim && lim < end)
-			continue;
-		if (!(r[0] & 1))
-			return an_reader_buffer(a, pos, len, p);
-		if (end - p < 16)
-			return an_reader_buffer(a, pos, len, p);
-		r = an_win_get(a, p, 16);
-		if (!r)
-			goto io;
-		switch (r[0] >> 1) {
-		case FDRTRACE_MD_NEW_CPU_ID:
-			tsc = an_le64(r + 3);
-			args = false;
-			p += 16;
-			break;
-		case FDRTRACE_MD_TSC_WRAP:
-			tsc = an_le64(r + 1);
-			args = false;
-			p += 16;
-			break;
-		case FDRTRACE_MD_TYPED_EVENT:
-			if (v < 5)
-				return an_reader_buffer(a, pos, len, p);
-			/* fall through */
-		case FDRTRACE_MD_CUSTOM_EVENT: {
-			int32_t size = (int32_t)an_le32(r + 1);
-			struct fdrtrace_event ev;
-
-			if (size < 0 || (uint64_t)size > end - p - 16 ||
-			    (uint32_t)size > FDRTRACE_READER_MAX_PAYLOAD || (uint32_t)size > AN_PAYLOAD_MAX)
-				return an_reader_buffer(a, pos, len, p);
-			r = an_win_get(a, p, 16 + (size_t)size);
-			if (!r)
-				goto io;
-			memset(&ev, 0, sizeof(ev));
-			ev.type = (r[0] >> 1) == FDRTRACE_MD_TYPED_EVENT ? FDRTRACE_EV_TYPED_EVENT :
-									   FDRTRACE_EV_CUSTOM_EVENT;
-			ev.version = (uint16_t)v;
-			ev.offset = p;
-			ev.tid = tid;
-			ev.pid = pid;
-			ev.u.event.size = (uint32_t)size;
-			ev.u.event.data = r + 16;
-			if (v >= 5) {
-				ev.u.event.delta = (int32_t)an_le32(r + 5);
-				tsc += (uint64_t)(int64_t)ev.u.event.delta;
-				ev.tsc = tsc;
-				if (ev.type == FDRTRACE_EV_TYPED_EVENT)
-					ev.u.event.event_type = (uint16_t)(r[9] | r[10] << 8);
-			} else {
-				ev.tsc = an_le64(r + 5);
-			}
-			ev.raw = r;
-			ev.raw_len = 16 + ev.u.event.size;
-			ev.size = ev.raw_len;
-			an_event(a, &ev);
-			if (a->buf_repeat)
-				apply = false;	/* a buffer already read: an_seed_stack() */
-			args = false;
-			p += 16 + (uint64_t)size;
-			break;
-		}
-		case FDRTRACE_MD_CALL_ARGUMENT:
-			if (!args)
-				return an_reader_buffer(a, pos, len, p);
-			/* the value of the entry just applied (an_event() too) */
-			if (apply && a->ops && a->ops->arg && t->depth)
-				a->ops->arg(a, t, an_le64(r + 1));
-			p += 16;
-			break;
-		case FDRTRACE_MD_END_OF_BUFFER:
-			if (v != 1)
-				return an_reader_buffer(a, pos, len, p);
-			return 0;	/* the rest is padding */
-		default:
-			return an_reader_buffer(a, pos, len, p);
-		}
-	}
-	return 0;
-io:
-	an_io_error(a, p);
-	return -1;
-}
-
-/*
- * The whole trace through the fast path, buffer by buffer in file order
- * (the scan found every preamble clean). Return: 0, -1 on I/O or memory
- * failure (reported).
- */
-static int an_fast_stream(struct analysis *a, uint64_t fsize)
-{
-	uint64_t pos = 32, len;
-	const uint8_t *b;
-
-	while (pos < fsize) {
-		if (a->version >= 2) {
-			b = an_win_get(a, pos, 16);
-			if (!b) {
-				an_io_error(a, pos);
-				return -1;
-			}
-			len = 16 + an_le64(b + 1);
-		} else {
-			len = a->hdr.buffer_size;
-		}
-		if (len > fsize - pos || len < 16) {
-			errno = 0;
-			an_io_error(a, pos);
+	if (!*rdp) {
+		*rdp = an_mem_reader(a);
+		if (!*rdp || fdrtrace_reader_set_offset(*rdp, pos)) {
+			tool_err("out of memory");
 			return -1;
 		}
-		if (an_fast_buffer(a, pos, len))
+	}
+	a->cur = NULL;
+	for (;;) {
+		size_t n = end - fed < AN_WIN_SIZE ? (size_t)(end - fed) : AN_WIN_SIZE;
+		const uint8_t *p;
+
+		st = an_read(a, *rdp);
+		/* All of it read: the reader is between buffers. */
+		if (st != FDRTRACE_REQUIRE_DATA || !n)
+			break;
+		p = an_win_get(a, fed, n);
+		if (!p) {
+			an_io_error(a, fed);
 			return -1;
-		pos += len;
+		}
+		/* The reader is done with the previous piece: the window may move. */
+		fdrtrace_reader_feed(*rdp, p, n);
+		fed += n;
+	}
+	if (st == FDRTRACE_ERROR && a->pass_mode != 1) {
+		an_report(a, *rdp);
+		a->st.bad_buffers++;
+		an_drop_buffer_calls(a);
 	}
 	return 0;
 }
@@ -2030,49 +1818,45 @@ static int an_buf_cmp(const void *x, const void *y)
 }
 
 /*
- * Parse a buffer's preamble at @pos: [BufferExtents] NewBuffer WallTime
- * [Pid] NewCPUId. Sets *@len (whole buffer, 0: empty v2 buffer), *@tid,
- * *@tsc. Return: 0, or -1 when it is not a clean preamble (the scan gives
- * up and the trace is streamed in file order).
+ * The preamble of the buffer at @pos, through the scan's memory reader @rd
+ * (between buffers, at @pos), which steps over the rest: the buffer's
+ * length *@len (16: an empty v2+ buffer, whose *@tid and *@tsc are not
+ * set), its thread *@tid and first TSC *@tsc. Return: 0, or -1 when the
+ * reader does not accept the preamble or the buffer does not fit in the
+ * file (the scan gives up, and the trace is read in file order).
  */
-static int an_scan_one(struct analysis *a, uint64_t pos, uint64_t fsize, uint64_t *len,
-		       int32_t *tid, uint64_t *tsc)
+static int an_scan_one(struct analysis *a, struct fdrtrace_reader *rd, uint64_t pos,
+		       uint64_t fsize, uint64_t *len, int32_t *tid, uint64_t *tsc)
 {
-	size_t got = fsize - pos < 96 ? (size_t)(fsize - pos) : 96;
-	const uint8_t *b, *p;
-	uint64_t size;
+	size_t n = fsize - pos < AN_PREAMBLE_MAX ? (size_t)(fsize - pos) : AN_PREAMBLE_MAX;
+	const uint8_t *b = an_win_get(a, pos, n);
+	struct fdrtrace_event ev;
 
-	if (got < 32 || !(b = an_win_get(a, pos, got)))
+	if (!b || fdrtrace_reader_feed(rd, b, n))
 		return -1;
-	p = b;
-	if (a->version >= 2) {
-		if (b[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_BUFFER_EXTENTS))
-			return -1;
-		memcpy(&size, b + 1, 8);
-		if (size > fsize - pos - 16)
-			return -1;
-		*len = 16 + size;
-		if (size == 0)
-			return 0;
-		p += 16;
-	} else {
-		*len = a->hdr.buffer_size;
-		if (*len < 48 || *len > fsize - pos)
-			return -1;
+	*len = a->hdr.buffer_size;	/* version 1 */
+	while (fdrtrace_reader_read(rd, &ev) == 0) {
+		switch (ev.type) {
+		case FDRTRACE_EV_BUFFER_EXTENTS:
+			if (ev.u.extents.size > fsize - pos - FDRTRACE_METADATA_RECORD_SIZE)
+				return -1;
+			*len = FDRTRACE_METADATA_RECORD_SIZE + ev.u.extents.size;
+			if (!ev.u.extents.size)
+				return fdrtrace_reader_leave_buffer(rd) ? -1 : 0;
+			break;
+		case FDRTRACE_EV_NEW_BUFFER:
+			if (*len > fsize - pos)
+				return -1;
+			*tid = ev.tid;
+			break;
+		case FDRTRACE_EV_NEW_CPU_ID:
+			*tsc = ev.tsc;
+			return fdrtrace_reader_leave_buffer(rd) ? -1 : 0;
+		default:
+			break;
+		}
 	}
-	if (p + 48 > b + got || p[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_BUFFER))
-		return -1;
-	memcpy(tid, p + 1, 4);
-	p += 16;
-	if (p[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_WALLTIME))
-		return -1;
-	p += 16;
-	if (p[0] == FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_PID))
-		p += 16;
-	if (p + 16 > b + got || p[0] != FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_NEW_CPU_ID))
-		return -1;
-	memcpy(tsc, p + 3, 8);
-	return 0;
+	return -1;
 }
 
 /*
@@ -2082,19 +1866,22 @@ static int an_scan_one(struct analysis *a, uint64_t pos, uint64_t fsize, uint64_
  */
 static long an_scan(struct analysis *a, uint64_t fsize, struct an_buf **out)
 {
-	uint64_t pos = 32, len, tsc;
+	struct fdrtrace_reader *rd = an_mem_reader(a);
+	uint64_t pos = sizeof(a->hdr), len, tsc = 0;
 	struct an_buf *v = NULL;
 	long n = 0, cap = 0;
-	int32_t tid;
+	int32_t tid = 0;
 	bool disorder = false;
 	uint32_t i;
 
+	if (!rd)
+		return -1;
 	for (i = 0; i < a->n_threads; i++)
 		a->threads[i]->scan_tsc = 0;
 	while (pos < fsize) {
-		if (an_scan_one(a, pos, fsize, &len, &tid, &tsc))
+		if (an_scan_one(a, rd, pos, fsize, &len, &tid, &tsc))
 			goto fail;
-		if (len > 16) {
+		if (len > FDRTRACE_METADATA_RECORD_SIZE) {
 			if (out) {
 				if (n == cap) {
 					struct an_buf *nv;
@@ -2121,18 +1908,21 @@ static long an_scan(struct analysis *a, uint64_t fsize, struct an_buf **out)
 		}
 		pos += len;
 	}
+	fdrtrace_reader_close(rd);
 	if (!out)
 		return disorder;
 	*out = v;
 	return n;
 fail:
+	fdrtrace_reader_close(rd);
 	free(v);
 	return -1;
 }
 
-/* Visit the buffers sorted by first TSC, each streamed through the window. */
+/* Visit the buffers sorted by first TSC, each read by itself. */
 static int an_reordered(struct analysis *a, uint64_t fsize)
 {
+	struct fdrtrace_reader *rd = NULL;
 	struct an_buf *bufs = NULL;
 	long n = an_scan(a, fsize, &bufs), i;
 	int rc = 0;
@@ -2144,8 +1934,8 @@ static int an_reordered(struct analysis *a, uint64_t fsize)
 	a->pass_mode = 2;
 	a->st.reordered = true;
 	for (i = 0; i < n && !rc; i++)
-		rc = a->fast ? an_fast_buffer(a, bufs[i].offset, bufs[i].len) :
-			       an_reader_buffer(a, bufs[i].offset, bufs[i].len, bufs[i].offset);
+		rc = an_buffer_at(a, &rd, bufs[i].offset, bufs[i].len);
+	fdrtrace_reader_close(rd);
 	free(bufs);
 	return rc;
 }
@@ -2221,8 +2011,8 @@ int an_run(struct analysis *a, const char *path)
 		}
 		an_event(a, &ev);
 	}
-	/* FDRTRACE_ANALYSIS_READER=1: the reader for every buffer (for tests). */
-	a->fast = !getenv("FDRTRACE_ANALYSIS_READER");
+	/* FDRTRACE_ANALYSIS_READER=1: one event per record (for tests). */
+	a->batch = !getenv("FDRTRACE_ANALYSIS_READER");
 	a->fd = fd;
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0)
 		order = an_scan(a, (uint64_t)sb.st_size, NULL);
@@ -2231,17 +2021,12 @@ int an_run(struct analysis *a, const char *path)
 	if (order == 1) {
 		/* Out of order: names and the like first, then the buffers sorted. */
 		a->pass_mode = 1;
-		if (a->fast)
-			an_fast_stream(a, (uint64_t)sb.st_size);
-		else
-			an_stream(a, rd, false);
+		an_stream(a, rd, false);
 		a->cur = NULL;
 		if (an_reordered(a, (uint64_t)sb.st_size)) {
 			tool_err("%s: cannot read the buffers in time order", path);
 			rc = -1;
 		}
-	} else if (order == 0 && a->fast) {
-		rc = an_fast_stream(a, (uint64_t)sb.st_size);
 	} else {
 		rc = an_stream(a, rd, true);
 	}

@@ -18,15 +18,13 @@
  * events go to an_ops.event where they happen, and are counted
  * (an_events_note() tells the commands that do not show them).
  *
- * Two ways to read: the streaming reader (pipes, traces whose buffer
- * preambles are not clean, and FDRTRACE_ANALYSIS_READER=1), or, on a
- * regular file, the core's fast path: each buffer is streamed through one
- * 256 KiB window (whatever the buffer size), each record checked against
- * every rule the reader enforces inside a buffer before it is applied,
- * without an event per function record; at a record that breaks a rule the
- * buffer goes to a memory reader placed at the buffer's file offset, which
- * skips what was applied and reports the error (with file offsets) as the
- * reader path would. Both give the same results (the tests compare them).
+ * Reading: every record comes from the reader library (fdrtrace/reader.h),
+ * the one place where the format's grammar is checked: plain function
+ * records in runs through its batch path (fdrtrace_reader_read_functions(),
+ * without an event per record), everything else one event at a time. A
+ * damaged buffer is reported with its file offset and skipped. With
+ * FDRTRACE_ANALYSIS_READER=1 every record comes as an event (the tests
+ * compare the two).
  *
  * Imperfect traces: an exit without a matching entry is counted and ignored;
  * an exit that matches a frame deeper in the stack closes the frames above
@@ -50,13 +48,15 @@
  * once each on stderr) and the calls they opened are forgotten.
  *
  * Order: the buffers of each thread are processed in TSC order. On a
- * regular file a first pass reads only the preambles of the buffers (pread,
- * no record parsing) and checks each thread's buffer order; when some
- * thread's buffers are out of order, a second pass collects the fdrtrace
- * extension records, then a third visits every buffer sorted by (first TSC,
- * file offset). Memory then grows with the number of buffers (24 bytes
- * each), never with records. On a pipe the trace is read in file order and
- * out-of-order buffers are counted in the summary.
+ * regular file a first pass reads only the preambles of the buffers (the
+ * reader steps over each body: fdrtrace_reader_leave_buffer()) and checks
+ * each thread's buffer order; when some thread's buffers are out of order,
+ * a second pass collects the fdrtrace extension records, then a third
+ * visits every buffer sorted by (first TSC, file offset), each fed to a
+ * memory reader placed at its file offset. Memory then grows with the
+ * number of buffers (24 bytes each), never with records. On a pipe the
+ * trace is read in file order and out-of-order buffers are counted in the
+ * summary.
  *
  * Memory: functions, threads, stack frames, modules' symbol tables (when
  * needed for names) and (when asked for) the calling-context tree; never
@@ -442,7 +442,7 @@ struct analysis {
 
 	/* 1: collect extensions only; 2: skip extensions (reordered pass) */
 	int pass_mode;
-	bool fast;		/* buffers parsed by the core's fast path */
+	bool batch;		/* function records in runs (the reader's batch path) */
 	bool buf_fresh;		/* no NewCPUId yet in the current buffer */
 	bool buf_repeat;	/* its stack record numbers it as one already read */
 	bool buf_ooo;		/* counted as out of time order */
