@@ -215,8 +215,8 @@ struct an_open {
  * @name: from FDRTRACE_EXT_THREAD_NAME, NULL when unknown
  * @stack, @depth, @cap: the open calls, outermost first
  * @last_tsc: the latest TSC of a function record seen on the thread (kept
- *	per run of function records by the fast path, per record by the reader
- *	path): a buffer that starts before it is out of order
+ *	once per run of function records from the reader's batch path, per
+ *	record otherwise): a buffer that starts before it is out of order
  * @scan_tsc: first TSC of its last buffer (used by the order scan)
  * @index: order of first appearance, from 0
  * @root: its calling-context node when struct analysis.cct_per_thread
@@ -277,12 +277,6 @@ enum an_end {
 	AN_END_UNWOUND,		/* an exit of an outer call closed it */
 	AN_END_LOST,		/* it returned inside a gap (@end: where the gap began) */
 };
-
-/*
- * A C++ symbol name demangled (__cxa_demangle, looked up once), malloc()ed;
- * NULL when @raw is not a mangled name or no demangler is at hand.
- */
-char *an_demangle(const char *raw);
 
 struct analysis;
 
@@ -434,7 +428,7 @@ struct analysis {
 	uint32_t *node_hash_val;
 	uint32_t node_hash_cap;
 
-	/* the regular file's window (fast path, scan, per-buffer readers) */
+	/* the regular file's window (the order scan, the buffers one by one) */
 	int fd;
 	uint8_t *win;
 	size_t win_cap, win_len;
