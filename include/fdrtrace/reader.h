@@ -353,6 +353,26 @@ uint64_t fdrtrace_reader_wall_ns(const struct fdrtrace_reader *r, uint64_t tsc);
 int fdrtrace_reader_skip_buffer(struct fdrtrace_reader *r);
 
 /**
+ * fdrtrace_reader_leave_buffer - step over the rest of the current buffer
+ * @r: a reader inside a buffer (from its first record on: its end is
+ *	known), whose last read did not fail
+ *
+ * For a consumer that wants only some buffers, or only their preambles
+ * (an index of the buffers: where each one is, whose, its first TSC),
+ * and reads the others later, each by itself (fdrtrace_reader_set_offset()).
+ * The rest of the buffer is not parsed: its records are neither returned
+ * nor checked. A file reader reads and discards them on the next read (it
+ * never seeks), which then returns the next buffer's first event. A memory
+ * reader drops every byte it holds, of this buffer and after it: its next
+ * feed must start at the buffer's end, the offset it counts from there.
+ *
+ * Context: as fdrtrace_reader_read().
+ * Return: 0; -EINVAL when @r is not inside a buffer, is already stepping
+ * over one, or its last read failed.
+ */
+int fdrtrace_reader_leave_buffer(struct fdrtrace_reader *r);
+
+/**
  * fdrtrace_reader_set_offset - say where the next bytes sit in the file
  * @r: a reader between buffers, with nothing of the next item read yet
  *	(after the header event, or after a buffer ended)

@@ -14,7 +14,8 @@
 #     account finds them in the module's symbol table (the recorded
 #     build-id matches); with a wrong build-id it falls back to #ID@0xADDR;
 #   - no command reports unmatched records on this clean trace;
-#   - the core's fast path and the reader give the same account and stack;
+#   - runs of records (the reader's batch path) and one event per record give
+#     the same account and stack;
 #   - with LLVM_XRAY: llvm-xray account, through fdrtrace extract-map's map,
 #     counts what fdrtrace account counts (xray.sh, on the version 5 trace).
 set -eu
@@ -78,7 +79,7 @@ check() {	# check SUBDIR FDRTRACE_OPTIONS
 	"$fdr" account -q -f csv --time-range 0~ "$trace" | cmp - acc.csv ||
 		fail "account --time-range 0~ is not the whole trace"
 
-	echo "--- the fast path and the reader agree"
+	echo "--- runs and one event per record agree"
 	FDRTRACE_ANALYSIS_READER=1 "$fdr" account -f csv "$trace" >acc-reader.csv
 	cmp acc.csv acc-reader.csv || fail "account differs with FDRTRACE_ANALYSIS_READER=1"
 	"$fdr" stack -P "$trace" >stack.fast

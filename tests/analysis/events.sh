@@ -2,8 +2,8 @@
 # events.sh FDRTRACE EVENTS WORKDIR
 #
 # A real run of targets/events.c (a custom event inside step(), a typed
-# event in main()): replay shows both where they happened, through the fast
-# path and through the reader; account, stack and graph leave them out of
+# event in main()): replay shows both where they happened, with runs of
+# records and with one event per record; account, stack and graph leave them out of
 # their output and count them in one line on stderr, which -q silences.
 set -eu
 

@@ -3,8 +3,8 @@
 #
 # Regression tests for the defects the fdrtrace command's fuzz targets
 # (tests/fuzz/fuzz_analysis.c, fuzz_assemble.c, fuzz_roundtrip.c) found,
-# one check each, through the core's fast path and through the reader
-# (FDRTRACE_ANALYSIS_READER=1). In the sanitized build (CI's ASan + UBSan
+# one check each, with runs of records (the reader's batch path) and with
+# one event per record (FDRTRACE_ANALYSIS_READER=1). In the sanitized build (CI's ASan + UBSan
 # pass) the undefined behaviour itself stops the command; elsewhere the
 # checks below see its effects:
 #   huge-duration.txt  a 1 Hz clock and a call of 2^62 ticks: stack's value

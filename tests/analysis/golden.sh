@@ -30,9 +30,9 @@
 #   stack-summary   what fdrtrace stack FILE prints on stderr
 #   graph-summary   what fdrtrace graph FILE prints on stderr
 #   quiet-summary   what account, stack and graph print on stderr with -q
-# Every command must exit 0. Each runs twice: with the core's fast path
-# (the default) and with FDRTRACE_ANALYSIS_READER=1 (every buffer through
-# the reader); both must print exactly the expected output.
+# Every command must exit 0. Each runs twice: with runs of function records
+# from the reader's batch path (the default) and with
+# FDRTRACE_ANALYSIS_READER=1 (one event per record); both must print exactly the expected output.
 set -eu
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }

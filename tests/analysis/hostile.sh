@@ -3,8 +3,8 @@
 #
 # Regression tests for the defects of issue #11 found by fuzzing the whole
 # command. Each trace in HOSTILE_DIR (dump's text form) is assembled, and
-# every check runs through the core's fast path and through the reader
-# (FDRTRACE_ANALYSIS_READER=1):
+# every check runs with runs of records (the reader's batch path) and with
+# one event per record (FDRTRACE_ANALYSIS_READER=1):
 #   class 4  names.txt: names that are not UTF-8; every output of every
 #            command is valid UTF-8, the Chrome JSON and the XRay YAML parse
 #            (YAML with python3-yaml when installed), valid names survive
@@ -19,7 +19,7 @@
 #            "FILE:OFFSET: message" lines of account, stack, graph, replay
 #            and convert equal verify's (offsets in the message too)
 #   class 3  one valid buffer of 16 MiB (1M calls): every command within
-#            16 MiB of address space (the fast path copied the whole buffer)
+#            16 MiB of address space (the core once copied the whole buffer)
 #   class 3  200,000 distinct functions and 40,000 threads (generated here):
 #            every command within 32 MiB of address space plus 512 bytes a
 #            function, or 1 KiB a thread (ulimit -v; they took 340 MB and

@@ -5,7 +5,7 @@
 # counts in account; then the same trace with its buffers in reverse file
 # order (dump, reverse the buffers, assemble) must give the same account,
 # stack and graph output when read from the file (buffers visited in time
-# order), and the reader path must agree with the fast path. convert's
+# order), and one event per record must agree with runs of records. convert's
 # JSON is in start order and well nested although main has more callees
 # than its reorder window (main becomes a begin/end pair, every other call
 # one complete event). Every command runs within 32 MB of address space

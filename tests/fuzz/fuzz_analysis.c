@@ -12,7 +12,7 @@
  * the trace that name "m.elf" are looked up in it (--locations reads its
  * DWARF), and some runs also name function ids through --instr-map m.elf.
  * account and replay run on every input; the input's length picks the
- * variant (the reader path or the fast path, options, --instr-map) and
+ * variant (one event per record or runs, options, --instr-map) and
  * which of the others run (stack; graph and extract-map; Chrome JSON;
  * Perfetto; diff, info and verify), so a given input always runs the same
  * way and an input costs three or four commands, not eleven.

@@ -13,6 +13,7 @@
  * short by max.
  */
 #include <dirent.h>
+#include <errno.h>
 
 #include <criterion/criterion.h>
 
@@ -342,6 +343,144 @@ Test(runs, max_0_hands_out_nothing)
 	cr_expect_gt(got, 0, "a function record follows NewCPUId in the scenario");
 	fdrtrace_reader_close(rd);
 	tb_free(&s.b);
+}
+
+/* ---------------- stepping over buffers ---------------- */
+
+/* Where a buffer starts and what its preamble says, from a full read. */
+struct buf_seen {
+	uint64_t offset, tsc;
+	int32_t tid;
+};
+
+/* Every buffer of @data (at most @max), read event by event. Return: how many. */
+static size_t buffers_of(const uint8_t *data, size_t len, struct buf_seen *out, size_t max)
+{
+	struct fdrtrace_reader *rd = fdrtrace_reader_open(FDRTRACE_FD_NONE);
+	struct fdrtrace_event ev;
+	size_t n = 0;
+	bool fresh = false;
+
+	fdrtrace_reader_feed(rd, data, len);
+	for (;;) {
+		bool first;
+
+		if (fdrtrace_reader_read(rd, &ev)) {
+			if (ev.state != FDRTRACE_REQUIRE_DATA)
+				break;
+			fdrtrace_reader_feed(rd, NULL, 0);
+			continue;
+		}
+		first = ev.type == FDRTRACE_EV_BUFFER_EXTENTS ||
+			(ev.version == 1 && ev.type == FDRTRACE_EV_NEW_BUFFER);
+
+		if (first && ev.type == FDRTRACE_EV_BUFFER_EXTENTS && ev.u.extents.size == 0)
+			continue;	/* empty: no preamble to see */
+		if (first) {
+			cr_assert_lt(n, max);
+			out[n].offset = ev.offset;
+			fresh = true;
+			n++;
+		}
+		if (ev.type == FDRTRACE_EV_NEW_BUFFER)
+			out[n - 1].tid = ev.tid;
+		if (ev.type == FDRTRACE_EV_NEW_CPU_ID && fresh) {
+			out[n - 1].tsc = ev.tsc;
+			fresh = false;
+		}
+	}
+	cr_assert_eq(ev.state, FDRTRACE_EOF, "the trace reads to its end: %s", fdrtrace_reader_errmsg(rd));
+	fdrtrace_reader_close(rd);
+	return n;
+}
+
+/*
+ * The preamble of the buffer whose first record is next on @rd, then the
+ * rest of it left unread. Return: 0, -1 at the end (or on an error).
+ */
+static int preamble_then_leave(struct fdrtrace_reader *rd, struct buf_seen *got)
+{
+	struct fdrtrace_event ev;
+
+	memset(got, 0, sizeof(*got));
+	for (;;) {
+		if (fdrtrace_reader_read(rd, &ev))
+			return -1;
+		if (ev.type == FDRTRACE_EV_BUFFER_EXTENTS ||
+		    (ev.version == 1 && ev.type == FDRTRACE_EV_NEW_BUFFER))
+			got->offset = ev.offset;
+		if (ev.type == FDRTRACE_EV_BUFFER_EXTENTS && ev.u.extents.size == 0) {
+			cr_expect_eq(fdrtrace_reader_leave_buffer(rd), 0, "an empty buffer");
+			continue;
+		}
+		if (ev.type == FDRTRACE_EV_NEW_BUFFER)
+			got->tid = ev.tid;
+		if (ev.type == FDRTRACE_EV_NEW_CPU_ID) {
+			got->tsc = ev.tsc;
+			cr_assert_eq(fdrtrace_reader_leave_buffer(rd), 0);
+			cr_expect_eq(fdrtrace_reader_leave_buffer(rd), -EINVAL, "left already");
+			return 0;
+		}
+	}
+}
+
+Test(runs, leave_buffer_steps_to_the_next_buffer_from_a_file_and_from_memory)
+{
+	for (unsigned v = 1; v <= 5; v++) {
+		struct buf_seen want[16], got;
+		struct fdrtrace_reader *rd;
+		struct fdrtrace_event ev;
+		struct tb b = { 0 };
+		size_t n, i, fed;
+		int fd;
+
+		build_long(&b, v, 6, 300, 8192);
+		n = buffers_of(b.data, b.len, want, 16);
+		cr_assert_geq(n, 8, "v%u: the trace has its buffers", v);
+
+		/* A file reader reads and discards each body: nothing of it is returned. */
+		fd = memfd_create("trace", 0);
+		cr_assert_eq(write(fd, b.data, b.len), (ssize_t)b.len);
+		cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+		rd = fdrtrace_reader_open(fd);
+		cr_assert_eq(fdrtrace_reader_read(rd, &ev), 0, "the header");
+		cr_expect_eq(fdrtrace_reader_leave_buffer(rd), -EINVAL, "between buffers");
+		for (i = 0; i < n; i++) {
+			cr_assert_eq(preamble_then_leave(rd, &got), 0, "v%u buffer %zu", v, i);
+			cr_expect_eq(got.offset, want[i].offset, "v%u buffer %zu offset", v, i);
+			cr_expect_eq(got.tid, want[i].tid, "v%u buffer %zu tid", v, i);
+			cr_expect_eq(got.tsc, want[i].tsc, "v%u buffer %zu tsc", v, i);
+		}
+		cr_expect_neq(fdrtrace_reader_read(rd, &ev), 0);
+		cr_expect_eq(ev.state, FDRTRACE_EOF, "v%u: the end, after the last buffer", v);
+		fdrtrace_reader_close(rd);
+		close(fd);
+
+		/*
+		 * A memory reader fed only each preamble's bytes (and some of
+		 * the body): the feed after leaving starts at the buffer's end.
+		 */
+		rd = fdrtrace_reader_open(FDRTRACE_FD_NONE);
+		fdrtrace_reader_feed(rd, b.data, 32);
+		cr_assert_eq(fdrtrace_reader_read(rd, &ev), 0, "the header");
+		fed = 32;
+		for (i = 0; i < n; i++) {
+			size_t end = i + 1 < n ? (size_t)want[i + 1].offset : b.len;
+			size_t piece = end - fed < 120 ? end - fed : 120;
+
+			cr_assert_eq(fdrtrace_reader_feed(rd, b.data + fed, piece), 0);
+			cr_assert_eq(preamble_then_leave(rd, &got), 0, "v%u buffer %zu", v, i);
+			cr_expect_eq(got.offset, want[i].offset, "v%u buffer %zu offset", v, i);
+			cr_expect_eq(got.tid, want[i].tid, "v%u buffer %zu tid", v, i);
+			cr_expect_eq(got.tsc, want[i].tsc, "v%u buffer %zu tsc", v, i);
+			fed = end;
+		}
+		fdrtrace_reader_feed(rd, NULL, 0);
+		cr_expect_neq(fdrtrace_reader_read(rd, &ev), 0);
+		cr_expect_eq(ev.state, FDRTRACE_EOF, "v%u: the end, after the last buffer", v);
+		fdrtrace_reader_close(rd);
+		tb_free(&b);
+	}
 }
 
 /* ---------------- the fuzz corpus ---------------- */

@@ -18,15 +18,13 @@
  * events go to an_ops.event where they happen, and are counted
  * (an_events_note() tells the commands that do not show them).
  *
- * Two ways to read: the streaming reader (pipes, traces whose buffer
- * preambles are not clean, and FDRTRACE_ANALYSIS_READER=1), or, on a
- * regular file, the core's fast path: each buffer is streamed through one
- * 256 KiB window (whatever the buffer size), each record checked against
- * every rule the reader enforces inside a buffer before it is applied,
- * without an event per function record; at a record that breaks a rule the
- * buffer goes to a memory reader placed at the buffer's file offset, which
- * skips what was applied and reports the error (with file offsets) as the
- * reader path would. Both give the same results (the tests compare them).
+ * Reading: every record comes from the reader library (fdrtrace/reader.h),
+ * the one place where the format's grammar is checked: plain function
+ * records in runs through its batch path (fdrtrace_reader_read_functions(),
+ * without an event per record), everything else one event at a time. A
+ * damaged buffer is reported with its file offset and skipped. With
+ * FDRTRACE_ANALYSIS_READER=1 every record comes as an event (the tests
+ * compare the two).
  *
  * Imperfect traces: an exit without a matching entry is counted and ignored;
  * an exit that matches a frame deeper in the stack closes the frames above
@@ -50,13 +48,15 @@
  * once each on stderr) and the calls they opened are forgotten.
  *
  * Order: the buffers of each thread are processed in TSC order. On a
- * regular file a first pass reads only the preambles of the buffers (pread,
- * no record parsing) and checks each thread's buffer order; when some
- * thread's buffers are out of order, a second pass collects the fdrtrace
- * extension records, then a third visits every buffer sorted by (first TSC,
- * file offset). Memory then grows with the number of buffers (24 bytes
- * each), never with records. On a pipe the trace is read in file order and
- * out-of-order buffers are counted in the summary.
+ * regular file a first pass reads only the preambles of the buffers (the
+ * reader steps over each body: fdrtrace_reader_leave_buffer()) and checks
+ * each thread's buffer order; when some thread's buffers are out of order,
+ * a second pass collects the fdrtrace extension records, then a third
+ * visits every buffer sorted by (first TSC, file offset), each fed to a
+ * memory reader placed at its file offset. Memory then grows with the
+ * number of buffers (24 bytes each), never with records. On a pipe the
+ * trace is read in file order and out-of-order buffers are counted in the
+ * summary.
  *
  * Memory: functions, threads, stack frames, modules' symbol tables (when
  * needed for names) and (when asked for) the calling-context tree; never
@@ -215,8 +215,8 @@ struct an_open {
  * @name: from FDRTRACE_EXT_THREAD_NAME, NULL when unknown
  * @stack, @depth, @cap: the open calls, outermost first
  * @last_tsc: the latest TSC of a function record seen on the thread (kept
- *	per run of function records by the fast path, per record by the reader
- *	path): a buffer that starts before it is out of order
+ *	once per run of function records from the reader's batch path, per
+ *	record otherwise): a buffer that starts before it is out of order
  * @scan_tsc: first TSC of its last buffer (used by the order scan)
  * @index: order of first appearance, from 0
  * @root: its calling-context node when struct analysis.cct_per_thread
@@ -277,12 +277,6 @@ enum an_end {
 	AN_END_UNWOUND,		/* an exit of an outer call closed it */
 	AN_END_LOST,		/* it returned inside a gap (@end: where the gap began) */
 };
-
-/*
- * A C++ symbol name demangled (__cxa_demangle, looked up once), malloc()ed;
- * NULL when @raw is not a mangled name or no demangler is at hand.
- */
-char *an_demangle(const char *raw);
 
 struct analysis;
 
@@ -434,7 +428,7 @@ struct analysis {
 	uint32_t *node_hash_val;
 	uint32_t node_hash_cap;
 
-	/* the regular file's window (fast path, scan, per-buffer readers) */
+	/* the regular file's window (the order scan, the buffers one by one) */
 	int fd;
 	uint8_t *win;
 	size_t win_cap, win_len;
@@ -442,7 +436,7 @@ struct analysis {
 
 	/* 1: collect extensions only; 2: skip extensions (reordered pass) */
 	int pass_mode;
-	bool fast;		/* buffers parsed by the core's fast path */
+	bool batch;		/* function records in runs (the reader's batch path) */
 	bool buf_fresh;		/* no NewCPUId yet in the current buffer */
 	bool buf_repeat;	/* its stack record numbers it as one already read */
 	bool buf_ooo;		/* counted as out of time order */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "demangle.h"
 #include "nstack.h"
 #include "printable.h"
 #include "symbolizer.h"
@@ -107,7 +107,7 @@ static const char *ns_lookup(struct nstack *ns, struct ns_module *m, uint64_t ru
 		return NULL;
 	name = sym_name(m->file, sym_file_is_dyn(m->file) ? run - m->load_base : run);
 	if (name && ns->demangle) {
-		char *d = an_demangle(name);
+		char *d = demangle_cxx(name);
 
 		if (d) {
 			free(ns->name_buf);
