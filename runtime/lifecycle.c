@@ -73,15 +73,6 @@
 #include "runtime.h"
 #include "sysunwind.h"
 
-struct fdr_config fdr_cfg;
-pid_t fdr_pid;
-pid_t fdr_fork_parent;
-char fdr_program[256];
-uint64_t fdr_start_ns;
-uint64_t fdr_start_tsc;
-char fdr_cmdline[4096];
-uint32_t fdr_cmdline_len, fdr_argc;
-struct fdr_fork_point fdr_fork_point;
 /* this process's forks so far (fdr_fork_point.serial); a child counts its own from 0 */
 static _Atomic uint32_t lc_fork_serial;
 
@@ -140,41 +131,6 @@ static notrace void lc_program_name(void)
 		memcpy(fdr_program, name, len);
 		fdr_program[len] = '\0';
 	}
-}
-
-/*
- * The command line, as /proc/self/cmdline gives it (each argument ended by
- * a NUL), read once when recording starts (a fork child keeps its
- * parent's; an exec'd image reads its own), cut to the last whole argument
- * that fits fdr_cmdline (4 KiB). open/read/close only: async-signal-safe,
- * no allocation. The descriptor is short-lived and taken while recording
- * starts; a failure leaves an empty command line (argc 0).
- */
-notrace void fdr_read_cmdline(void)
-{
-	uint32_t n = 0, cut = 0, argc = 0;
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		while (n < sizeof(fdr_cmdline)) {
-			ssize_t got = read(fd, fdr_cmdline + n, sizeof(fdr_cmdline) - n);
-
-			if (got < 0 && errno == EINTR)
-				continue;
-			if (got <= 0)
-				break;
-			n += (uint32_t)got;
-		}
-		close(fd);
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		if (fdr_cmdline[i] == '\0') {
-			cut = i + 1;
-			argc++;
-		}
-	}
-	fdr_cmdline_len = cut;
-	fdr_argc = argc;
 }
 
 /*
@@ -257,23 +213,6 @@ static notrace int lc_open(void)
 		return err;
 	}
 	return 0;
-}
-
-_Atomic bool fdr_recorded;
-
-notrace bool fdr_has_records(void)
-{
-	return atomic_load_explicit(&fdr_recorded, memory_order_acquire) ||
-	       atomic_load_explicit(&fdr_before_init_drops, memory_order_relaxed);
-}
-
-notrace void fdr_stop_on_error(void)
-{
-	int expect = FDR_PHASE_RECORDING;
-
-	atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
-	atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, FDR_PHASE_STOPPED,
-						memory_order_acq_rel, memory_order_relaxed);
 }
 
 /* ---- finish ---- */

@@ -38,60 +38,9 @@
 
 #include "compiler.h"
 #include "config.h"
-
-/* What the hooks do: one load and one compare on the fast path. */
-enum fdr_gate_value {
-	FDR_GATE_ON = 1,
-	FDR_GATE_OFF = 0,		/* mode off, or recording stopped: return at once */
-	FDR_GATE_BEFORE_INIT = 2,	/* count BEFORE_INIT drops */
-	FDR_GATE_AFTER_FINI = 3,	/* count AFTER_FINI drops */
-	FDR_GATE_LAZY = 4,		/* recording asked for, not started: the first hook starts it */
-	FDR_GATE_COUNTED = 5,		/* recording with auto_exclude: every hook to autoexclude.c */
-};
+#include "state.h"
 
 struct fdr_ax_thread;
-
-/*
- * The gate's value while recording: FDR_GATE_ON, or FDR_GATE_COUNTED with
- * auto_exclude (autoexclude.c sets it once at the start, before the gate
- * opens; a fork child inherits it). Every start of recording stores it.
- */
-extern int fdr_gate_rec fdr_hidden;
-
-/* Is @g a recording gate (ON, or COUNTED)? */
-static inline notrace bool fdr_gate_recording(int g)
-{
-	return g == FDR_GATE_ON || g == FDR_GATE_COUNTED;
-}
-
-enum fdr_phase_value {
-	FDR_PHASE_INIT = 0,
-	FDR_PHASE_OFF,
-	FDR_PHASE_RECORDING,
-	FDR_PHASE_FINISHING,
-	FDR_PHASE_DONE,
-	FDR_PHASE_DYING,
-	FDR_PHASE_STOPPED,
-	FDR_PHASE_ARMED,	/* recording asked for; started by the first hook (fdr_start_lazy()) */
-};
-
-extern _Atomic int fdr_gate fdr_hidden;
-extern _Atomic int fdr_phase fdr_hidden;
-extern struct fdr_config fdr_cfg fdr_hidden;
-extern pid_t fdr_pid fdr_hidden;
-/* func_duration_threshold_us in clock ticks; 0 keeps every call */
-extern uint64_t fdr_min_ticks fdr_hidden;
-/* max_depth set: every hook takes the slow path (@end stays NULL), which counts depth */
-extern bool fdr_all_slow fdr_hidden;
-/*
- * max_depth: bumped by fdrtrace_start() (OFF -> ON): the calls open at a
- * stop may have returned unseen, so every thread's counted depth starts
- * again from 0 at its next hook (writer.c). Bumped before the gate's
- * release CAS, read relaxed after the slow path's acquire load of the gate.
- */
-extern _Atomic uint32_t fdr_depth_epoch fdr_hidden;
-/* filter/exclude set: the slow path asks fdr_filter_skip() once per new function */
-extern bool fdr_filtering fdr_hidden;
 
 /* Bytes a hook's slow path may need at once: NewCPUId + TSCWrap + record. */
 #define FDR_SLOW_RESERVE 40u
@@ -416,11 +365,6 @@ void fdr_threads_foreach(void (*fn)(struct fdr_thread *t, void *arg), void *arg,
 uint32_t fdr_threads_seen(void) fdr_hidden;
 uint32_t fdr_threads_slots_used(void) fdr_hidden;
 void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node) fdr_hidden;
-extern _Atomic uint64_t fdr_before_init_drops fdr_hidden;
-extern _Atomic uint64_t fdr_after_fini_drops fdr_hidden;
-/* drops of threads that exited without a buffer to report them in */
-extern _Atomic uint64_t fdr_orphan_rec[FDRTRACE_DROP_REASON_COUNT] fdr_hidden;
-extern _Atomic uint64_t fdr_orphan_buf[FDRTRACE_DROP_REASON_COUNT] fdr_hidden;
 void fdr_orphan_drops(uint64_t *rec, uint64_t *bufs, bool take) fdr_hidden;
 /* on_full=wait: clock ticks all threads spent waiting for a free buffer */
 extern _Atomic uint64_t fdr_wait_ticks fdr_hidden;
@@ -618,43 +562,11 @@ void fdr_trigger_describe(char *buf, size_t cap) fdr_hidden;
 /* ---- lifecycle.c ---- */
 
 /*
- * Set when a thread first claims a buffer (a record, or a drop, is on its
- * way) or an instrumented call happened before initialisation: the trace
- * file is created only then (file_writer.c).
- */
-extern _Atomic bool fdr_recorded fdr_hidden;
-/* Has this process anything for a trace file? */
-bool fdr_has_records(void) fdr_hidden;
-/*
  * exec.c, before an exec of @path: finish the trace as exit does, with an
  * FDRTRACE_EXT_EXEC record naming @path. Return: true when a trace was closed.
  */
 bool fdr_before_exec(const char *path) fdr_hidden;
 
-void fdr_stop_on_error(void) fdr_hidden;
-extern char fdr_program[256] fdr_hidden;
-extern uint64_t fdr_start_ns fdr_hidden;
-extern pid_t fdr_fork_parent fdr_hidden;
-
-/*
- * The process tree (docs/format.md 5: process, fork, exec, close, spawn).
- * Written by the thread that starts recording (fdr_start_tsc, the command
- * line), the forking thread in the fork's prepare handler (fdr_fork_point,
- * which the child inherits for its fork record), and whoever ends the
- * process (fdr_set_end(): exit, _exit, a fatal signal, exec); read by the
- * writers of those records afterwards, on the same thread or after a
- * synchronising handover (the flush thread's start, its finish, the file
- * lock).
- */
-extern uint64_t fdr_start_tsc fdr_hidden;
-extern char fdr_cmdline[4096] fdr_hidden;	/* NUL-ended arguments, cut to whole ones */
-extern uint32_t fdr_cmdline_len fdr_hidden, fdr_argc fdr_hidden;
-struct fdr_fork_point {
-	uint32_t tid;		/* the thread that called fork() */
-	uint32_t serial;	/* this process's forks, from 1 */
-	uint64_t tsc;		/* the trace clock in the prepare handler */
-};
-extern struct fdr_fork_point fdr_fork_point fdr_hidden;
 /*
  * A child started without a fork by thread @tid (spawn.c: posix_spawn) at
  * @tsc, its pid @child_pid: a spawn record in the thread's records
@@ -665,7 +577,4 @@ void fdr_spawn_note(uint32_t tid, uint64_t tsc, uint32_t child_pid) fdr_hidden;
 void fdr_set_end(uint8_t end, uint32_t value) fdr_hidden;
 /* verbosity=0: fdr_say() and fdr_say_raw() print nothing (say.c) */
 extern bool fdr_say_silent fdr_hidden;
-/* Read /proc/self/cmdline into fdr_cmdline (start of recording; async-signal-safe). */
-void fdr_read_cmdline(void) fdr_hidden;
-
 #endif /* FDR_RUNTIME_H */

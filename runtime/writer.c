@@ -49,18 +49,7 @@
 #include "sysunwind.h"
 #include "writer_api.h"
 
-_Atomic int fdr_gate = FDR_GATE_BEFORE_INIT;
-int fdr_gate_rec = FDR_GATE_ON;
-uint64_t fdr_min_ticks;
-bool fdr_all_slow;
-_Atomic uint32_t fdr_depth_epoch;
-bool fdr_filtering;
-_Atomic int fdr_phase = FDR_PHASE_INIT;
 fdr_tls struct fdr_thread fdr_self;
-_Atomic uint64_t fdr_before_init_drops;
-_Atomic uint64_t fdr_after_fini_drops;
-_Atomic uint64_t fdr_orphan_rec[FDRTRACE_DROP_REASON_COUNT];
-_Atomic uint64_t fdr_orphan_buf[FDRTRACE_DROP_REASON_COUNT];
 _Atomic uint64_t fdr_wait_ticks;
 
 #define FDR_MAX_THREADS 8192u
