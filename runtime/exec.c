@@ -44,14 +44,6 @@ typedef int (*ex_execveat_fn)(int, const char *, char *const[], char *const[], i
 
 extern char **environ;
 
-notrace void fdr_next_fn(const char *name, void *fn, size_t size)
-{
-	void *sym = dlsym(RTLD_NEXT, name);
-
-	/* POSIX lets dlsym's data pointer become a function pointer */
-	memcpy(fn, &sym, size);
-}
-
 /* Say that the trace was closed for an exec that did not happen. */
 static notrace int ex_failed(bool finished, int ret)
 {

@@ -38,19 +38,15 @@
 
 #include "compiler.h"
 #include "config.h"
+#include "fd_high.h"
+#include "libc_next.h"
+#include "records.h"
 #include "state.h"
 
 struct fdr_ax_thread;
 
 /* Bytes a hook's slow path may need at once: NewCPUId + TSCWrap + record. */
 #define FDR_SLOW_RESERVE 40u
-
-/*
- * v1 buffers end with EndOfBuffer and padding; we keep room for the
- * EndOfBuffer and for one padding marker (file_writer.c), so the padding is
- * always at least 32 bytes.
- */
-#define FDR_V1_TAIL (FDRTRACE_METADATA_RECORD_SIZE + 32u)
 
 /*
  * max_depth: open calls whose function a thread keeps, to match exits
@@ -263,14 +259,6 @@ struct fdr_thread {
 
 extern fdr_tls struct fdr_thread fdr_self fdr_hidden;
 
-/*
- * The next definition of @name after libfdrtrace's (libc's, for the calls
- * it interposes) into the function pointer at @fn (@size bytes), or NULL
- * (a fully static program). dlsym: not async-signal-safe (exec.c).
- */
-void fdr_next_fn(const char *name, void *fn, size_t size) fdr_hidden;
-#define FDR_NEXT(name, fnp) fdr_next_fn(name, fnp, sizeof(*(fnp)))
-
 /* creds.c, before set*id, setgroups, initgroups, chroot: name the trace while we may (lifecycle.c) */
 void fdr_before_identity_change(void) fdr_hidden;
 
@@ -376,10 +364,6 @@ extern _Atomic uint64_t fdr_wait_ticks fdr_hidden;
  * program runs); writes are kept until fdr_file_create() names it
  */
 int fdr_file_prepare(void) fdr_hidden;
-/* a descriptor of ours, moved high, out of the program's way (async-signal-safe) */
-int fdr_fd_high(int fd) fdr_hidden;
-/* where fdr_fd_high() moves descriptors, from the descriptor limit (once, at start) */
-void fdr_fd_floor_init(void) fdr_hidden;
 /* create the file and write what was kept (caller holds the file lock); reports a failure */
 int fdr_file_create(void) fdr_hidden;
 bool fdr_file_created(void) fdr_hidden;
@@ -430,8 +414,6 @@ void fdr_file_unlock(void) fdr_hidden;
 bool fdr_file_failed(void) fdr_hidden;
 /* recording stopped because the trace reached max_size (not a write error) */
 bool fdr_file_max_size_hit(void) fdr_hidden;
-size_t fdr_preamble(uint8_t *p, int32_t tid, unsigned cpu, uint64_t tsc) fdr_hidden;
-size_t fdr_custom_event_md(uint8_t *p, uint32_t size, uint64_t tsc) fdr_hidden;
 extern char fdr_path[4200] fdr_hidden;
 extern int fdr_fd fdr_hidden;
 
