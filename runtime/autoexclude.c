@@ -63,6 +63,7 @@
 #include "autoexclude.h"
 #include "clock.h"
 #include "ext_writer.h"
+#include "filter.h"
 #include "funcid_map.h"
 #include "runtime.h"
 #include "writer_api.h"
@@ -797,6 +798,7 @@ other:
 
 struct ax_out {
 	struct fdr_rtbuf *rb;
+	fdr_ax_add_fn add;
 	bool take;
 	uint32_t tid;
 	uint32_t n;
@@ -814,7 +816,7 @@ static notrace void ax_out_flush(struct ax_out *o)
 		return;
 	len = fdr_ext_counted(p, sizeof(p), o->tid, o->lost, o->n, o->ids, o->calls);
 	if (len)
-		fdr_rtbuf_add(o->rb, p, len);
+		o->add(o->rb, p, len);
 	o->n = 0;
 	o->lost = 0;
 }
@@ -829,17 +831,17 @@ static notrace void ax_out_add(struct ax_out *o, uint32_t id, uint64_t calls)
 		ax_out_flush(o);
 }
 
-static notrace void ax_decision_out(struct fdr_rtbuf *rb, uint32_t i)
+static notrace void ax_decision_out(struct fdr_rtbuf *rb, fdr_ax_add_fn add, uint32_t i)
 {
 	uint8_t p[64];
 	size_t len = fdr_ext_excluded(p, sizeof(p), ax_dec[i].id, ax_dec[i].tsc, ax_dec[i].calls,
 				      ax_dec[i].sum, ax_ticks, ax_after, ax_dec[i].undone);
 
 	if (len)
-		fdr_rtbuf_add(rb, p, len);
+		add(rb, p, len);
 }
 
-notrace void fdr_ax_emit_decisions(struct fdr_rtbuf *rb)
+notrace void fdr_ax_emit_decisions(struct fdr_rtbuf *rb, fdr_ax_add_fn add)
 {
 	if (!fdr_ax_on)
 		return;
@@ -847,7 +849,7 @@ notrace void fdr_ax_emit_decisions(struct fdr_rtbuf *rb)
 		/* acquire: pairs with the decider's release store */
 		if (!atomic_load_explicit(&ax_dec[ax_dec_written].ready, memory_order_acquire))
 			break;
-		ax_decision_out(rb, ax_dec_written);
+		ax_decision_out(rb, add, ax_dec_written);
 	}
 }
 
@@ -877,19 +879,19 @@ static notrace void ax_emit_thread(struct fdr_thread *t, void *arg)
 	ax_out_flush(o);
 }
 
-notrace void fdr_ax_emit(struct fdr_rtbuf *rb, bool take)
+notrace void fdr_ax_emit(struct fdr_rtbuf *rb, fdr_ax_add_fn add, bool take)
 {
-	struct ax_out o = { .rb = rb, .take = take };
+	struct ax_out o = { .rb = rb, .add = add, .take = take };
 
 	if (!fdr_ax_on)
 		return;
 	if (take) {
-		fdr_ax_emit_decisions(rb);
+		fdr_ax_emit_decisions(rb, add);
 	} else {
 		for (uint32_t i = 0; i < AX_DECISIONS; i++) {
 			if (!atomic_load_explicit(&ax_dec[i].ready, memory_order_acquire))
 				break;
-			ax_decision_out(rb, i);
+			ax_decision_out(rb, add, i);
 		}
 	}
 	fdr_threads_foreach(ax_emit_thread, &o, 100000);
@@ -914,7 +916,7 @@ notrace void fdr_ax_flush_soon(void)
 	atomic_store_explicit(&ax_flush_asked, true, memory_order_relaxed);
 }
 
-notrace void fdr_ax_emit_periodic(struct fdr_rtbuf *rb)
+notrace void fdr_ax_emit_periodic(struct fdr_rtbuf *rb, fdr_ax_add_fn add)
 {
 	uint64_t now;
 
@@ -926,7 +928,7 @@ notrace void fdr_ax_emit_periodic(struct fdr_rtbuf *rb)
 	    !atomic_exchange_explicit(&ax_flush_asked, false, memory_order_relaxed))
 		return;
 	ax_last_emit_ns = now;
-	fdr_ax_emit(rb, true);
+	fdr_ax_emit(rb, add, true);
 }
 
 notrace void fdr_ax_thread_exit(struct fdr_thread *t)

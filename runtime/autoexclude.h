@@ -16,12 +16,20 @@
 #define FDR_AUTOEXCLUDE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "compiler.h"
 
 struct fdr_thread;
 struct fdr_rtbuf;
+
+/*
+ * Where the emitters below put each FDRx payload: the caller's runtime
+ * buffer, through the file layer's fdr_rtbuf_add() (passed in: the file
+ * layer is above this one). Async-signal-safe where the emitter is.
+ */
+typedef int (*fdr_ax_add_fn)(struct fdr_rtbuf *rb, const uint8_t *payload, size_t len);
 
 /* N when the option does not say: calls timed before a function is decided */
 #define FDR_AX_AFTER_DEFAULT 2048u
@@ -50,20 +58,20 @@ void fdr_ax_init(void) fdr_hidden;
 /* The hooks' path while the gate is FDR_GATE_COUNTED (from fdr_record_inactive()). */
 void fdr_ax_record(void *fn, unsigned action) fdr_hidden fdr_noinline;
 /*
- * Write the decisions not written yet into @rb (the caller holds the file
+ * Write the decisions not written yet into @rb with @add (the caller holds the file
  * lock: the flush thread's round, after fdr_flush_emit_funcs() named the ids).
  */
-void fdr_ax_emit_decisions(struct fdr_rtbuf *rb) fdr_hidden;
+void fdr_ax_emit_decisions(struct fdr_rtbuf *rb, fdr_ax_add_fn add) fdr_hidden;
 /*
- * Write every thread's counts into @rb (the caller holds the file lock).
+ * Write every thread's counts into @rb with @add (the caller holds the file lock).
  * @take: into the trace itself, counting what is written as reported (the
  * next call writes only what was counted since); false for a snapshot's
  * file, which gets the counts since the start and every decision, and
  * leaves them for the trace. Async-signal-safe.
  */
-void fdr_ax_emit(struct fdr_rtbuf *rb, bool take) fdr_hidden;
-/* Stream policy, flush thread: fdr_ax_emit(@rb, true) about once a second, or when asked. */
-void fdr_ax_emit_periodic(struct fdr_rtbuf *rb) fdr_hidden;
+void fdr_ax_emit(struct fdr_rtbuf *rb, fdr_ax_add_fn add, bool take) fdr_hidden;
+/* Stream policy, flush thread: fdr_ax_emit(@rb, @add, true) about once a second, or when asked. */
+void fdr_ax_emit_periodic(struct fdr_rtbuf *rb, fdr_ax_add_fn add) fdr_hidden;
 /* fdrtrace_flush(), dump_signal (stream): the next fdr_ax_emit_periodic() writes. Async-signal-safe. */
 void fdr_ax_flush_soon(void) fdr_hidden;
 /* Thread exit, after @t left the registry: its counts go to the process-wide table. */

@@ -1079,6 +1079,20 @@ static notrace int fw_fail(const char *what, int err)
 	return -err;
 }
 
+/*
+ * The thread id the runtime's own units carry (the flush thread's, 0
+ * before it starts; a fork child keeps its parent's until its own starts):
+ * set by the flush layer (fdr_file_set_tid()), read for the last unit of
+ * a stopped trace (fw_stop_write()). Plain: set once per flush thread,
+ * before it writes; a stale 0 names the writing thread instead.
+ */
+static int32_t fw_rt_tid;
+
+notrace void fdr_file_set_tid(int32_t tid)
+{
+	fw_rt_tid = tid;
+}
+
 /* The bytes the last unit needs (fw_stopped()): a whole buffer in v1. */
 static notrace uint64_t fw_stop_room(void)
 {
@@ -1507,8 +1521,7 @@ static notrace bool fw_stop_write(uint64_t records, uint64_t buffers, int err, o
 	int k;
 
 	tsc = fdr_clock_read(&cpu);
-	n = fdr_preamble(fw_stop_unit, fdr_flush_tid() ? fdr_flush_tid() : (int32_t)syscall(SYS_gettid),
-			 cpu, tsc);
+	n = fdr_preamble(fw_stop_unit, fw_rt_tid ? fw_rt_tid : (int32_t)syscall(SYS_gettid), cpu, tsc);
 	if (records || buffers)
 		n = fw_stop_add(n, p, fdr_ext_drop(p, sizeof(p), 0, FDRTRACE_DROP_IO_ERROR,
 						   records, buffers), tsc);

@@ -50,7 +50,6 @@
 #include "native_stack.h"
 #include "runtime.h"
 
-_Atomic uint64_t fdr_enqueued;
 _Atomic uint64_t fdr_written;
 
 static pthread_mutex_t fl_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -91,6 +90,12 @@ static uint8_t fl_scratch[8192];
 notrace int32_t fdr_flush_tid(void)
 {
 	return fl_rb.tid;
+}
+
+/* The flush thread runs (started, not finished): a hook may wait for its decisions. */
+notrace bool fdr_flush_running(void)
+{
+	return fl_running;
 }
 
 notrace void fdr_flush_wake(void)
@@ -421,98 +426,6 @@ static notrace void fl_cache_names(void)
 	}
 }
 
-/* ---- filter/exclude ---- */
-
-/*
- * Per function id: 0 not decided yet, FL_KEEP or FL_SKIP. The flush
- * thread decides (it may look names up; a hook may not), the first time
- * a hook meets the id; the hook waits for it (at most 100 ms) and every
- * later call of the function reads the flag (or its thread's cache).
- */
-#define FL_KEEP 1
-#define FL_SKIP 2
-
-static _Atomic uint8_t *fl_fflags;
-static _Atomic uint32_t fl_filter_upto = 1;
-
-notrace int fdr_filter_init(void)
-{
-	void *m = mmap(NULL, fl_id_bytes(), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	if (m == MAP_FAILED)
-		return -errno;
-	fl_fflags = m;
-	return 0;
-}
-
-/* Does @name match one of the ';'-separated glob patterns of @list? */
-static notrace bool fl_match_list(const char *list, const char *name)
-{
-	char pat[1024];
-
-	while (*list) {
-		size_t n = strcspn(list, ";");
-
-		if (n && n < sizeof(pat)) {
-			memcpy(pat, list, n);
-			pat[n] = '\0';
-			if (!fnmatch(pat, name, 0))
-				return true;
-		}
-		list += n;
-		if (*list == ';')
-			list++;
-	}
-	return false;
-}
-
-/* Decide every id handed out so far (flush thread). */
-static notrace void fl_decide_filters(void)
-{
-	uint32_t limit = fdr_funcid_limit();
-	static char name[2048];
-
-	if (!fl_fflags)
-		return;
-	for (uint32_t id = atomic_load_explicit(&fl_filter_upto, memory_order_relaxed); id < limit;
-	     id++) {
-		uintptr_t addr = fdr_funcid_addr(id);
-		uint32_t module = FDR_MODULE_UNKNOWN;
-		bool keep;
-
-		if (!addr)
-			break;	/* its insert is in progress: next round */
-		if (fdr_symbol_lookup(addr, name, sizeof(name), &module) < 0)
-			name[0] = '\0';
-		keep = !fdr_cfg.filter[0] || fl_match_list(fdr_cfg.filter, name);
-		if (keep && fdr_cfg.exclude[0] && fl_match_list(fdr_cfg.exclude, name))
-			keep = false;
-		/* release: pairs with the hook's acquire load of the flag */
-		atomic_store_explicit(&fl_fflags[id], keep ? FL_KEEP : FL_SKIP, memory_order_release);
-		atomic_store_explicit(&fl_filter_upto, id + 1, memory_order_release);
-	}
-}
-
-/* Hook slow path: should calls of @id be left out? May wait for the flush thread. */
-notrace bool fdr_filter_skip(uint32_t id)
-{
-	uint8_t f;
-
-	if (!fl_fflags)
-		return false;
-	f = atomic_load_explicit(&fl_fflags[id], memory_order_acquire);
-	for (unsigned i = 0; !f && fl_running && i < 2000; i++) {
-		struct timespec ts = { 0, 50000 };
-
-		fdr_flush_wake();
-		nanosleep(&ts, NULL);
-		f = atomic_load_explicit(&fl_fflags[id], memory_order_acquire);
-	}
-	/* undecided (no flush thread, or it is stuck): recorded */
-	return f == FL_SKIP;
-}
-
 /*
  * Ring policy, fatal-signal handler: let the flush thread name the ids
  * handed out so far (at most @ms milliseconds). Async-signal-safe.
@@ -612,8 +525,8 @@ static notrace unsigned fl_drain(struct fdr_rtbuf *rb, unsigned max)
 		b->node.next = NULL;
 	}
 	fdr_flush_emit_funcs(rb, true);
-	fdr_ax_emit_decisions(rb);	/* auto_exclude: after the names of the ids they decide */
-	fdr_ax_emit_periodic(rb);	/* and the counts so far, about once a second */
+	fdr_ax_emit_decisions(rb, fdr_rtbuf_add);	/* auto_exclude: after the names of the ids they decide */
+	fdr_ax_emit_periodic(rb, fdr_rtbuf_add);	/* and the counts so far, about once a second */
 	fdr_rtbuf_flush(rb);
 	while (first) {
 		struct fdr_buffer *batch[FDR_WRITE_BATCH];
@@ -803,7 +716,7 @@ static notrace void fl_snapshot(const char *why)
 	fdr_totals = snap_totals;
 	fdr_flush_emit_funcs(&fl_snap_rb, true);
 	fdr_rtbuf_flush(&fl_snap_rb);
-	fdr_ring_write(true, upto);
+	fdr_ring_write(true, upto, fdr_file_write_buffer);
 	for (uint32_t i = 0; i < ps.used; i++)
 		if (ps.p[i].len)
 			fdr_file_write_buffer(ps.p[i].copy, ps.p[i].len);
@@ -811,7 +724,7 @@ static notrace void fl_snapshot(const char *why)
 	for (uint32_t i = 0; i < ps.used; i++)
 		fdr_rtbuf_add_drops(&fl_snap_rb, ps.p[i].tid, ps.p[i].rec, ps.p[i].bufs);
 	fdr_rtbuf_add_drops(&fl_snap_rb, 0, orphan_rec, orphan_bufs);
-	fdr_ax_emit(&fl_snap_rb, false);	/* auto_exclude: every decision, the counts so far */
+	fdr_ax_emit(&fl_snap_rb, fdr_rtbuf_add, false);	/* auto_exclude: every decision, the counts so far */
 	fdr_rtbuf_flush(&fl_snap_rb);	/* counts them into the totals */
 	len = fdr_close_record(fl_scratch, sizeof(fl_scratch), FDRTRACE_CLOSE_SNAPSHOT,
 			       fdr_clock.freq, 0);
@@ -918,13 +831,13 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 		fdr_file_lock(0);
 		fdr_flush_emit_funcs(rb, true);
 		fdr_rtbuf_flush(rb);
-		fdr_ring_write(false, UINT64_MAX);
+		fdr_ring_write(false, UINT64_MAX, fdr_file_write_buffer);
 		fdr_file_unlock();
 	}
 	fl_drain(rb, UINT_MAX);
 	fdr_file_lock(0);
 	fdr_flush_emit_funcs(rb, true);
-	fdr_ax_emit(rb, true);	/* auto_exclude: decisions and the calls counted, not recorded */
+	fdr_ax_emit(rb, fdr_rtbuf_add, true);	/* auto_exclude: decisions and the calls counted, not recorded */
 	fdr_orphan_drops(rec, bufs, true);
 	fdr_rtbuf_add_drops(rb, 0, rec, bufs);
 	fdr_rtbuf_flush(rb);	/* counts the drops above into the totals */
@@ -1223,6 +1136,7 @@ static notrace unsigned fl_round_max(void)
 static notrace void fl_start_records(int32_t tid, bool forked)
 {
 	fdr_rtbuf_init(&fl_rb, tid);
+	fdr_file_set_tid(tid);	/* the tid of the file layer's own last unit too */
 	fdr_file_lock(0);
 	fdr_write_start_records(&fl_rb, forked, (uint32_t)fdr_fork_parent);
 	fdr_file_unlock();
@@ -1333,7 +1247,7 @@ static notrace void *fl_main(void *arg)
 			fdr_file_unlock();
 		}
 		if (fdr_filtering)
-			fl_decide_filters();
+			fdr_filter_decide();
 		if (fdr_cfg.policy != FDR_POLICY_RING) {
 			if (fl_drain(&fl_rb, fl_round_max())) {
 				fl_wrote_ns = fdr_clock_ns(CLOCK_MONOTONIC);

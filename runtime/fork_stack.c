@@ -50,6 +50,7 @@
 #include <fdrtrace/format.h>
 
 #include "ext_writer.h"
+#include "filter.h"
 #include "fork_stack.h"
 #include "funcid_map.h"
 #include "runtime.h"

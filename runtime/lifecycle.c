@@ -796,7 +796,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 		if (b->len && b->data)
 			fdr_file_write_buffer(b->data, b->len);
 	if (fdr_cfg.policy == FDR_POLICY_RING)
-		fdr_ring_write(false, UINT64_MAX);	/* the recent past, oldest first */
+		fdr_ring_write(false, UINT64_MAX, fdr_file_write_buffer);	/* the recent past, oldest first */
 	fdr_threads_foreach(lc_sig_snap, rb, 100000);
 	if (crash_len) {
 		/* in a buffer of its own, so that its time is now: after the thread's last record */
@@ -815,7 +815,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 		fdr_orphan_drops(rec, bufs, true);
 		fdr_rtbuf_add_drops(rb, 0, rec, bufs);
 	}
-	fdr_ax_emit(rb, true);	/* auto_exclude: the calls counted, not recorded */
+	fdr_ax_emit(rb, fdr_rtbuf_add, true);	/* auto_exclude: the calls counted, not recorded */
 	fdr_rtbuf_flush(rb);
 	freq = fdr_clock_refine();	/* over the run, as a normal close */
 	n = fdr_close_record(p, sizeof(p), sig ? FDRTRACE_CLOSE_SIGNAL : FDRTRACE_CLOSE_EXIT, freq, 0);
@@ -1368,6 +1368,21 @@ out:
 }
 
 /*
+ * What the record layer calls up to (drain.h): the start, and the flush
+ * thread's side of a handover.
+ */
+static const struct fdr_drain lc_drain = {
+	.start = fdr_start_lazy,
+	.wake = fdr_flush_wake,
+	.queued = fdr_flush_queued,
+	.starved = fdr_flush_starved,
+	.wait_buffer = fdr_flush_wait_buffer,
+	.wait_stalled = fdr_flush_wait_stalled,
+	.running = fdr_flush_running,
+	.trigger = fdr_flush_request_trigger,
+};
+
+/*
  * The constructor: cheap checks only. The configuration (off: nothing
  * more), the clock's start pair (no system call), the exit and fork
  * handlers, and the gate set LAZY: the first hook starts the rest
@@ -1380,6 +1395,7 @@ static notrace void lc_init(void)
 
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT)
 		return;
+	fdr_drain_connect(&lc_drain);	/* before the gate opens: the slow path's way up */
 	fdr_say_init();	/* first: a standard error closed now stays closed to messages */
 	fdr_config_load(&fdr_cfg);
 	fdr_say_silent = fdr_cfg.verbosity < 1;

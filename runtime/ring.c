@@ -170,10 +170,13 @@ notrace uint64_t fdr_ring_newest(void)
  * @keep:	put them back FULL afterwards (a snapshot); else they stay BUSY
  * @upto:	the newest handover number to write (fdr_ring_newest() read
  *		before the dump copied partial buffers), UINT64_MAX: all
+ * @write:	writes one buffer's bytes (the file layer's
+ *		fdr_file_write_buffer(); passed in, the file layer being above)
  *
  * Context: the caller holds the file lock; async-signal-safe.
  */
-notrace void fdr_ring_write(bool keep, uint64_t upto)
+notrace void fdr_ring_write(bool keep, uint64_t upto,
+			    int (*write)(const uint8_t *data, uint64_t len))
 {
 	uint64_t now = fdr_ring_newest();
 	uint64_t limit = upto < now ? upto : now;
@@ -205,7 +208,7 @@ notrace void fdr_ring_write(bool keep, uint64_t upto)
 		}
 		last = seq;
 		if (b->len)
-			fdr_file_write_buffer(b->data, b->len);
+			write(b->data, b->len);
 		if (keep)
 			atomic_store_explicit(&b->ring_state, FDR_RING_FULL, memory_order_release);
 	}

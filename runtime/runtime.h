@@ -38,6 +38,8 @@
 
 #include "compiler.h"
 #include "config.h"
+#include "drain.h"
+#include "filter.h"
 #include "fd_high.h"
 #include "libc_next.h"
 #include "records.h"
@@ -354,6 +356,8 @@ uint32_t fdr_threads_seen(void) fdr_hidden;
 uint32_t fdr_threads_slots_used(void) fdr_hidden;
 void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node) fdr_hidden;
 void fdr_orphan_drops(uint64_t *rec, uint64_t *bufs, bool take) fdr_hidden;
+/* buffers handed over to the queue (stream policy) */
+extern _Atomic uint64_t fdr_enqueued fdr_hidden;
 /* on_full=wait: clock ticks all threads spent waiting for a free buffer */
 extern _Atomic uint64_t fdr_wait_ticks fdr_hidden;
 
@@ -388,6 +392,8 @@ long long fdr_file_direct_from(void) fdr_hidden;
 /* the flush thread settles the file once it has written nothing for this long */
 #define FDR_SETTLE_MS 10
 void fdr_file_close(void) fdr_hidden;
+/* the thread id of the runtime's own buffers (the flush thread's), for the file's last unit */
+void fdr_file_set_tid(int32_t tid) fdr_hidden;
 /* a fork child: close the parent's descriptors, write nothing */
 void fdr_file_forget(void) fdr_hidden;
 /* the descriptors of the trace (at most 2, into @fds): the flush thread's table keeps them */
@@ -448,6 +454,8 @@ extern struct fdr_totals fdr_totals fdr_hidden;
 /* ---- flush_thread.c ---- */
 
 int fdr_flush_start(void) fdr_hidden;
+/* the flush thread runs (started, not finished) */
+bool fdr_flush_running(void) fdr_hidden;
 void fdr_flush_wake(void) fdr_hidden;
 /* the flush thread's id: the thread id the runtime buffers carry (0 before it starts) */
 int32_t fdr_flush_tid(void) fdr_hidden;
@@ -490,15 +498,12 @@ struct fdr_buffer *fdr_flush_wait_buffer(void) fdr_hidden;
  * the costlier checks of whether the thread may wait at all.
  */
 bool fdr_flush_wait_stalled(void) fdr_hidden;
-int fdr_filter_init(void) fdr_hidden;
-bool fdr_filter_skip(uint32_t id) fdr_hidden;
 int fdr_flush_snapshot_wait(unsigned timeout_ms) fdr_hidden;
 int fdr_flush_start_child(void) fdr_hidden;
 void fdr_flush_fork_prepare(void) fdr_hidden;
 void fdr_flush_fork_parent(void) fdr_hidden;
 int fdr_write_start_records(struct fdr_rtbuf *rb, bool forked, uint32_t parent) fdr_hidden;
 void fdr_count_buffer(const uint8_t *data, uint64_t len) fdr_hidden;
-extern _Atomic uint64_t fdr_enqueued fdr_hidden;
 extern _Atomic uint64_t fdr_written fdr_hidden;
 
 /* ---- ring.c: the ring policy ---- */
@@ -512,7 +517,7 @@ enum fdr_ring_state {
 void fdr_ring_put(struct fdr_buffer *b) fdr_hidden;
 struct fdr_buffer *fdr_ring_take_oldest(void) fdr_hidden;
 uint64_t fdr_ring_newest(void) fdr_hidden;
-void fdr_ring_write(bool keep, uint64_t upto) fdr_hidden;
+void fdr_ring_write(bool keep, uint64_t upto, int (*write)(const uint8_t *data, uint64_t len)) fdr_hidden;
 /* the calling thread's open calls at the start of its next buffer: @b's records up to @end walked */
 void fdr_ring_stack_advance(struct fdr_buffer *b, const uint8_t *end) fdr_hidden;
 size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint64_t tsc) fdr_hidden;

@@ -20,7 +20,7 @@
  *     (writer_api.h is unchanged).
  *   - fdr_trigger_call() runs in the hook's slow path, guard held, maybe
  *     in a signal handler: no locks, no allocation, no system call but the
- *     futex wake of fdr_flush_request_trigger(). It keeps, per thread, the
+ *     futex wake of the flush thread's fdr_flush_request_trigger(), through the drain (drain.h). It keeps, per thread, the
  *     entry times of the calls of candidate functions still open
  *     (TRG_STACK of them; deeper ones are counted and never fire). At an
  *     exit after more than the trigger's duration it claims a snapshot
@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "drain.h"
 #include "funcid_map.h"
 #include "modules.h"
 #include "runtime.h"
@@ -231,7 +232,7 @@ static notrace void trg_fire(uint32_t id, unsigned k, uint64_t ticks, uint64_t t
 	atomic_store_explicit(&trg_fire_id, id, memory_order_relaxed);
 	atomic_store_explicit(&trg_fire_index, k, memory_order_relaxed);
 	atomic_store_explicit(&trg_fire_ticks, ticks, memory_order_relaxed);
-	fdr_flush_request_trigger();	/* release: the three stores above before it */
+	fdr_drain_trigger();	/* release: the three stores above before it */
 }
 
 notrace void fdr_trigger_call(uint32_t id, unsigned action, uint64_t tsc, bool written,

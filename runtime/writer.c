@@ -42,7 +42,9 @@
 #include "autoexclude.h"
 #include "buffer_queue.h"
 #include "clock.h"
+#include "drain.h"
 #include "ext_writer.h"
+#include "filter.h"
 #include "fork_stack.h"
 #include "funcid_map.h"
 #include "runtime.h"
@@ -50,6 +52,8 @@
 #include "writer_api.h"
 
 fdr_tls struct fdr_thread fdr_self;
+/* buffers handed over to the queue (stream policy); the flush thread counts them written */
+_Atomic uint64_t fdr_enqueued;
 _Atomic uint64_t fdr_wait_ticks;
 
 #define FDR_MAX_THREADS 8192u
@@ -93,7 +97,7 @@ static notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t buf
 /*
  * A hook that found the gate neither ON nor OFF. LAZY: recording was asked
  * for and this is the process's first hook (or one racing it): start the
- * runtime (lifecycle.c, fdr_start_lazy(): one thread starts, the others
+ * runtime (lifecycle.c, fdr_drain_start(): one thread starts, the others
  * wait for it), then record this call as any other. Not recursive: the
  * call is recorded only once the gate is ON. COUNTED: recording with
  * auto_exclude, every hook goes to autoexclude.c.
@@ -101,7 +105,7 @@ static notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t buf
 static notrace fdr_noinline void wr_inactive(void *fn, unsigned action, int g)
 {
 	if (g == FDR_GATE_LAZY) {
-		if (fdr_start_lazy())
+		if (fdr_drain_start())
 			fdr_record(fn, action);
 	} else if (g == FDR_GATE_BEFORE_INIT)
 		atomic_fetch_add_explicit(&fdr_before_init_drops, 1, memory_order_relaxed);
@@ -633,11 +637,11 @@ static notrace struct fdr_buffer *wr_wait(struct fdr_thread *t)
 	unsigned cpu;
 
 	/* the stall first: a starved thread drops each call, and the stack walk is slow */
-	if (t->no_wait || fdr_flush_wait_stalled() || wr_in_handler(t))
+	if (t->no_wait || fdr_drain_wait_stalled() || wr_in_handler(t))
 		return NULL;
 	wr_held_grow(t);
 	t0 = fdr_clock_read(&cpu);
-	b = fdr_flush_wait_buffer();
+	b = fdr_drain_wait_buffer();
 	t1 = fdr_clock_read(&cpu);
 	if (!t->wait_last_tsc)
 		t->wait_first_tsc = t0;
@@ -658,7 +662,7 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	 */
 	if (!atomic_load_explicit(&fdr_recorded, memory_order_relaxed) &&
 	    !atomic_exchange_explicit(&fdr_recorded, true, memory_order_acq_rel))
-		fdr_flush_wake();
+		fdr_drain_wake();
 
 	if (!b && fdr_cfg.policy == FDR_POLICY_RING)
 		b = fdr_ring_take_oldest();
@@ -667,7 +671,7 @@ static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	if (!b) {
 		fdr_fork_stack_record(t, NULL, 0, 0);	/* a gap comes first: its calls no longer known */
 		if (fdr_cfg.policy == FDR_POLICY_STREAM)
-			fdr_flush_starved();	/* a larger pool, while it may grow */
+			fdr_drain_starved();	/* a larger pool, while it may grow */
 		if (!t->starved) {
 			t->starved = true;
 			atomic_fetch_add_explicit(&t->drop_buf[FDRTRACE_DROP_POOL_EMPTY], 1,
@@ -742,7 +746,7 @@ notrace int fdr_thread_handover(struct fdr_thread *t)
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 	wr_slot_unlock(t->slot, t);
 	if (phase == FDR_PHASE_RECORDING && fdr_cfg.policy != FDR_POLICY_RING)
-		fdr_flush_queued();
+		fdr_drain_queued();
 	return 0;
 }
 
@@ -754,7 +758,7 @@ notrace int fdr_thread_ensure(struct fdr_thread *t)
 	if (t->buf && atomic_exchange_explicit(&t->flush_req, 0, memory_order_relaxed)) {
 		/* asked for (flush_interval_ms, dump_signal): written now, not with the next batch */
 		fdr_thread_handover(t);
-		fdr_flush_wake();
+		fdr_drain_wake();
 	}
 	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) <
 			      wr_cap_end(t->buf) - FDR_SLOW_RESERVE) {
@@ -932,7 +936,7 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		 * function's first call, adding a scheduler tick (4 ms) to it.
 		 */
 		if (fdr_funcid_limit() != before && (fdr_triggering || fdr_funcid_needs_prepare()))
-			fdr_flush_wake();
+			fdr_drain_wake();
 
 		if (!id) {
 			wr_count(t, FDRTRACE_DROP_FILTERED, 0);

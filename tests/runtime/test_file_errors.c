@@ -86,11 +86,6 @@ unsigned fdr_clock_cpu_slow(void)
 	return 0;
 }
 
-int32_t fdr_flush_tid(void)
-{
-	return 0;
-}
-
 uint32_t fdr_threads_seen(void)
 {
 	return 1;
