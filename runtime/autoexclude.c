@@ -65,7 +65,11 @@
 #include "ext_writer.h"
 #include "filter.h"
 #include "funcid_map.h"
-#include "runtime.h"
+#include "say.h"
+#include "slowpath.h"
+#include "state.h"
+#include "thread.h"
+#include "trigger.h"
 #include "writer_api.h"
 
 #define AX_SLOTS 256u		/* a thread's table of counts (power of two) */

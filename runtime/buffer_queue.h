@@ -16,7 +16,64 @@
 #ifndef FDR_BUFFER_QUEUE_H
 #define FDR_BUFFER_QUEUE_H
 
-#include "runtime.h"
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define _LGPL_SOURCE
+#include <urcu/wfcqueue.h>
+
+#include <fdrtrace/format.h>
+
+#include "compiler.h"
+
+/* A buffer's @ring_state, ring policy (ring.c) */
+enum fdr_ring_state {
+	FDR_RING_NONE = 0,	/* in the free pool, or owned by a thread */
+	FDR_RING_FULL = 1,	/* handed over, waiting to be written or overwritten */
+	FDR_RING_BUSY = 2,	/* being written by a dump, or taken back by a thread */
+};
+
+/**
+ * struct fdr_buffer - a buffer of the pool, or a snapshot of one
+ * @node: link in the full-buffer queue (to the flush thread)
+ * @data: buffer_size bytes
+ * @len: bytes of @data to write (set by whoever hands it over)
+ * @tid: the thread that filled it
+ * @index: position in the pool; UINT32_MAX for a snapshot node
+ * @borrowed: a snapshot of a buffer still owned by a thread: write it, do
+ *	not return it to the pool (the node belongs to the finisher)
+ * @ring_state: ring policy only: FULL once handed over (it may then be
+ *	written by a dump or taken back by a thread that found the pool
+ *	empty), BUSY while one of those holds it, NONE otherwise
+ * @ring_seq: ring policy only: the order of handovers (oldest smallest)
+ * @drops: a snapshot's pending drop counts (records; buffers in @drop_bufs);
+ *	ring policy: the drop counts the FDRx drop records in a handed-over
+ *	buffer report (counted process-wide if it is overwritten)
+ * @meta: stream policy, owner: the bytes from @data on that are not
+ *	function records (the preamble, CPU and TSC records, call arguments)
+ * @counted: stream policy: @meta is exact and the buffer holds no
+ *	extension record, so it has (@len - @meta) / 8 function records and
+ *	reports no drops: the flush thread counts it without reading it.
+ *	Set by the owner when it claims the buffer, cleared when it writes an
+ *	extension record; published with @len by the handover. False for
+ *	snapshot nodes and every other buffer, which are read to be counted.
+ */
+struct fdr_buffer {
+	struct cds_wfcq_node node;
+	uint8_t *data;
+	uint64_t len;
+	int32_t tid;
+	uint32_t index;
+	bool borrowed;
+	_Atomic uint32_t ring_state;	/* ring policy: enum fdr_ring_state */
+	_Atomic uint64_t ring_seq;	/* ring policy: handover order, set before FULL */
+	uint64_t ring_records;		/* ring policy: function records, set before FULL */
+	uint64_t drops[FDRTRACE_DROP_REASON_COUNT];
+	uint64_t drop_bufs[FDRTRACE_DROP_REASON_COUNT];
+	uint32_t meta;
+	bool counted;
+};
 
 /*
  * @buffer_max buffers now, pre-faulted; room for descriptors of up to

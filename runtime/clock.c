@@ -51,7 +51,8 @@
 
 #include "clock.h"
 #include "compiler.h"
-#include "runtime.h"
+#include "config.h"
+#include "say.h"
 
 struct fdr_clock_info fdr_clock fdr_hidden;
 

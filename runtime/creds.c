@@ -38,7 +38,8 @@
 #include <unistd.h>
 
 #include "compiler.h"
-#include "runtime.h"
+#include "libc_next.h"
+#include "lifecycle.h"
 
 /* The next definitions of the calls below (libc's), looked up at load. */
 static struct {

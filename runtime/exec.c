@@ -35,7 +35,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "libc_next.h"
+#include "lifecycle.h"
+#include "say.h"
+#include "state.h"
 
 typedef int (*ex_execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*ex_execvpe_fn)(const char *, char *const[], char *const[]);

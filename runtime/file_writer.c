@@ -94,9 +94,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buffer_queue.h"
 #include "clock.h"
+#include "config.h"
 #include "ext_writer.h"
-#include "runtime.h"
+#include "fd_high.h"
+#include "records.h"
+#include "say.h"
+#include "slowpath.h"
+#include "state.h"
+#include "trace_file.h"
 
 char fdr_path[4200];
 int fdr_fd = -1;

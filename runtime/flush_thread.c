@@ -44,11 +44,21 @@
 #include "autoexclude.h"
 #include "buffer_queue.h"
 #include "clock.h"
+#include "config.h"
 #include "ext_writer.h"
+#include "fd_high.h"
+#include "filter.h"
+#include "flush.h"
 #include "funcid_map.h"
 #include "modules.h"
 #include "native_stack.h"
-#include "runtime.h"
+#include "ring.h"
+#include "say.h"
+#include "slowpath.h"
+#include "state.h"
+#include "thread.h"
+#include "trace_file.h"
+#include "trigger.h"
 
 _Atomic uint64_t fdr_written;
 

@@ -49,12 +49,16 @@
 
 #include <fdrtrace/format.h>
 
+#include "config.h"
 #include "ext_writer.h"
 #include "filter.h"
 #include "fork_stack.h"
 #include "funcid_map.h"
-#include "runtime.h"
+#include "records.h"
+#include "state.h"
 #include "sysunwind.h"
+#include "thread.h"
+#include "trigger.h"
 
 /* Frames walked per fork (the innermost); a deeper stack loses its outermost calls. */
 #define FDR_FORK_FRAMES 256u

@@ -71,9 +71,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compiler.h"
+#include "fd_high.h"
 #include "modules.h"
 #include "native_stack.h"
-#include "runtime.h"
 
 #define NS_MODS 1024u
 

@@ -38,8 +38,12 @@
 #include <string.h>
 
 #include "buffer_queue.h"
+#include "config.h"
 #include "ext_writer.h"
-#include "runtime.h"
+#include "records.h"
+#include "ring.h"
+#include "state.h"
+#include "thread.h"
 
 #define FDR_STACK_MAX 1024u
 

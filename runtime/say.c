@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "compiler.h"
-#include "runtime.h"
+#include "say.h"
 
 /* Written once by fdr_say_init() (the constructor, one thread), read after. */
 static bool say_known;

@@ -86,7 +86,8 @@
 #include <unistd.h>
 
 #include "compiler.h"
-#include "runtime.h"
+#include "libc_next.h"
+#include "sigview.h"
 
 /* libc's sigaction under the name its own callers use (exported by glibc). */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);

@@ -28,7 +28,9 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "runtime.h"
+#include "compiler.h"
+#include "libc_next.h"
+#include "lifecycle.h"
 
 typedef int (*sp_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
 		     const posix_spawnattr_t *, char *const[], char *const[]);

@@ -42,10 +42,13 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "config.h"
 #include "drain.h"
 #include "funcid_map.h"
 #include "modules.h"
-#include "runtime.h"
+#include "say.h"
+#include "state.h"
+#include "trigger.h"
 
 #define TRG_MAX 16		/* triggers in the option */
 #define TRG_PATTERN_MAX 256

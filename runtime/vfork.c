@@ -30,7 +30,7 @@
 #include <sys/syscall.h>
 
 #include "compiler.h"
-#include "runtime.h"
+#include "thread.h"
 
 #define VF_STR2(x) #x
 #define VF_STR(x) VF_STR2(x)

@@ -22,7 +22,9 @@
 #include <string.h>
 
 #include "clock.h"
-#include "runtime.h"
+#include "slowpath.h"
+#include "state.h"
+#include "thread.h"
 
 void fdr_record_generic(void *fn, unsigned action) fdr_hidden fdr_noinline;
 

@@ -30,7 +30,12 @@
 
 #include "../integration/trace_check.h"
 #include "clock.h"
-#include "runtime.h"
+#include "config.h"
+#include "records.h"
+#include "say.h"
+#include "slowpath.h"
+#include "state.h"
+#include "trace_file.h"
 
 /* ---- the rest of the runtime, as file_writer.c sees it ---- */
 

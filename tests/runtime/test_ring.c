@@ -14,8 +14,11 @@
 #include <string.h>
 
 #include "buffer_queue.h"
+#include "config.h"
 #include "ext_writer.h"
-#include "runtime.h"
+#include "records.h"
+#include "ring.h"
+#include "state.h"
 
 /* ---- the rest of the runtime, as ring.c sees it ---- */
 

@@ -15,10 +15,13 @@
 #include <string.h>
 
 #include "clock.h"
+#include "config.h"
 #include "drain.h"
 #include "funcid_map.h"
 #include "modules.h"
-#include "runtime.h"
+#include "say.h"
+#include "state.h"
+#include "trigger.h"
 
 /* ---- the rest of the runtime, as trigger.c sees it ---- */
 

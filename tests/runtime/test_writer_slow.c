@@ -16,8 +16,11 @@
 
 #include "buffer_queue.h"
 #include "clock.h"
+#include "config.h"
 #include "funcid_map.h"
-#include "runtime.h"
+#include "slowpath.h"
+#include "state.h"
+#include "thread.h"
 
 #define SIZE 4096u
 #define COUNT 4u
