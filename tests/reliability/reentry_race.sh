@@ -45,7 +45,7 @@ trap "${KEEP:+:} rm -rf $dir" EXIT
 if [[ ! -x $gdb ]]; then
   race_cannot_run "no gdb"
 fi
-# line_of FUNCTION TEXT: the first line holding TEXT in FUNCTION of writer.c
+# line_of FUNCTION TEXT: the first line holding TEXT in FUNCTION of slowpath.c
 line_of() {
   local n
   n=$(awk -v fn="$1" -v text="$2" '$0 ~ "^static notrace [a-z]+ " fn "\\(" { f = 1 }
@@ -122,7 +122,7 @@ break fdr_record_slow
 continue
 delete
 printf "handler 1 in a slow path\n"
-break writer.c:$resume_line
+break slowpath.c:$resume_line
 signal SIGPROF
 delete
 printf "$1\n"
@@ -145,13 +145,13 @@ scenario resume 0 "max_depth=100000" counted "$(two_handlers "handler 2 after th
   "^handler 2 after the report$" "hit Breakpoint [0-9.]*, wr_resume "
 
 # the first thread to leave is the worker (main ends with exit())
-scenario exit 1 "" counted "break writer.c:$leaving_line
+scenario exit 1 "" counted "break slowpath.c:$leaving_line
 run
 delete
 printf \"handler 1 before leaving\\n\"
-break writer.c:$moved_line
+break slowpath.c:$moved_line
 signal SIGPROF
 delete
 printf \"handler 2 after the move\\n\"
-signal SIGPROF" "^handler 2 after the move$" "hit Breakpoint [0-9.]*, wr_thread_exit .*writer.c:$moved_line"
+signal SIGPROF" "^handler 2 after the move$" "hit Breakpoint [0-9.]*, wr_thread_exit .*slowpath.c:$moved_line"
 echo "PASS"

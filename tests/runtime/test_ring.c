@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/runtime/test_ring.c - the ring policy (runtime/ring.c) over the
+ * tests/runtime/test_ring.c - the ring policy (runtime/record/ring.c) over the
  * real pool (buffer_queue.c): the oldest buffer handed over is the one
  * taken back, what a dump then writes (the newest, oldest first), and the
  * records counted as overwritten, so that kept + dropped = made.
@@ -15,7 +15,7 @@
 
 #include "buffer_queue.h"
 #include "config.h"
-#include "ext_writer.h"
+#include "ext_encode.h"
 #include "records.h"
 #include "ring.h"
 #include "state.h"

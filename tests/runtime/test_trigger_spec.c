@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/runtime/test_trigger_spec.c - the trigger option (runtime/trigger.c):
+ * tests/runtime/test_trigger_spec.c - the trigger option (runtime/record/trigger.c):
  * which specs are taken, what a bad one is told, and that what was parsed
  * (the glob, the duration in ticks, several triggers) is what fires.
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/runtime/test_writer_slow.c - the hooks' slow path
- * (runtime/writer.c, fdr_record_slow()) driven directly, as a hook does
+ * (runtime/record/slowpath.c, fdr_record_slow()) driven directly, as a hook does
  * when its fast path cannot write: an id cache miss, a CPU change, a
  * clock delta too large for a record, a full buffer swapped for a free
  * one, and an empty pool (drops counted, then reported as a gap).
