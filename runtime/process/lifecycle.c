@@ -1433,7 +1433,16 @@ static notrace void lc_init(void)
 	errno = saved;
 }
 
-__attribute__((constructor(101))) static notrace void lc_ctor(void)
+/*
+ * A program linked with libfdrtrace.a takes interpose/exec.c's object only
+ * for a symbol it needs: held here, the exec interposers (the trace closed
+ * before the image is replaced) come with the constructor, as they come
+ * with the shared library.
+ */
+__attribute__((used)) static int (*const lc_keep_exec)(const char *, char *const[],
+						       char *const[]) = execve;
+
+__attribute__((constructor(101))) notrace void fdr_lifecycle_ctor(void)
 {
 	lc_init();
 }
