@@ -53,6 +53,7 @@
 #include "modules.h"
 #include "native_stack.h"
 #include "ring.h"
+#include "rtbuf.h"
 #include "say.h"
 #include "slowpath.h"
 #include "state.h"

@@ -77,6 +77,7 @@
 #include "modules.h"
 #include "native_stack.h"
 #include "ring.h"
+#include "rtbuf.h"
 #include "say.h"
 #include "sigview.h"
 #include "slowpath.h"
