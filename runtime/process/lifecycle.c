@@ -74,6 +74,7 @@
 #include "fork_stack.h"
 #include "funcid_map.h"
 #include "lifecycle.h"
+#include "lifecycle_internal.h"
 #include "modules.h"
 #include "native_stack.h"
 #include "ring.h"
@@ -87,42 +88,16 @@
 #include "trace_file.h"
 #include "trigger.h"
 
-/* this process's forks so far (fdr_fork_point.serial); a child counts its own from 0 */
-static _Atomic uint32_t lc_fork_serial;
-
-static const int lc_fatal_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-/*
- * Signals whose default action ends the process, which a program often
- * leaves at the default: Ctrl-C, kill, a closed pipe, a hang-up, a limit.
- * Handled only while their disposition is the default (lc_install_signals()).
- */
-static const int lc_term_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM,
-				    SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ };
-static struct fdr_rtbuf lc_sig_rb;
-/* the faulting thread's native stack, taken first thing in the handler */
-static uint64_t lc_crash_addrs[FDR_NATIVE_MAX];
-static uint32_t lc_crash_mods[FDR_NATIVE_MAX];
-static uint8_t lc_crash_payload[64 + FDR_NATIVE_MAX * FDRTRACE_NATIVE_FRAME_SIZE];
 static bool lc_handlers_registered;
 
-/*
- * Start state, one word (lc_start_state): IDLE until a thread claims the
- * start (CAS IDLE -> RUNNING), DONE once it has ended (gate ON, or OFF on
- * failure). Release on DONE pairs with the acquire in fdr_start_lazy()'s
- * wait: a thread that saw DONE sees the runtime set up. A fork child of a
- * recording process goes back to IDLE with lc_child_pending set: its
- * start is the child's part only (its file and flush thread).
- */
-enum { LC_START_IDLE, LC_START_RUNNING, LC_START_DONE };
-static _Atomic int lc_start_state;
-static bool lc_child_pending;
+_Atomic int lc_start_state;
+bool lc_child_pending;
 /* the process that may start (a vfork child shares our memory, not our pid) */
-static pid_t lc_armed_pid;
+pid_t lc_armed_pid;
 /* a fork child: never says that nothing ran (its parent does, or has a trace) */
-static bool lc_quiet;
+bool lc_quiet;
 /* this thread is starting the runtime: its own hooks meanwhile are not recorded */
 static fdr_tls bool lc_starting_here;
-
 
 static notrace void lc_program_name(void)
 {
@@ -270,13 +245,13 @@ struct lc_line {
 	char buf[1024];
 };
 
-static notrace void ll_str(struct lc_line *l, const char *s)
+static notrace void lc_line_str(struct lc_line *l, const char *s)
 {
 	while (*s && l->n < sizeof(l->buf) - 1)
 		l->buf[l->n++] = *s++;
 }
 
-static notrace void ll_u64(struct lc_line *l, uint64_t v)
+static notrace void lc_line_u64(struct lc_line *l, uint64_t v)
 {
 	char d[20];
 	int i = 0;
@@ -294,17 +269,17 @@ static notrace void ll_u64(struct lc_line *l, uint64_t v)
  * named as such, never as lost; on_full=wait adds the time spent waiting.
  * Async-signal-safe (fdr_say_raw()).
  */
-static notrace void lc_exit_line(void)
+notrace void lc_exit_line(void)
 {
 	const uint64_t *by = fdr_totals.dropped_by;
 	uint64_t lost = 0, wait = atomic_load_explicit(&fdr_wait_ticks, memory_order_relaxed);
 	unsigned reasons = 0;
 	struct lc_line l = { 0 };
 
-	ll_str(&l, "fdrtrace: ");
-	ll_str(&l, fdr_path);
+	lc_line_str(&l, "fdrtrace: ");
+	lc_line_str(&l, fdr_path);
 	if (fdr_totals.records == 0 && fdr_totals.records_dropped == 0) {
-		ll_str(&l, ": empty run: 0 records\n");
+		lc_line_str(&l, ": empty run: 0 records\n");
 		fdr_say_raw(l.buf, l.n);
 		return;
 	}
@@ -314,67 +289,67 @@ static notrace void lc_exit_line(void)
 		lost += by[r];
 		reasons++;
 	}
-	ll_str(&l, ": ");
-	ll_u64(&l, fdr_totals.records);
-	ll_str(&l, " records, ");
-	ll_u64(&l, lost);
-	ll_str(&l, " lost");
+	lc_line_str(&l, ": ");
+	lc_line_u64(&l, fdr_totals.records);
+	lc_line_str(&l, " records, ");
+	lc_line_u64(&l, lost);
+	lc_line_str(&l, " lost");
 	for (unsigned r = 1, i = 0; r < FDRTRACE_DROP_REASON_COUNT; r++) {
 		if (r == FDRTRACE_DROP_FILTERED || !by[r] || !lc_lost_why[r])
 			continue;
-		ll_str(&l, i ? "; " : " (");
+		lc_line_str(&l, i ? "; " : " (");
 		if (reasons > 1) {
-			ll_u64(&l, by[r]);
-			ll_str(&l, " ");
+			lc_line_u64(&l, by[r]);
+			lc_line_str(&l, " ");
 		}
 		if (r == FDRTRACE_DROP_POOL_EMPTY && fdr_cfg.policy == FDR_POLICY_RING)
 			/*
 			 * ring takes the oldest full buffer, and ignores on_full: what
 			 * was missing is a buffer no thread was filling
 			 */
-			ll_str(&l, "pool full: every buffer was being filled by a thread; a larger "
+			lc_line_str(&l, "pool full: every buffer was being filled by a thread; a larger "
 				   "buffer_max keeps them");
 		else if (r == FDRTRACE_DROP_POOL_EMPTY && fdr_cfg.on_full == FDR_ON_FULL_WAIT)
 			/* where on_full=wait may not wait: not a remedy to give again */
-			ll_str(&l, "pool full in a signal handler, or no buffer came back for 1 s; "
+			lc_line_str(&l, "pool full in a signal handler, or no buffer came back for 1 s; "
 				   "a larger buffer_max keeps them");
 		else if (r == FDRTRACE_DROP_IO_ERROR && fdr_file_max_size_hit()) {
-			ll_str(&l, "past max_size=");
-			ll_u64(&l, fdr_cfg.max_size);
-			ll_str(&l, "; a larger max_size keeps them");
+			lc_line_str(&l, "past max_size=");
+			lc_line_u64(&l, fdr_cfg.max_size);
+			lc_line_str(&l, "; a larger max_size keeps them");
 		} else
-			ll_str(&l, lc_lost_why[r]);
+			lc_line_str(&l, lc_lost_why[r]);
 		if (++i == reasons)
-			ll_str(&l, ")");
+			lc_line_str(&l, ")");
 	}
 	if (by[FDRTRACE_DROP_FILTERED]) {
 		bool named = fdr_cfg.filter[0] || fdr_cfg.exclude[0] || fdr_cfg.max_depth ||
 			     fdr_cfg.func_duration_threshold_us;
 
-		ll_str(&l, ", ");
-		ll_u64(&l, by[FDRTRACE_DROP_FILTERED]);
-		ll_str(&l, " left out on purpose by");
+		lc_line_str(&l, ", ");
+		lc_line_u64(&l, by[FDRTRACE_DROP_FILTERED]);
+		lc_line_str(&l, " left out on purpose by");
 		if (fdr_cfg.filter[0] || fdr_cfg.exclude[0])
-			ll_str(&l, " filter/exclude");
+			lc_line_str(&l, " filter/exclude");
 		if (fdr_cfg.max_depth)
-			ll_str(&l, " max_depth");
+			lc_line_str(&l, " max_depth");
 		if (fdr_cfg.func_duration_threshold_us)
-			ll_str(&l, " func_duration_threshold_us");
+			lc_line_str(&l, " func_duration_threshold_us");
 		if (!named)
-			ll_str(&l, " the runtime");
+			lc_line_str(&l, " the runtime");
 	}
 	if (wait && fdr_clock.freq) {
 		/* milliseconds, rounded: "%.3f s" without floating point */
 		uint64_t ms = (uint64_t)(((lc_u128)wait * 1000 + fdr_clock.freq / 2) /
 					 fdr_clock.freq);
 
-		ll_str(&l, "; threads waited ");
-		ll_u64(&l, ms / 1000);
-		ll_str(&l, ms % 1000 < 100 ? (ms % 1000 < 10 ? ".00" : ".0") : ".");
-		ll_u64(&l, ms % 1000);
-		ll_str(&l, " s for free buffers (on_full=wait)");
+		lc_line_str(&l, "; threads waited ");
+		lc_line_u64(&l, ms / 1000);
+		lc_line_str(&l, ms % 1000 < 100 ? (ms % 1000 < 10 ? ".00" : ".0") : ".");
+		lc_line_u64(&l, ms % 1000);
+		lc_line_str(&l, " s for free buffers (on_full=wait)");
 	}
-	ll_str(&l, "\n");
+	lc_line_str(&l, "\n");
 	if (l.buf[l.n - 1] != '\n')
 		l.buf[l.n - 1] = '\n';	/* cut: still one line */
 	fdr_say_raw(l.buf, l.n);
@@ -447,7 +422,7 @@ static notrace void lc_say_nothing_ran(void)
  * another thread is waited for (the caller then closes as usual).
  * Return: true when the process never started.
  */
-static notrace bool lc_end_unstarted(void)
+notrace bool lc_end_unstarted(void)
 {
 	int expect = LC_START_IDLE;
 	int armed = FDR_PHASE_ARMED;
@@ -469,7 +444,7 @@ static notrace bool lc_end_unstarted(void)
 	return true;
 }
 
-static _Atomic bool lc_dumped;	/* the dump of _exit (lc_exit_now()) is written */
+_Atomic bool lc_dumped;	/* the dump of _exit (lc_exit_now()) is written */
 static _Atomic pid_t lc_closer;	/* the thread that took the phase to FINISHING or DYING */
 
 /*
@@ -477,7 +452,7 @@ static _Atomic pid_t lc_closer;	/* the thread that took the phase to FINISHING o
  * or a fatal signal): the caller closes it, as lc_closer, and hooks record
  * no more. False when it is being closed (or was) already.
  */
-static notrace bool lc_claim(int phase)
+notrace bool lc_claim(int phase)
 {
 	int expect = FDR_PHASE_RECORDING;
 
@@ -494,7 +469,7 @@ static notrace bool lc_claim(int phase)
  * ending the process before it is done would cut its writes. Wait for it,
  * 2 s at most (it may be waiting for the caller).
  */
-static notrace void lc_wait_closing(void)
+notrace void lc_wait_closing(void)
 {
 	struct timespec ts = { 0, 100000 };
 
@@ -676,7 +651,7 @@ notrace void fdr_before_identity_change(void)
 }
 
 /* Ask a thread to hand its partial buffer over at its next traced call. */
-static notrace void lc_request_all(struct fdr_thread *t, void *arg)
+notrace void lc_request_all(struct fdr_thread *t, void *arg)
 {
 	(void)arg;
 	atomic_store_explicit(&t->flush_req, 1, memory_order_relaxed);
@@ -709,465 +684,6 @@ static notrace uint64_t lc_pool_limit(void)
 	if (limit > (1ull << 20))
 		limit = 1ull << 20;	/* buffer_max's own ceiling */
 	return limit > fdr_cfg.buffer_max ? limit : fdr_cfg.buffer_max;
-}
-
-/* ---- fatal signals ---- */
-
-static notrace void lc_sig_snap(struct fdr_thread *t, void *arg)
-{
-	struct fdr_buffer node, *b;
-
-	memset(&node, 0, sizeof(node));
-	fdr_snapshot_thread(t, &node);
-	/* ids used before the snapshot's position are all handed out now: name them first */
-	fdr_flush_emit_funcs(arg, false);
-	fdr_rtbuf_flush(arg);
-	/*
-	 * Buffers handed over since lc_dump() took the queue: this thread's
-	 * came before its snapshot (the slot lock orders them), so they go
-	 * first (fdr_thread_handover()).
-	 */
-	while ((b = fdr_queue_pop(false)))
-		if (b->len && b->data)
-			fdr_file_write_buffer(b->data, b->len);
-	if (node.len && node.data)
-		fdr_file_write_buffer(node.data, node.len);
-	fdr_rtbuf_add_drops(arg, node.tid, node.drops, node.drop_bufs);
-}
-
-/*
- * Why the dying thread's stack is written: a fault's signal that another
- * process sent (kill -SEGV: SI_USER, SI_QUEUE, or a tkill from another
- * pid) is no crash of the program, and readers say "killed" for it.
- * abort() and raise() send theirs from this process: crashes, as before.
- */
-static notrace uint8_t lc_native_why(int sig, const siginfo_t *info)
-{
-	bool fault_sig = false;
-
-	for (size_t i = 0; i < FDR_ARRAY_SIZE(lc_fatal_sigs); i++)
-		fault_sig |= sig == lc_fatal_sigs[i];
-	if (fault_sig && info && info->si_code <= 0 && info->si_pid != fdr_pid &&
-	    info->si_pid != 0)
-		return FDRTRACE_NATIVE_SENT;
-	return FDRTRACE_NATIVE_SIGNAL;
-}
-
-/*
- * Write what is in memory and close the trace, with async-signal-safe
- * calls only: for a fatal signal @sig (the crash's native stack first, then
- * closed as how=SIGNAL), or for _exit() (@sig 0: closed as how=EXIT).
- */
-static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
-{
-	struct fdr_rtbuf *rb = &lc_sig_rb;
-	struct fdr_buffer *b, *first = NULL, **tail = &first;
-	uint8_t p[128];
-	size_t n, crash_len = 0;
-	uint32_t depth;
-	uint64_t fault = 0, freq;
-	int32_t self;
-
-	if (sig) {
-		fdr_set_end(FDRTRACE_END_SIGNALED, (uint32_t)sig);
-		/* where it died, innermost frame first, before anything else runs */
-		depth = fdr_native_from_signal(uc, lc_crash_addrs, lc_crash_mods, FDR_NATIVE_MAX);
-		if (info && info->si_code > 0 && sig != SIGABRT)
-			fault = (uint64_t)(uintptr_t)info->si_addr;
-		crash_len = fdr_ext_native_stack(lc_crash_payload, sizeof(lc_crash_payload),
-						 (uint32_t)syscall(SYS_gettid), lc_native_why(sig, info),
-						 (uint8_t)sig, fault, depth, lc_crash_addrs,
-						 lc_crash_mods);
-	}
-	fdr_flush_started_wait(200);	/* the start records first in the file */
-	fdr_flush_names_wait(200);	/* ring policy: names were looked up while it ran */
-	if (!rb->data || !fdr_file_lock(2000))
-		return;
-	if (!fdr_file_created() && !fdr_has_records()) {
-		fdr_file_unlock();	/* nothing instrumented ran: no file */
-		return;
-	}
-	fdr_file_create();
-	/*
-	 * The runtime's records go in buffers of the flush thread's id, as
-	 * ever: under this thread's id, the names written before its queued
-	 * buffers made its buffers run back in time, which llvm-xray refuses
-	 * (a fork child ending with _exit: Redis's BGSAVE). Only the crash
-	 * stack is this thread's, after its last record.
-	 */
-	self = (int32_t)syscall(SYS_gettid);
-	rb->tid = fdr_flush_tid() ? fdr_flush_tid() : self;
-	rb->len = 0;
-	/* take the queued buffers first, then name every id they may use, then write them */
-	while ((b = fdr_queue_pop(false))) {
-		b->node.next = NULL;
-		*tail = b;
-		tail = (struct fdr_buffer **)&b->node.next;
-	}
-	fdr_flush_emit_funcs(rb, false);
-	fdr_rtbuf_flush(rb);
-	for (b = first; b; b = (struct fdr_buffer *)b->node.next)
-		if (b->len && b->data)
-			fdr_file_write_buffer(b->data, b->len);
-	if (fdr_cfg.policy == FDR_POLICY_RING)
-		fdr_ring_write(false, UINT64_MAX, fdr_file_write_buffer);	/* the recent past, oldest first */
-	fdr_threads_foreach(lc_sig_snap, rb, 100000);
-	if (crash_len) {
-		/* in a buffer of its own, so that its time is now: after the thread's last record */
-		int32_t tid = rb->tid;
-
-		fdr_rtbuf_flush(rb);
-		rb->tid = self;
-		fdr_rtbuf_add(rb, lc_crash_payload, crash_len);
-		fdr_rtbuf_flush(rb);
-		rb->tid = tid;
-	}
-	{
-		uint64_t rec[FDRTRACE_DROP_REASON_COUNT] = { 0 };
-		uint64_t bufs[FDRTRACE_DROP_REASON_COUNT] = { 0 };
-
-		fdr_orphan_drops(rec, bufs, true);
-		fdr_rtbuf_add_drops(rb, 0, rec, bufs);
-	}
-	fdr_ax_emit(rb, fdr_rtbuf_add, true);	/* auto_exclude: the calls counted, not recorded */
-	fdr_rtbuf_flush(rb);
-	freq = fdr_clock_refine();	/* over the run, as a normal close */
-	n = fdr_close_record(p, sizeof(p), sig ? FDRTRACE_CLOSE_SIGNAL : FDRTRACE_CLOSE_EXIT, freq, 0);
-	if (n)
-		fdr_rtbuf_add(rb, p, n);
-	fdr_rtbuf_flush(rb);
-	fdr_file_patch_freq(freq);
-	fdr_file_trim();	/* the process dies: no more writes to reserve blocks for */
-	fdr_file_unlock();
-}
-
-/*
- * What both signal handlers do first: dump and close the trace, unless
- * this is a vfork child (its memory is ours: not its trace to write) or
- * another thread closes it already (dying now would cut its writes: wait
- * for it). lc_dumped stays false: an exit() waiting in another thread is
- * ended by this signal. Return: whether this thread dumped.
- */
-static notrace bool lc_signal_dump(int sig, siginfo_t *info, void *uc)
-{
-	if ((pid_t)syscall(SYS_getpid) != fdr_pid)
-		return false;
-	if (!lc_claim(FDR_PHASE_DYING)) {
-		lc_wait_closing();
-		return false;
-	}
-	lc_dump(sig, info, uc);
-	return true;
-}
-
-/*
- * A signal whose default action ends the process (lc_term_sigs), arrived
- * while that is the program's disposition (the runtime's handler stands
- * for nothing else: sigview.c): the trace is written and closed as at a
- * fatal signal (how = signal, and the native stack of the thread that
- * took it, whose record names the signal), then the default runs: with
- * the real default installed, the signal sent again and unblocked ends
- * the process there, as it would have without us (status, core dump),
- * whatever the program was changing when it came (fdr_sig_die()). A
- * program that installs its own handler replaces this one; setting the
- * default again puts it back (sigview.c), so a handler that cleans up,
- * resets the default and raises the signal (make's) ends here too.
- */
-static notrace void lc_terminate(int sig, siginfo_t *info, void *uc)
-{
-	if (lc_signal_dump(sig, info, uc) && fdr_cfg.verbosity >= 1 && fdr_file_created() &&
-	    !fdr_file_failed())
-		lc_exit_line();
-	fdr_sig_die(sig);
-}
-
-static notrace void lc_fatal(int sig, siginfo_t *info, void *uc)
-{
-	int saved_errno = errno;
-	int course = fdr_sig_course(sig);
-	bool sent = !info || info->si_code <= 0 || sig == SIGABRT;
-
-	/*
-	 * Where the program's disposition is the default, the signal ends the
-	 * process: the exit line, as for a kill (lc_terminate()). A handler
-	 * the program had before ours (a constructor's) may go on instead.
-	 */
-	if (lc_signal_dump(sig, info, uc) && course == FDR_SIG_DEFAULT && fdr_cfg.verbosity >= 1 &&
-	    fdr_file_created() && !fdr_file_failed())
-		lc_exit_line();
-	/*
-	 * Take the signal's normal course. A handler the program had before
-	 * ours, put back, runs when this one returns, through the re-executed
-	 * faulting instruction or, for a signal that was sent (abort, kill,
-	 * raise), by raising it again (it stays pending until we return,
-	 * since it is blocked during its handler). The default: a sent signal
-	 * ends the process here (fdr_sig_die()); a fault gets the real
-	 * default and faults again on return, so that a core shows the
-	 * faulting instruction. Back here after that (FDR_SIG_AGAIN: the
-	 * default was set again meanwhile), or where the program changed the
-	 * disposition since: die here.
-	 */
-	if (course == FDR_SIG_PROGRAM && fdr_sig_give_back(sig)) {
-		if (sent)
-			raise(sig);
-	} else if (course == FDR_SIG_DEFAULT && !sent) {
-		fdr_sig_default(sig);
-	} else {
-		fdr_sig_die(sig);
-	}
-	errno = saved_errno;
-}
-
-/*
- * _exit() and _Exit() end the process without atexit handlers, so without
- * our finish: a forked child of a shell or a server that ends with _exit
- * left its trace without its last buffers and without a close marker
- * (dash: 18 of 25 traces of a script). Defined here (exported: they
- * interpose on libc's, linked or preloaded), they write what is in memory
- * as the fatal-signal path does (lc_dump(): async-signal-safe, since
- * _exit is the exit a signal handler may call) and close the trace as an
- * exit, then end the process with the exit_group system call. Left alone:
- * a vfork or posix_spawn child (our memory, another pid), a process not
- * recording, libc's own calls (exit() reaches its _exit inside libc,
- * after our finish ran), and a thread that holds the file lock: it is
- * inside one of our writes (a write() interposed by a preloaded library
- * that calls _exit), and the dump would wait for that lock in vain while
- * the program's other threads, no longer recorded, ran on to an exit of
- * their own (CI saw such a process end with status 0 instead of 77).
- */
-static notrace __attribute__((noreturn)) void lc_exit_now(int status)
-{
-	int saved_errno = errno;
-
-	if ((pid_t)syscall(SYS_getpid) != lc_armed_pid || fdr_file_locked_here()) {
-		/* not ours to write, or inside our own write: end now */
-	} else if (lc_end_unstarted()) {
-		/* nothing ran: no trace */
-	} else {
-		/* a latency trigger's snapshot first: its flush thread may not have run yet */
-		fdr_flush_triggers_wait(2000);
-		if (lc_claim(FDR_PHASE_DYING)) {
-			fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)status & 0xffu);
-			lc_dump(0, NULL, NULL);
-			/* as exit() does (lc_dump() made the totals), before a waiting exit() goes on */
-			if (fdr_cfg.verbosity >= 1 && fdr_file_created() && !fdr_file_failed())
-				lc_exit_line();
-			atomic_store_explicit(&lc_dumped, true, memory_order_release);
-		} else {
-			lc_wait_closing();
-		}
-	}
-	errno = saved_errno;
-	for (;;)
-		syscall(SYS_exit_group, status);
-}
-
-fdr_export notrace __attribute__((noreturn)) void _exit(int status)
-{
-	lc_exit_now(status);
-}
-
-fdr_export notrace __attribute__((noreturn)) void _Exit(int status)
-{
-	lc_exit_now(status);
-}
-
-/* dump_signal: a snapshot, written by the flush thread; the program goes on. */
-static notrace void lc_dump_signal(int sig)
-{
-	int saved_errno = errno;
-
-	(void)sig;
-	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING) {
-		if (fdr_cfg.policy == FDR_POLICY_RING) {
-			fdr_flush_request_snapshot();
-		} else {
-			/* stream: every thread hands its partial buffer over at its next call */
-			fdr_threads_foreach(lc_request_all, NULL, 1000);
-			fdr_ax_flush_soon();	/* and auto_exclude's counts go with them */
-			fdr_flush_wake();
-		}
-	}
-	errno = saved_errno;
-}
-
-static notrace void lc_install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = lc_fatal;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	/*
-	 * Every other signal waits while the trace is dumped (a second one
-	 * would end the process halfway through); a fault in the dump still
-	 * ends it (the kernel forces the default for a blocked fault).
-	 */
-	sigfillset(&sa.sa_mask);
-	for (size_t i = 0; i < FDR_ARRAY_SIZE(lc_fatal_sigs); i++) {
-		int sig = lc_fatal_sigs[i];
-		struct sigaction old;
-
-		if (fdr_real_sigaction(sig, NULL, &old) < 0)
-			continue;
-		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
-			fdr_sig_watch(sig, &sa);	/* ignored: so until the default is set */
-		else
-			fdr_sig_take(sig, &sa, &old);
-	}
-	/* the ones that end the process by default: where that is (or becomes) the disposition */
-	sa.sa_sigaction = lc_terminate;
-	for (size_t i = 0; i < FDR_ARRAY_SIZE(lc_term_sigs); i++) {
-		int sig = lc_term_sigs[i];
-		struct sigaction old;
-
-		if (sig == fdr_cfg.dump_signal || fdr_real_sigaction(sig, NULL, &old) < 0)
-			continue;
-		if (old.sa_handler != SIG_DFL)
-			fdr_sig_watch(sig, &sa);	/* ignored (a background job's), handled */
-		else
-			fdr_sig_take(sig, &sa, &old);
-	}
-	if (fdr_cfg.dump_signal > 0 && fdr_cfg.dump_signal < NSIG) {
-		struct sigaction ds;
-
-		memset(&ds, 0, sizeof(ds));
-		ds.sa_handler = lc_dump_signal;
-		ds.sa_flags = SA_RESTART | SA_ONSTACK;
-		sigemptyset(&ds.sa_mask);
-		fdr_real_sigaction(fdr_cfg.dump_signal, &ds, NULL);
-	}
-}
-
-/* ---- fork ---- */
-
-/*
- * The fork point: the forking thread, the clock and this process's fork
- * serial, kept in fdr_fork_point (the child inherits it for its fork
- * record) and written as a spawn record into the forking thread's own
- * records, so that a reader pairs the two by serial (child_pid 0: the
- * prepare handler cannot know it). Not written when the thread's guard is
- * taken (a fork from a handler that interrupted a hook or an API call),
- * the thread is ignored, recording is stopped or the process recorded
- * nothing yet (it has no trace file); the serial counts anyway.
- */
-static notrace void lc_spawn_record(uint32_t tid, uint64_t tsc, uint32_t serial,
-				    uint32_t child_pid)
-{
-	struct fdr_thread *t = &fdr_self;
-	uint8_t p[64];
-	size_t n;
-
-	/* and not in a process that recorded nothing yet: the record alone would make its file */
-	if (t->guard || t->ignored || !fdr_has_records() ||
-	    !fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)))
-		return;
-	t->guard = FDR_GUARD_BUSY;
-	atomic_signal_fence(memory_order_seq_cst);
-	if (!fdr_thread_ensure(t)) {
-		n = fdr_ext_spawn(p, sizeof(p), tid, tsc, serial, child_pid);
-		if (n)
-			fdr_thread_emit_ext(t, p, n);
-	}
-	atomic_signal_fence(memory_order_seq_cst);
-	t->guard = 0;
-}
-
-static notrace void lc_fork_point(void)
-{
-	fdr_fork_point.tid = (uint32_t)syscall(SYS_gettid);
-	fdr_fork_point.serial = atomic_fetch_add_explicit(&lc_fork_serial, 1,
-							  memory_order_relaxed) + 1;
-	fdr_fork_point.tsc = fdr_clock_read(&(unsigned){ 0 });
-	lc_spawn_record(fdr_fork_point.tid, fdr_fork_point.tsc, fdr_fork_point.serial, 0);
-}
-
-/*
- * A child started without a fork (posix_spawn, spawn.c): its spawn record,
- * with its pid, which the reader pairs with the child's trace (the child
- * has no fork record: it ran only libc before its exec). The serial counts
- * it among the process's forks, so that serials stay one per child.
- * Written as lc_fork_point() writes (same conditions), on the calling
- * thread, after the call: @tsc was read before it.
- */
-notrace void fdr_spawn_note(uint32_t tid, uint64_t tsc, uint32_t child_pid)
-{
-	uint32_t serial = atomic_fetch_add_explicit(&lc_fork_serial, 1, memory_order_relaxed) + 1;
-
-	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
-		lc_spawn_record(tid, tsc, serial, child_pid);
-}
-
-static notrace void lc_prefork(void)
-{
-	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING) {
-		/*
-		 * A start does not wait for the new flush thread; a fork must not
-		 * come while that thread is still being set up (its allocations:
-		 * an allocator without fork handlers, as ASan's in gcc 12, left
-		 * its lock taken in the child, which hung at its first malloc).
-		 * Once it runs past its set-up it only allocates under the mutex
-		 * fdr_flush_fork_prepare() takes.
-		 */
-		fdr_flush_alive_wait(2000);
-		lc_fork_point();
-		fdr_fork_stack_take();	/* the calls open, while the flush thread still runs */
-		fdr_flush_fork_prepare();
-	}
-}
-
-static notrace void lc_postfork_parent(void)
-{
-	fdr_fork_stack_parent();
-	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
-		fdr_flush_fork_parent();
-}
-
-static notrace void lc_postfork_child(void)
-{
-	int phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
-
-	fdr_fork_stack_child();
-	fdr_sig_after_fork();	/* a disposition another thread was changing, as it is */
-	lc_quiet = true;
-	lc_armed_pid = getpid();
-	if (phase == FDR_PHASE_ARMED) {
-		/* the parent never started: the child starts as a process of its own would */
-		atomic_store_explicit(&lc_start_state, LC_START_IDLE, memory_order_relaxed);
-		return;
-	}
-	if (phase != FDR_PHASE_RECORDING) {
-		if (phase != FDR_PHASE_INIT && phase != FDR_PHASE_OFF) {
-			/* the parent's trace, finished or failing: not ours to touch */
-			atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
-			atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
-			fdr_file_forget();
-		}
-		return;
-	}
-	/*
-	 * Only memory here (no file, no thread): the child's trace starts at
-	 * its first hook (lc_start_child()), so a child that execs or exits
-	 * without running an instrumented function leaves nothing and says
-	 * nothing. Until then its hooks find the gate LAZY.
-	 */
-	atomic_store_explicit(&fdr_gate, FDR_GATE_LAZY, memory_order_release);
-	atomic_store_explicit(&fdr_phase, FDR_PHASE_ARMED, memory_order_release);
-	fdr_fork_parent = fdr_pid;
-	fdr_pid = lc_armed_pid;
-	atomic_store_explicit(&lc_fork_serial, 0, memory_order_relaxed);
-	fdr_file_forget();	/* the parent's file stays the parent's */
-	fdr_ring_fork_child(&fdr_self);
-	fdr_pool_reset();
-	fdr_writer_after_fork_child();
-	atomic_store_explicit(&fdr_recorded, false, memory_order_relaxed);
-	fdr_flush_reset_child();
-	fdr_modules_reset();
-	fdr_native_reset();
-	fdr_trigger_reset_child();
-	atomic_store_explicit(&fdr_before_init_drops, 0, memory_order_relaxed);
-	lc_child_pending = true;
-	atomic_store_explicit(&lc_start_state, LC_START_IDLE, memory_order_relaxed);
 }
 
 /* ---- start ---- */
@@ -1448,232 +964,3 @@ __attribute__((constructor(101))) notrace void fdr_lifecycle_ctor(void)
 	lc_init();
 }
 
-/* ---- control API ---- */
-
-static notrace int lc_api_check(void)
-{
-	int phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
-
-	if (phase == FDR_PHASE_ARMED) {
-		/* the program steers recording before any hook: start it now */
-		fdr_start_lazy();
-		phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
-	}
-	if (phase == FDR_PHASE_INIT || phase == FDR_PHASE_ARMED)
-		return -EAGAIN;
-	if (phase != FDR_PHASE_RECORDING)
-		return fdr_file_failed() ? -EIO : -ENODEV;
-	if (fdr_self.guard)
-		return -EBUSY;
-	return 0;
-}
-
-static notrace void lc_request(struct fdr_thread *t, void *arg)
-{
-	(void)arg;
-	if (t == &fdr_self)
-		return;
-	atomic_store_explicit(&t->flush_req, 1, memory_order_relaxed);
-	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
-}
-
-fdr_export notrace int fdrtrace_flush(void)
-{
-	struct fdr_thread *t = &fdr_self;
-	uint64_t target;
-	int err;
-
-	/* not started: nothing recorded, nothing to write (and no reason to start) */
-	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED &&
-	    atomic_load_explicit(&lc_start_state, memory_order_acquire) == LC_START_IDLE)
-		return 0;
-	err = lc_api_check();
-	if (err)
-		return err;
-	if (fdr_cfg.policy == FDR_POLICY_RING)
-		return fdr_flush_snapshot_wait(5000);
-	t->guard = FDR_GUARD_BUSY;
-	atomic_signal_fence(memory_order_seq_cst);
-	if (t->state == FDR_T_ACTIVE && t->buf)
-		fdr_thread_handover(t);
-	atomic_signal_fence(memory_order_seq_cst);
-	t->guard = 0;
-	fdr_threads_foreach(lc_request, NULL, 0);
-	target = atomic_load_explicit(&fdr_enqueued, memory_order_relaxed);
-	fdr_ax_flush_soon();	/* auto_exclude's counts so far, with the buffers */
-	fdr_flush_wake();
-	err = fdr_flush_wait_written(target, 5000);
-	if (fdr_file_failed())
-		return -EIO;
-	return err;
-}
-
-fdr_export notrace int fdrtrace_thread_name(const char *name)
-{
-	struct fdr_thread *t = &fdr_self;
-	char cut[256];
-	uint8_t payload[320];
-	size_t n;
-	int err;
-
-	if (!name)
-		return -EINVAL;
-	err = lc_api_check();
-	if (err)
-		return err;
-	snprintf(cut, sizeof(cut), "%s", name);
-	t->guard = FDR_GUARD_BUSY;
-	atomic_signal_fence(memory_order_seq_cst);
-	err = fdr_thread_ensure(t);
-	if (!err) {
-		n = fdr_ext_thread_name(payload, sizeof(payload), (uint32_t)t->tid, cut);
-		err = n ? fdr_thread_emit_ext(t, payload, n) : -EINVAL;
-	}
-	atomic_signal_fence(memory_order_seq_cst);
-	t->guard = 0;
-	return err;
-}
-
-/* The calling thread's guard around an API call's work (no hook records meanwhile). */
-static notrace void lc_guard(struct fdr_thread *t)
-{
-	t->guard = FDR_GUARD_BUSY;
-	atomic_signal_fence(memory_order_seq_cst);
-}
-
-static notrace int lc_unguard(struct fdr_thread *t, int ret)
-{
-	atomic_signal_fence(memory_order_seq_cst);
-	t->guard = 0;
-	return ret;
-}
-
-/*
- * Where recording (re)started: the native stack of fdrtrace_start()'s caller,
- * from @ret (its return address) outwards, into the calling thread's buffer.
- * Skipped when the thread's guard is taken (a hook or API call below us).
- */
-static notrace void lc_start_stack(uintptr_t ret)
-{
-	struct fdr_thread *t = &fdr_self;
-	uint64_t addrs[FDR_NATIVE_MAX];
-	uint32_t mods[FDR_NATIVE_MAX];
-	uint8_t payload[64 + FDR_NATIVE_MAX * FDRTRACE_NATIVE_FRAME_SIZE];
-	uint32_t depth;
-	size_t n;
-
-	if (t->guard || t->ignored)
-		return;
-	depth = fdr_native_here(ret, addrs, mods, FDR_NATIVE_MAX);
-	if (!depth)
-		return;
-	lc_guard(t);
-	/* registered first: the tid is known from then on */
-	if (!fdr_thread_ensure(t)) {
-		n = fdr_ext_native_stack(payload, sizeof(payload), (uint32_t)t->tid,
-					 FDRTRACE_NATIVE_START, 0, 0, depth, addrs, mods);
-		if (n)
-			fdr_thread_emit_ext(t, payload, n);
-	}
-	lc_unguard(t, 0);
-}
-
-fdr_export notrace fdr_noinline int fdrtrace_start(void)
-{
-	int err = lc_api_check();
-	int expect = FDR_GATE_OFF;
-	bool started;
-
-	if (err == -EBUSY)
-		err = 0;	/* the gate is not the hook's business */
-	if (err)
-		return err;
-	/* max_depth: the depth counts again from here (slowpath.c); before the gate opens */
-	if (atomic_load_explicit(&fdr_gate, memory_order_relaxed) == FDR_GATE_OFF)
-		atomic_fetch_add_explicit(&fdr_depth_epoch, 1, memory_order_relaxed);
-	/* OFF -> ON only: a finish (AFTER_FINI) or an error stop is never undone */
-	started = atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, fdr_gate_rec,
-							  memory_order_release,
-							  memory_order_relaxed);
-	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING) {
-		expect = fdr_gate_rec;
-		atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_OFF,
-							memory_order_release, memory_order_relaxed);
-		return -ENODEV;
-	}
-	if (started)
-		lc_start_stack((uintptr_t)__builtin_return_address(0));
-	return 0;
-}
-
-fdr_export notrace int fdrtrace_stop(void)
-{
-	int err = lc_api_check();
-	int expect = fdr_gate_rec;
-
-	if (err == -EBUSY)
-		err = 0;
-	if (err)
-		return err;
-	atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_OFF,
-						memory_order_release, memory_order_relaxed);
-	return 0;
-}
-
-static notrace int lc_event(int typed, uint16_t type, const void *data, size_t len)
-{
-	struct fdr_thread *t = &fdr_self;
-	int err;
-
-	if (!data && len)
-		return -EINVAL;
-	if (len >= FDRTRACE_EXT_MAGIC_LEN && !memcmp(data, FDRTRACE_EXT_MAGIC,
-						     FDRTRACE_EXT_MAGIC_LEN))
-		return -EINVAL;	/* would be read as one of our extension records */
-	if (typed && fdr_cfg.format_version < 5)
-		return -EOPNOTSUPP;
-	err = lc_api_check();
-	if (err)
-		return err;
-	if (len > fdr_event_max())
-		return -EMSGSIZE;
-	if (t->ignored)
-		return -EPERM;
-	lc_guard(t);
-	return lc_unguard(t, fdr_thread_emit_event(t, typed, type, data, len));
-}
-
-fdr_export notrace int fdrtrace_custom_event(const void *data, size_t len)
-{
-	return lc_event(0, 0, data, len);
-}
-
-fdr_export notrace int fdrtrace_typed_event(uint16_t type, const void *data, size_t len)
-{
-	return lc_event(1, type, data, len);
-}
-
-fdr_export notrace int fdrtrace_log_arg(uint64_t value)
-{
-	struct fdr_thread *t = &fdr_self;
-	int err = lc_api_check();
-
-	if (err)
-		return err;
-	if (!fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)))
-		return -ENODEV;
-	lc_guard(t);
-	return lc_unguard(t, fdr_thread_log_arg(t, value));
-}
-
-fdr_export notrace int fdrtrace_thread_ignore(void)
-{
-	struct fdr_thread *t = &fdr_self;
-	int err = lc_api_check();
-
-	if (err)
-		return err;
-	lc_guard(t);
-	fdr_thread_set_ignored(t);
-	return lc_unguard(t, 0);
-}
