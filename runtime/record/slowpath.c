@@ -45,9 +45,11 @@
 #include "config.h"
 #include "drain.h"
 #include "ext_encode.h"
+#include "fastpath_inline.h"
 #include "filter.h"
 #include "fork_stack.h"
 #include "funcid_map.h"
+#include "record_internal.h"
 #include "records.h"
 #include "ring.h"
 #include "slowpath.h"
@@ -55,45 +57,13 @@
 #include "sysunwind.h"
 #include "thread.h"
 #include "trigger.h"
-#include "fastpath_inline.h"
 
 fdr_tls struct fdr_thread fdr_self;
 /* buffers handed over to the queue (stream policy); the flush thread counts them written */
 _Atomic uint64_t fdr_enqueued;
 _Atomic uint64_t fdr_wait_ticks;
 
-#define FDR_MAX_THREADS 8192u
-#define FDR_SLOT_LOCKED ((uintptr_t)1)
-
-static _Atomic uintptr_t wr_slots[FDR_MAX_THREADS];
-static _Atomic uint32_t wr_slots_used;	/* high-water mark */
-static _Atomic uint32_t wr_threads_seen;
-static pthread_key_t wr_key;
-static bool wr_key_ok;
-
-static void wr_thread_exit(void *arg);
-
-notrace int fdr_writer_init(void)
-{
-	if (!wr_key_ok) {
-		if (pthread_key_create(&wr_key, wr_thread_exit))
-			return -EAGAIN;
-		wr_key_ok = true;
-	}
-	return 0;
-}
-
-notrace uint32_t fdr_threads_slots_used(void)
-{
-	return atomic_load_explicit(&wr_slots_used, memory_order_acquire);
-}
-
-notrace uint32_t fdr_threads_seen(void)
-{
-	return atomic_load_explicit(&wr_threads_seen, memory_order_relaxed);
-}
-
-static notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t bufs)
+notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t bufs)
 {
 	atomic_fetch_add_explicit(&t->drop_rec[reason], 1, memory_order_relaxed);
 	if (bufs)
@@ -130,106 +100,11 @@ notrace void fdr_record_inactive(void *fn, unsigned action)
 		wr_inactive(fn, action, g);
 }
 
-/* Calls kept by handlers (wr_hold()) and not yet written or counted? */
-static notrace bool wr_held(const struct fdr_thread *t)
-{
-	return atomic_load_explicit(&t->held_tail, memory_order_relaxed) !=
-	       atomic_load_explicit(&t->held_head, memory_order_relaxed);
-}
-
-/* How many calls the thread's held ring holds: 64, or more once it has waited (wr_held_grow()). */
-static notrace uint32_t wr_held_cap(struct fdr_thread *t)
-{
-	return atomic_load_explicit(&t->held_more, memory_order_relaxed) ? FDR_WAIT_HELD_CALLS
-									 : FDR_HELD_CALLS;
-}
-
-/* Held call @i's slot. Owner or its handlers. */
-static notrace struct fdr_held_call *wr_held_slot(struct fdr_thread *t, uint32_t i)
-{
-	struct fdr_held_call *more = atomic_load_explicit(&t->held_more, memory_order_relaxed);
-
-	return more ? &more[i % FDR_WAIT_HELD_CALLS] : &t->held[i % FDR_HELD_CALLS];
-}
-
-/*
- * A signal handler's call while this thread's hook holds the guard: keep
- * it for the owner, whose slow path writes it (wr_put_held(), from the
- * interrupted hook's slow path or the next hook's): ahead of the hook's
- * record when it came before the hook's clock (the guard is taken before
- * the clock is read), after it otherwise. Not while a counted gap is open
- * (the gap follows what was kept), not on an ignored thread, nor where
- * the slow path does more per call than write it (max_depth, short calls
- * erased, triggers: those count as before), nor when all slots are taken.
- * With on_full=wait, a thread that has waited has FDR_WAIT_HELD_CALLS
- * slots, so that a handler that runs all through a wait is kept too.
- * Async-signal-safe; handlers on one thread nest, so a handler that
- * interrupts this one between the claim and the store has finished
- * before this one goes on. Return: true when kept.
- */
-static notrace bool wr_hold(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc)
-{
-	uint32_t i;
-
-	if (t->guard != FDR_GUARD_HOOK || t->ignored || fdr_all_slow || fdr_min_ticks ||
-	    fdr_triggering || atomic_load_explicit(&t->re_first_tsc, memory_order_relaxed))
-		return false;
-	i = atomic_fetch_add_explicit(&t->held_tail, 1, memory_order_relaxed);
-	if (i - atomic_load_explicit(&t->held_head, memory_order_relaxed) >= wr_held_cap(t)) {
-		atomic_fetch_sub_explicit(&t->held_tail, 1, memory_order_relaxed);
-		return false;
-	}
-	*wr_held_slot(t, i) = (struct fdr_held_call){
-		.tsc = tsc, .fn_action = addr | (uint64_t)action << FDR_HELD_ACTION_SHIFT
-	};
-	atomic_signal_fence(memory_order_seq_cst);
-	/* the thread's next hook takes the slow path, which writes it (wr_resume()) */
-	atomic_store_explicit(&t->re_pending, true, memory_order_relaxed);
-	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
-	return true;
-}
-
-notrace void fdr_record_reentry(struct fdr_thread *t, uintptr_t addr, unsigned action)
-{
-	uint64_t none = 0, tsc;
-	int32_t net, low;
-	unsigned cpu;
-
-	if (t->guard == FDR_GUARD_VFORK)
-		return;	/* a vfork child: not this thread's calls, and not lost (vfork.c) */
-	tsc = fdr_clock_read(&cpu);
-	if (!t->leaving && wr_hold(t, addr, action, tsc))
-		return;
-	if (t->leaving) {
-		/* the thread's counts are reported already (wr_thread_exit()) */
-		atomic_fetch_add_explicit(&fdr_orphan_rec[FDRTRACE_DROP_REENTRY], 1,
-					  memory_order_relaxed);
-		return;
-	}
-	/* also while the thread registers: the counters survive registration */
-	wr_count(t, FDRTRACE_DROP_REENTRY, 0);
-	atomic_compare_exchange_strong_explicit(&t->re_first_tsc, &none, tsc, memory_order_relaxed,
-						memory_order_relaxed);
-	atomic_store_explicit(&t->re_last_tsc, tsc, memory_order_relaxed);
-	net = atomic_fetch_add_explicit(&t->re_net, action == FDRTRACE_FN_ENTRY ? 1 : -1,
-					memory_order_relaxed) + (action == FDRTRACE_FN_ENTRY ? 1 : -1);
-	low = atomic_load_explicit(&t->re_low, memory_order_relaxed);
-	if (net < low)
-		atomic_store_explicit(&t->re_low, net, memory_order_relaxed);
-	atomic_store_explicit(&t->re_pending, true, memory_order_relaxed);
-	/*
-	 * The thread's next hook takes the slow path, which writes the gap
-	 * there (wr_put_drops()). The slow path this handler may have
-	 * interrupted checks @re_pending again before it ends.
-	 */
-	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
-}
-
 /*
  * Pool empty: follow the calls of the records dropped, so that the next
  * buffer can say which calls the gap closed and opened. Owner, guard held.
  */
-static notrace void wr_gap_note(struct fdr_gap *g, unsigned action, uint32_t id, uint64_t tsc)
+notrace void wr_gap_note(struct fdr_gap *g, unsigned action, uint32_t id, uint64_t tsc)
 {
 	uint32_t d;
 
@@ -262,103 +137,15 @@ static notrace void wr_gap_note(struct fdr_gap *g, unsigned action, uint32_t id,
 	g->depth = 0;
 }
 
-/* ---- registry ---- */
-
-static notrace void wr_slot_lock(uint32_t slot, struct fdr_thread *t)
-{
-	uintptr_t expect = (uintptr_t)t;
-
-	while (!atomic_compare_exchange_weak_explicit(&wr_slots[slot], &expect,
-						      (uintptr_t)t | FDR_SLOT_LOCKED,
-						      memory_order_acquire, memory_order_relaxed)) {
-		expect = (uintptr_t)t;
-		__asm__ __volatile__("pause");
-	}
-}
-
-static notrace void wr_slot_unlock(uint32_t slot, struct fdr_thread *t)
-{
-	atomic_store_explicit(&wr_slots[slot], (uintptr_t)t, memory_order_release);
-}
-
-static notrace int wr_register(struct fdr_thread *t)
-{
-	uint32_t used = atomic_load_explicit(&wr_slots_used, memory_order_relaxed);
-
-	t->tid = (int32_t)syscall(SYS_gettid);
-	t->leaving = false;
-	t->cpu = UINT32_MAX;
-	t->buf = NULL;
-	t->starved = false;
-	t->snapped = false;
-	memset(&t->gap, 0, sizeof(t->gap));
-	t->wait_first_tsc = t->wait_last_tsc = 0;
-	t->sigmask = 0;
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &t->sigmask, sizeof(t->sigmask));
-	atomic_store_explicit(&t->pos, NULL, memory_order_relaxed);
-	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
-	for (uint32_t i = 0; i < FDR_MAX_THREADS; i++) {
-		uintptr_t expect = 0;
-
-		if (atomic_compare_exchange_strong_explicit(&wr_slots[i], &expect, (uintptr_t)t,
-							    memory_order_acq_rel,
-							    memory_order_relaxed)) {
-			t->slot = i;
-			while (used <= i &&
-			       !atomic_compare_exchange_weak_explicit(&wr_slots_used, &used, i + 1,
-								      memory_order_relaxed,
-								      memory_order_relaxed))
-				;
-			break;
-		}
-		if (i == FDR_MAX_THREADS - 1)
-			return -EAGAIN;
-	}
-	if (wr_key_ok)
-		pthread_setspecific(wr_key, t);
-	atomic_fetch_add_explicit(&wr_threads_seen, 1, memory_order_relaxed);
-	t->state = FDR_T_ACTIVE;
-	return 0;
-}
-
-notrace void fdr_threads_foreach(void (*fn)(struct fdr_thread *t, void *arg), void *arg,
-				 unsigned spin_limit)
-{
-	uint32_t used = atomic_load_explicit(&wr_slots_used, memory_order_acquire);
-
-	for (uint32_t i = 0; i < used; i++) {
-		uintptr_t v = atomic_load_explicit(&wr_slots[i], memory_order_acquire);
-		unsigned spins = 0;
-
-		while (v) {
-			if (v & FDR_SLOT_LOCKED) {
-				if (spin_limit && ++spins > spin_limit)
-					break;
-				__asm__ __volatile__("pause");
-				v = atomic_load_explicit(&wr_slots[i], memory_order_acquire);
-				continue;
-			}
-			if (atomic_compare_exchange_weak_explicit(&wr_slots[i], &v,
-								  v | FDR_SLOT_LOCKED,
-								  memory_order_acquire,
-								  memory_order_acquire)) {
-				fn((struct fdr_thread *)v, arg);
-				atomic_store_explicit(&wr_slots[i], v, memory_order_release);
-				break;
-			}
-		}
-	}
-}
-
 /* ---- buffers ---- */
 
-static notrace uint8_t *wr_cap_end(struct fdr_buffer *b)
+notrace uint8_t *wr_cap_end(struct fdr_buffer *b)
 {
 	return b->data + fdr_cfg.buffer_size - (fdr_cfg.format_version == 1 ? FDR_V1_TAIL : 0);
 }
 
 /* Append a custom event (marker + payload) at @p; the caller checked room. */
-static notrace uint8_t *wr_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload,
+notrace uint8_t *wr_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload,
 				      size_t len)
 {
 	p += fdr_custom_event_md(p, (uint32_t)len, t->last_tsc);
@@ -376,7 +163,7 @@ static notrace uint8_t *wr_put_custom(struct fdr_thread *t, uint8_t *p, const ui
  * count is read stays pending, never lost. Return: the new end of the
  * buffer's records (the caller publishes it).
  */
-static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
+notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
 				     bool *short_of_room)
 {
 	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
@@ -461,7 +248,7 @@ static notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *
  * held, room checked by the caller, which publishes @pos. Return: the new
  * end of the buffer's records.
  */
-static notrace uint8_t *wr_put_func(struct fdr_thread *t, uint8_t *p, unsigned action, uint32_t id,
+notrace uint8_t *wr_put_func(struct fdr_thread *t, uint8_t *p, unsigned action, uint32_t id,
 				    uint64_t tsc)
 {
 	uint64_t rec;
@@ -480,159 +267,6 @@ static notrace uint8_t *wr_put_func(struct fdr_thread *t, uint8_t *p, unsigned a
 	memcpy(p, &rec, sizeof(rec));
 	t->last_tsc = tsc;
 	return p + sizeof(rec);
-}
-
-/*
- * The oldest call a handler kept (wr_hold()), copied to @h, when it came
- * at or before @upto: later ones interrupted the hook that is writing them,
- * and follow its record. Owner only, guard held.
- */
-static notrace bool wr_held_next(struct fdr_thread *t, uint64_t upto, struct fdr_held_call *h,
-				 uintptr_t *addr, unsigned *action)
-{
-	uint32_t head = atomic_load_explicit(&t->held_head, memory_order_relaxed);
-
-	if (head == atomic_load_explicit(&t->held_tail, memory_order_relaxed))
-		return false;
-	/* the slot is read after the claim that covers it (the handler has returned) */
-	atomic_signal_fence(memory_order_seq_cst);
-	*h = *wr_held_slot(t, head);
-	if (h->tsc > upto)
-		return false;
-	*addr = (uintptr_t)(h->fn_action & ((UINT64_C(1) << FDR_HELD_ACTION_SHIFT) - 1));
-	*action = (unsigned)(h->fn_action >> FDR_HELD_ACTION_SHIFT);
-	return true;
-}
-
-/* That call's function id, or 0 when filter/exclude leaves it out (counted so). */
-static notrace uint32_t wr_held_id(struct fdr_thread *t, uintptr_t addr)
-{
-	const struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
-	uint32_t id = 0;
-
-	if (ce->addr == addr)
-		return ce->id;
-	if (ce->addr != ~addr) {
-		id = fdr_funcid_get(addr);
-		if (id && fdr_filtering && fdr_filter_skip(id))
-			id = 0;
-	}
-	if (!id)
-		wr_count(t, FDRTRACE_DROP_FILTERED, 0);
-	return id;
-}
-
-/*
- * Write the calls handlers kept that came at or before @upto, oldest first,
- * as the hook would have (a TSCWrap where the delta does not fit). Owner
- * only, guard held; a handler may keep more meanwhile (they wait for the
- * next hook). @short_of_room is set when the rest does not fit below
- * @lim. Return: the new end of the buffer's records (the caller publishes
- * it).
- */
-static notrace uint8_t *wr_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *lim,
-				    uint64_t upto, bool *short_of_room)
-{
-	struct fdr_held_call h;
-	uintptr_t addr;
-	unsigned action;
-	uint32_t id;
-
-	while (wr_held_next(t, upto, &h, &addr, &action)) {
-		if (p + sizeof(struct fdrtrace_md_tsc_wrap) + FDRTRACE_FUNC_RECORD_SIZE > lim) {
-			*short_of_room = true;
-			break;
-		}
-		id = wr_held_id(t, addr);
-		if (id)
-			p = wr_put_func(t, p, action, id, h.tsc);
-		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
-	}
-	return p;
-}
-
-/*
- * No buffer for them: the calls handlers kept that came at or before
- * @upto go into the pool-empty gap, as the hook's own record does after
- * them (wr_gap_note()). Owner only, guard held.
- */
-static notrace void wr_held_to_gap(struct fdr_thread *t, uint64_t upto)
-{
-	struct fdr_held_call h;
-	uintptr_t addr;
-	unsigned action;
-	uint32_t id;
-
-	while (wr_held_next(t, upto, &h, &addr, &action)) {
-		id = wr_held_id(t, addr);
-		if (id) {
-			wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
-			wr_gap_note(&t->gap, action, id, h.tsc);
-		}
-		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
-	}
-}
-
-/*
- * on_full=wait: is this thread running a signal handler (so it must not
- * wait)? Its stack says so: a frame a signal interrupted is on it, or the
- * whole stack was walked without one (sysunwind.c). Only where the walk
- * cannot tell (no libgcc_s, a frame without unwind information), the
- * signal mask guesses: a handler runs with its signal blocked (unless
- * SA_NODEFER), so a signal blocked now that was not when the thread
- * registered says "handler". That guess alone took every thread of a
- * program that blocks a signal for good after its start (GNU make blocks
- * SIGCHLD) for a handler, and on_full=wait dropped there. It errs only
- * towards dropping, never towards waiting in a handler.
- */
-static notrace bool wr_in_handler(struct fdr_thread *t)
-{
-	uint64_t cur = 0;
-	int known = fdr_sysunwind_in_handler();
-
-	if (known >= 0)
-		return known;
-	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &cur, sizeof(cur)) < 0)
-		return true;
-	return (cur & ~t->sigmask) != 0;
-}
-
-/*
- * on_full=wait, before the thread's first wait: a hook that waits holds
- * the guard all along, and a handler that runs meanwhile can only keep
- * its calls (wr_hold()); 64 slots were full 1.6 ms into a wait with a
- * 10 kHz timer, and waits of 12 and 33 ms beside a disk-heavy process
- * counted 124 and 592 of its records as re-entry drops. So the thread
- * maps FDR_WAIT_HELD_CALLS slots (256 KiB, touched only as used) for the
- * rest of its life (wr_thread_exit() unmaps them), and moves the calls
- * kept so far there with its signals blocked: a handler never sees the
- * ring half moved. No mapping: the 64 slots stay. Owner, guard held, not
- * in a handler.
- */
-static notrace void wr_held_grow(struct fdr_thread *t)
-{
-	const size_t len = FDR_WAIT_HELD_CALLS * sizeof(struct fdr_held_call);
-	uint64_t all = ~UINT64_C(0), old = 0;
-	struct fdr_held_call *more;
-	void *m;
-
-	if (atomic_load_explicit(&t->held_more, memory_order_relaxed))
-		return;
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return;
-	more = m;
-	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(all)) < 0) {
-		munmap(m, len);
-		return;
-	}
-	for (uint32_t i = atomic_load_explicit(&t->held_head, memory_order_relaxed);
-	     i != atomic_load_explicit(&t->held_tail, memory_order_relaxed); i++)
-		more[i % FDR_WAIT_HELD_CALLS] = t->held[i % FDR_HELD_CALLS];
-	atomic_store_explicit(&t->held_more, more, memory_order_relaxed);
-	/* the slots and the pointer before a handler can run again */
-	atomic_signal_fence(memory_order_seq_cst);
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 }
 
 /* on_full=wait: a buffer the flush thread returns, or NULL (drop). */
@@ -657,7 +291,7 @@ static notrace struct fdr_buffer *wr_wait(struct fdr_thread *t)
 }
 
 /* Take a buffer from the pool and write its preamble. Return: 0 or -ENOBUFS. */
-static notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
+notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 {
 	struct fdr_buffer *b = fdr_pool_get();
 	uint8_t *p, *pre, *cap_end;
@@ -1021,364 +655,6 @@ out:
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
 	errno = saved_errno;
-}
-
-/*
- * Write one extension payload into the calling thread's buffer (thread
- * names, drop notices). The caller holds the guard.
- */
-/*
- * Room in @t's buffer for one metadata record and @len payload bytes: a
- * buffer that lacks it is handed over and a fresh one claimed. Return:
- * where the record goes, or NULL with *@err -EAGAIN (no thread state),
- * -ENOBUFS (the pool is empty) or -EMSGSIZE (no buffer can hold it).
- */
-static notrace uint8_t *wr_reserve_event(struct fdr_thread *t, size_t len, int *err)
-{
-	size_t need = FDRTRACE_METADATA_RECORD_SIZE + len;
-	uint64_t tsc;
-	unsigned cpu;
-	uint8_t *pos;
-
-	if (fdr_thread_ensure(t) < 0) {
-		*err = -EAGAIN;
-		return NULL;
-	}
-	tsc = fdr_clock_read(&cpu);
-	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) + need > wr_cap_end(t->buf))
-		fdr_thread_handover(t);
-	if (!t->buf && wr_claim(t, tsc, cpu) < 0) {
-		*err = -ENOBUFS;
-		return NULL;
-	}
-	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-	if (pos + need > wr_cap_end(t->buf)) {
-		*err = -EMSGSIZE;
-		return NULL;
-	}
-	return pos;
-}
-
-notrace int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, size_t len)
-{
-	uint8_t *pos;
-	int err;
-
-	pos = wr_reserve_event(t, len, &err);
-	if (!pos)
-		return err;
-	pos = wr_put_custom(t, pos, payload, len);
-	t->buf->counted = false;
-	t->rewind_floor = pos;
-	atomic_store_explicit(&t->pos, pos, memory_order_release);
-	return 0;
-}
-
-notrace size_t fdr_event_max(void)
-{
-	/*
-	 * Half a buffer: a fresh buffer always has room for it after its
-	 * preamble, drop notices and stack record (at most a quarter).
-	 */
-	return fdr_cfg.buffer_size / 2 - FDRTRACE_METADATA_RECORD_SIZE;
-}
-
-/*
- * A custom event (@typed 0) or typed event (@typed 1, v5 only) with the
- * application's bytes. The caller holds the guard and checked @len.
- */
-notrace int fdr_thread_emit_event(struct fdr_thread *t, int typed, uint16_t type,
-				  const void *data, size_t len)
-{
-	uint8_t *pos;
-	int err;
-
-	if (len > fdr_event_max())
-		return -EMSGSIZE;
-	/* -EMSGSIZE is not returned here: a fresh buffer has room for fdr_event_max() */
-	pos = wr_reserve_event(t, len, &err);
-	if (!pos)
-		return err;
-	if (typed) {
-		struct fdrtrace_md_typed_event m;
-
-		memset(&m, 0, sizeof(m));
-		m.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_TYPED_EVENT);
-		m.size = (int32_t)len;
-		m.delta = 0;	/* the event shares the previous record's time */
-		m.event_type = type;
-		memcpy(pos, &m, sizeof(m));
-		pos += sizeof(m);
-	} else {
-		pos += fdr_custom_event_md(pos, (uint32_t)len, t->last_tsc);
-	}
-	memcpy(pos, data, len);
-	pos += len;
-	t->buf->counted = false;
-	t->rewind_floor = pos;
-	atomic_store_explicit(&t->pos, pos, memory_order_release);
-	return 0;
-}
-
-/*
- * fdrtrace_log_arg(): the last record must be the calling function's
- * entry (made an Entry_Args record here) or the last CallArgument written
- * after one (@arg_end). Then one CallArgument record is appended.
- */
-notrace int fdr_thread_log_arg(struct fdr_thread *t, uint64_t value)
-{
-	struct fdrtrace_md_call_argument m;
-	uint8_t *pos;
-	uint32_t word;
-
-	if (t->state != FDR_T_ACTIVE || !t->buf || t->ignored)
-		return -ENOENT;
-	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-	if (pos + sizeof(m) > wr_cap_end(t->buf))
-		return -ENOBUFS;	/* the entry is in a full buffer: nowhere to put it */
-	if (pos != t->arg_end) {
-		/* the first argument: the last record must be a plain entry, not metadata */
-		if (pos - FDRTRACE_FUNC_RECORD_SIZE < t->rewind_floor)
-			return -ENOENT;
-		memcpy(&word, pos - FDRTRACE_FUNC_RECORD_SIZE, sizeof(word));
-		if ((word & 1) || fdrtrace_func_word_action(word) != FDRTRACE_FN_ENTRY)
-			return -ENOENT;
-		word = fdrtrace_func_word(FDRTRACE_FN_ENTRY_ARGS, fdrtrace_func_word_id(word));
-		memcpy(pos - FDRTRACE_FUNC_RECORD_SIZE, &word, sizeof(word));
-	}
-	memset(&m, 0, sizeof(m));
-	m.type = FDRTRACE_MD_TYPE_BYTE(FDRTRACE_MD_CALL_ARGUMENT);
-	m.arg = value;
-	memcpy(pos, &m, sizeof(m));
-	pos += sizeof(m);
-	t->buf->meta += sizeof(m);
-	t->rewind_floor = pos;	/* arguments are never erased */
-	t->arg_end = pos;
-	atomic_store_explicit(&t->pos, pos, memory_order_release);
-	return 0;
-}
-
-/* fdrtrace_thread_ignore(): hand the buffer over; the hooks stop at the slow path. */
-notrace void fdr_thread_set_ignored(struct fdr_thread *t)
-{
-	t->ignored = true;
-	if (t->state == FDR_T_ACTIVE && t->buf)
-		fdr_thread_handover(t);
-	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
-}
-
-static notrace bool wr_has_drops(struct fdr_thread *t)
-{
-	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++)
-		if (atomic_load_explicit(&t->drop_rec[r], memory_order_relaxed) ||
-		    atomic_load_explicit(&t->drop_buf[r], memory_order_relaxed))
-			return true;
-	return false;
-}
-
-/* pthread key destructor: the thread is exiting. */
-static notrace void wr_thread_exit(void *arg)
-{
-	struct fdr_thread *t = &fdr_self;
-	int saved_errno = errno;
-
-	(void)arg;
-	if (t->state != FDR_T_ACTIVE)
-		return;
-	t->guard = FDR_GUARD_BUSY;
-	atomic_signal_fence(memory_order_seq_cst);
-	if (fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)) &&
-	    (wr_has_drops(t) || wr_held(t))) {
-		/* calls kept and drops not yet in the trace, before the thread is gone */
-		unsigned cpu;
-		uint64_t tsc = fdr_clock_read(&cpu);
-
-		if (!t->buf)
-			wr_claim(t, tsc, cpu);
-		if (t->buf) {
-			uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-			bool short_of_room = false;
-
-			pos = wr_put_held(t, pos, wr_cap_end(t->buf), UINT64_MAX, &short_of_room);
-			pos = wr_put_drops(t, pos, wr_cap_end(t->buf), NULL);
-			t->buf->counted = false;
-			atomic_store_explicit(&t->pos, pos, memory_order_release);
-		}
-	}
-	/* kept calls no buffer took: counted, and reported with the thread's drops below */
-	while (wr_held(t)) {
-		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
-		wr_count(t, FDRTRACE_DROP_REENTRY, 0);
-	}
-	fdr_thread_handover(t);
-	/* leave the registry: wait until no finisher/flusher holds our slot */
-	{
-		uintptr_t expect = (uintptr_t)t;
-
-		while (!atomic_compare_exchange_weak_explicit(&wr_slots[t->slot], &expect, 0,
-							      memory_order_acq_rel,
-							      memory_order_relaxed)) {
-			expect = (uintptr_t)t;
-			sched_yield();
-		}
-	}
-	/*
-	 * From here a handler's re-entries count process-wide
-	 * (fdr_record_reentry()); those counted on the thread before, and
-	 * drops no buffer took, go there now. The order matters: a handler
-	 * between the exchange below and a later @leaving would count into
-	 * the thread's counters, which nothing reports once it is gone.
-	 */
-	t->leaving = true;
-	atomic_signal_fence(memory_order_seq_cst);
-	{
-		/* no handler holds calls from here (@leaving, and the guard is ours); none are held */
-		struct fdr_held_call *more = atomic_load_explicit(&t->held_more,
-								  memory_order_relaxed);
-
-		if (more) {
-			atomic_store_explicit(&t->held_more, NULL, memory_order_relaxed);
-			atomic_signal_fence(memory_order_seq_cst);
-			munmap(more, FDR_WAIT_HELD_CALLS * sizeof(*more));
-		}
-	}
-	fdr_ax_thread_exit(t);	/* auto_exclude's counts: no emitter reads the thread now */
-	if (wr_has_drops(t)) {
-		/* no buffer to say them in: the finish reports them (tid 0) */
-		for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
-			atomic_fetch_add_explicit(&fdr_orphan_rec[r],
-						  atomic_exchange_explicit(&t->drop_rec[r], 0,
-									   memory_order_relaxed),
-						  memory_order_relaxed);
-			atomic_fetch_add_explicit(&fdr_orphan_buf[r],
-						  atomic_exchange_explicit(&t->drop_buf[r], 0,
-									   memory_order_relaxed),
-						  memory_order_relaxed);
-		}
-	}
-	t->state = FDR_T_NEW;
-	atomic_signal_fence(memory_order_seq_cst);
-	t->guard = 0;
-	errno = saved_errno;
-}
-
-/*
- * Snapshot a thread's buffer into @node (caller holds the slot lock), for
- * the final dump: the buffer stays with its owner, the node says how much
- * of it is whole, and a handover after this abandons the buffer
- * (fdr_thread_handover()).
- */
-notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
-{
-	/*
-	 * @pos first, with acquire: it pairs with the owner's release store
-	 * of @pos in wr_claim(), which follows its store of @buf. A handover
-	 * clears @pos under the slot lock we hold, so a non-NULL @pos is
-	 * either the current buffer's (its @buf store happens before our read)
-	 * or an older position in the same buffer; @buf is read only then.
-	 * With @pos NULL the owner may be inside wr_claim() writing @buf, and
-	 * we do not touch it (ThreadSanitizer caught that read, tests/tsan).
-	 */
-	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_acquire);
-	struct fdr_buffer *b = pos ? t->buf : NULL;
-	int32_t held;
-
-	t->snapped = true;
-	node->tid = t->tid;
-	node->borrowed = true;
-	node->counted = false;	/* read to be counted */
-	node->index = UINT32_MAX;
-	node->data = NULL;
-	node->len = 0;
-	if (b && pos && pos > b->data && pos <= b->data + fdr_cfg.buffer_size) {
-		node->data = b->data;
-		node->len = (uint64_t)(pos - b->data);
-	}
-	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
-		node->drops[r] = atomic_exchange_explicit(&t->drop_rec[r], 0, memory_order_relaxed);
-		node->drop_bufs[r] = atomic_exchange_explicit(&t->drop_buf[r], 0,
-							      memory_order_relaxed);
-	}
-	/*
-	 * Calls a handler kept that the owner has not written: not in the
-	 * snapshot. Read from here while the owner may move: a claim being
-	 * taken back can show one more than the slots hold, never more.
-	 */
-	held = (int32_t)(atomic_load_explicit(&t->held_tail, memory_order_relaxed) -
-			 atomic_load_explicit(&t->held_head, memory_order_relaxed));
-	if (held > 0)
-		node->drops[FDRTRACE_DROP_REENTRY] +=
-			(uint64_t)(held < (int32_t)wr_held_cap(t) ? held : (int32_t)wr_held_cap(t));
-}
-
-/* Fork child: this thread is alone; forget every other thread and buffer. */
-notrace void fdr_writer_after_fork_child(void)
-{
-	struct fdr_thread *t = &fdr_self;
-
-	for (uint32_t i = 0; i < FDR_MAX_THREADS; i++) {
-		struct fdr_thread *o = (struct fdr_thread *)(atomic_load_explicit(
-			&wr_slots[i], memory_order_relaxed) & ~FDR_SLOT_LOCKED);
-		struct fdr_held_call *more;
-
-		/* the parent's other threads are not here: their held-call rings are unused copies */
-		if (o && o != t &&
-		    (more = atomic_load_explicit(&o->held_more, memory_order_relaxed)))
-			munmap(more, FDR_WAIT_HELD_CALLS * sizeof(*more));
-		atomic_store_explicit(&wr_slots[i], 0, memory_order_relaxed);
-	}
-	atomic_store_explicit(&wr_slots_used, 0, memory_order_relaxed);
-	atomic_store_explicit(&wr_threads_seen, 0, memory_order_relaxed);
-	t->buf = NULL;
-	atomic_store_explicit(&t->pos, NULL, memory_order_relaxed);
-	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
-	atomic_store_explicit(&t->flush_req, 0, memory_order_relaxed);
-	for (unsigned r = 0; r < FDRTRACE_DROP_REASON_COUNT; r++) {
-		atomic_store_explicit(&t->drop_rec[r], 0, memory_order_relaxed);
-		atomic_store_explicit(&t->drop_buf[r], 0, memory_order_relaxed);
-		/* the parent's overwritten buffers and ended threads: its own to report */
-		atomic_store_explicit(&fdr_orphan_rec[r], 0, memory_order_relaxed);
-		atomic_store_explicit(&fdr_orphan_buf[r], 0, memory_order_relaxed);
-	}
-	memset(&t->gap, 0, sizeof(t->gap));
-	atomic_store_explicit(&t->re_pending, false, memory_order_relaxed);
-	atomic_store_explicit(&t->re_first_tsc, 0, memory_order_relaxed);
-	atomic_store_explicit(&t->re_net, 0, memory_order_relaxed);
-	atomic_store_explicit(&t->re_low, 0, memory_order_relaxed);
-	atomic_store_explicit(&t->held_tail, 0, memory_order_relaxed);
-	atomic_store_explicit(&t->held_head, 0, memory_order_relaxed);
-	t->wait_first_tsc = t->wait_last_tsc = 0;
-	atomic_store_explicit(&fdr_wait_ticks, 0, memory_order_relaxed);
-	fdr_ax_after_fork_child();
-	if (t->state == FDR_T_ACTIVE) {
-		t->state = FDR_T_NEW;
-		wr_register(t);
-	}
-}
-
-/**
- * fdr_orphan_drops - add the process-wide drop counts to @rec and @bufs
- * @rec:	records dropped, by reason
- * @bufs:	buffers dropped, by reason
- * @take:	true for the final trace (the counts are taken: zero after);
- *		false for a snapshot (left for the final trace)
- *
- * The drops no thread's buffer reports: records of overwritten buffers and
- * the drops they had reported, drops of threads that ended without a
- * buffer, drops before init.
- *
- * Context: any thread; async-signal-safe.
- */
-notrace void fdr_orphan_drops(uint64_t *rec, uint64_t *bufs, bool take)
-{
-#define ORPHAN_READ(c) (take ? atomic_exchange_explicit(&(c), 0, memory_order_relaxed) \
-			     : atomic_load_explicit(&(c), memory_order_relaxed))
-	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
-		rec[r] += ORPHAN_READ(fdr_orphan_rec[r]);
-		bufs[r] += ORPHAN_READ(fdr_orphan_buf[r]);
-	}
-	rec[FDRTRACE_DROP_BEFORE_INIT] += ORPHAN_READ(fdr_before_init_drops);
-#undef ORPHAN_READ
 }
 
 /* The fast path for clocks that are not read inline (fastpath_inline.h); the guard is held. */

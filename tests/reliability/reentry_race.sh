@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# reentry_race.sh GDB REL_TARGET FDRTRACE WRITER_C
+# reentry_race.sh GDB REL_TARGET FDRTRACE RECORD_DIR
+# (RECORD_DIR: runtime/record, whose slowpath.c and registry.c it breaks in)
 #
 # A signal handler's calls while a hook runs are kept and written by the
 # thread's next hook, in their place; where they cannot be (max_depth, or
@@ -38,27 +39,28 @@
 # counted as dropped: records + drops = 2 x calls.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../race_skip.sh"
-gdb=$1 target=$(readlink -f "$2") tool=$(readlink -f "$3") writer=$4
+gdb=$1 target=$(readlink -f "$2") tool=$(readlink -f "$3") record=$4
 dir=$(mktemp -d /tmp/fdrtrace-reentry-XXXXXX)
 trap "${KEEP:+:} rm -rf $dir" EXIT
 
 if [[ ! -x $gdb ]]; then
   race_cannot_run "no gdb"
 fi
-# line_of FUNCTION TEXT: the first line holding TEXT in FUNCTION of slowpath.c
+# line_of FILE FUNCTION TEXT: the first line holding TEXT in FUNCTION of
+# FILE (in the runtime's record layer, directory $record)
 line_of() {
   local n
-  n=$(awk -v fn="$1" -v text="$2" '$0 ~ "^static notrace [a-z]+ " fn "\\(" { f = 1 }
-      f && index($0, text) { print NR; exit }' "$writer")
+  n=$(awk -v fn="$2" -v text="$3" '$0 ~ "^(static )?notrace [a-z]+ " fn "\\(" { f = 1 }
+      f && index($0, text) { print NR; exit }' "$record/$1")
   if [[ -z $n ]]; then
-    echo "FAIL: no '$2' in $1() of $writer (update this test)" >&2
+    echo "FAIL: no '$3' in $2() of $record/$1 (update this test)" >&2
     exit 1
   fi
   echo "$n"
 }
-resume_line=$(line_of wr_resume 't->rewind_floor = np;') || exit 1
-leaving_line=$(line_of wr_thread_exit 't->leaving = true;') || exit 1
-moved_line=$(line_of wr_thread_exit 't->state = FDR_T_NEW;') || exit 1
+resume_line=$(line_of slowpath.c wr_resume 't->rewind_floor = np;') || exit 1
+leaving_line=$(line_of registry.c wr_thread_exit 't->leaving = true;') || exit 1
+moved_line=$(line_of registry.c wr_thread_exit 't->state = FDR_T_NEW;') || exit 1
 
 # scenario NAME THREADS OPTIONS WANT GDB_COMMANDS MARKER...: run rel_target
 # sig THREADS 100 under gdb with FDRTRACE_OPTIONS=OPTIONS; the interleaving
@@ -145,13 +147,13 @@ scenario resume 0 "max_depth=100000" counted "$(two_handlers "handler 2 after th
   "^handler 2 after the report$" "hit Breakpoint [0-9.]*, wr_resume "
 
 # the first thread to leave is the worker (main ends with exit())
-scenario exit 1 "" counted "break slowpath.c:$leaving_line
+scenario exit 1 "" counted "break registry.c:$leaving_line
 run
 delete
 printf \"handler 1 before leaving\\n\"
-break slowpath.c:$moved_line
+break registry.c:$moved_line
 signal SIGPROF
 delete
 printf \"handler 2 after the move\\n\"
-signal SIGPROF" "^handler 2 after the move$" "hit Breakpoint [0-9.]*, wr_thread_exit .*slowpath.c:$moved_line"
+signal SIGPROF" "^handler 2 after the move$" "hit Breakpoint [0-9.]*, wr_thread_exit .*registry.c:$moved_line"
 echo "PASS"

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime/record/record_internal.h - what the slow path's files share
+ * (slowpath.c, registry.c, held.c, events.c): the registry's slots and the
+ * helpers each calls in another. Nothing outside runtime/record/ includes
+ * it; the interface is slowpath.h.
+ */
+#ifndef FDR_RECORD_INTERNAL_H
+#define FDR_RECORD_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "thread.h"
+
+notrace uint8_t *wr_cap_end(struct fdr_buffer *b) fdr_hidden;
+notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu) fdr_hidden;
+notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t bufs) fdr_hidden;
+notrace void wr_gap_note(struct fdr_gap *g, unsigned action, uint32_t id, uint64_t tsc) fdr_hidden;
+notrace bool wr_held(const struct fdr_thread *t) fdr_hidden;
+notrace uint32_t wr_held_cap(struct fdr_thread *t) fdr_hidden;
+notrace void wr_held_grow(struct fdr_thread *t) fdr_hidden;
+notrace void wr_held_to_gap(struct fdr_thread *t, uint64_t upto) fdr_hidden;
+notrace bool wr_in_handler(struct fdr_thread *t) fdr_hidden;
+notrace uint8_t *wr_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload, size_t len) fdr_hidden;
+notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim, bool *short_of_room) fdr_hidden;
+notrace uint8_t *wr_put_func(struct fdr_thread *t, uint8_t *p, unsigned action, uint32_t id, uint64_t tsc) fdr_hidden;
+notrace uint8_t *wr_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *lim, uint64_t upto, bool *short_of_room) fdr_hidden;
+notrace int wr_register(struct fdr_thread *t) fdr_hidden;
+notrace void wr_slot_lock(uint32_t slot, struct fdr_thread *t) fdr_hidden;
+notrace void wr_slot_unlock(uint32_t slot, struct fdr_thread *t) fdr_hidden;
+
+#endif /* FDR_RECORD_INTERNAL_H */
