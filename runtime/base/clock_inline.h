@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/base/clock_inline.h - the inline clock read, included by clock.h only.
+ * runtime/base/clock_inline.h - the inline clock read, included by clock.h
+ * only.
  *
  * Hot path: the hooks call fdr_clock_read() twice per traced call. It reads
  * fdr_clock.source (written once by fdr_clock_init() before any hook may

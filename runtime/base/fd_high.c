@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/base/fd_high.c - the runtime's own descriptors, out of the program's way.
+ * runtime/base/fd_high.c - the runtime's own descriptors, out of the
+ * program's way.
  *
  * Contract: fdr_fd_floor_init() once at start (before the runtime opens
  * what it keeps open); fdr_fd_high() from any thread, async-signal-safe.

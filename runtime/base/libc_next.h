@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/base/libc_next.h - the next definition of an interposed call (libc_next.c).
+ * runtime/base/libc_next.h - the next definition of an interposed call
+ * (libc_next.c).
  */
 #ifndef FDR_LIBC_NEXT_H
 #define FDR_LIBC_NEXT_H

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/base/say.c - the runtime's messages, on the standard error it started with.
+ * runtime/base/say.c - the runtime's messages, on the standard error it
+ * started with.
  *
  * A program may close its standard error (xz and gnulib's close_stdout do,
  * at exit, to catch write errors on it) and then open a file that takes

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/base/say.h - the runtime's messages, on the standard error it started with (say.c).
+ * runtime/base/say.h - the runtime's messages, on the standard error it
+ * started with (say.c).
  */
 #ifndef FDR_SAY_H
 #define FDR_SAY_H

@@ -19,6 +19,16 @@
  *     thread's start, its finish, the file lock).
  *   - The process-wide drop counters: relaxed atomic adds by whoever drops.
  *
+ * Memory ordering of the gate and the phase: every change of either is a
+ * release store or CAS (the process layer's start, stop, finish and fork
+ * handlers, fdr_stop_on_error()); a reader that goes on to use what the
+ * change published (the configuration, the file, the flush thread) loads
+ * it with acquire, and its comment says "pairs with the gate's (phase's)
+ * release stores (state.h)". The hooks' fast path loads the gate relaxed
+ * (record/fastpath_inline.h): what it then touches is its own thread's;
+ * the slow path loads it again with acquire before it uses the runtime's
+ * state (record/slowpath.c, fdr_record_slow()).
+ *
  * Phases (fdr_phase): INIT -> ARMED (the constructor: recording asked
  * for) -> RECORDING (the first hook or API call: the process layer's
  * lazy start) -> FINISHING -> DONE, or INIT -> OFF (mode off, setuid) and

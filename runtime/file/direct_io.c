@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/direct_io.c - direct writes: the trace file written with O_DIRECT once the page cache proves slow (trace_file.c's opening comment says how and why).
+ * runtime/file/direct_io.c - direct writes: the trace file written with O_DIRECT
+ * once the page cache proves slow (trace_file.c's opening comment says how
+ * and why).
  *
  * Contract: under the file lock, like every write; async-signal-safe
  * (pwritev, fcntl, clock_gettime). fw_dio is this file's state; the other

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/open.c - the trace file's life: its path, the unnamed file, its name, the descriptors that are the trace's, trim and close.
+ * runtime/file/open.c - the trace file's life: its path, the unnamed file, its
+ * name, the descriptors that are the trace's, trim and close.
  *
  * Contract: the file lock's holder changes what is here (trace_file.c says who
  * holds it), but for fdr_file_prepare() (initialisation, a fork child) and

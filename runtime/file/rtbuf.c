@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/rtbuf.c - the runtime's own buffers: the metadata the runtime writes itself (process, config, modules, names, drops, the close), as custom events in a buffer of the flush thread's id, written to the trace file when full or flushed.
+ * runtime/file/rtbuf.c - the runtime's own buffers: the metadata the runtime
+ * writes itself (process, config, modules, names, drops, the close), as
+ * custom events in a buffer of the flush thread's id, written to the trace
+ * file when full or flushed.
  *
  * Contract: a runtime buffer belongs to one thread at a time (the flush
  * thread's, the finisher's, a dump's); its writes take the file lock's

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/file/trace_file.c - the trace file: header, buffers, runtime buffers.
+ * runtime/file/trace_file.c - the trace file: header, buffers, runtime
+ * buffers.
  *
  * Contract: one writer at a time, the holder of the file lock (an atomic
  * flag: the flush thread, the finisher through the flush thread, or the

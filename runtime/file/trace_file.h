@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/file/trace_file.h - the trace file (trace_file.c): creation, writes, the runtime's own
+ * runtime/file/trace_file.h - the trace file (trace_file.c): creation,
+ * writes, the runtime's own
  * buffers, the close record.
  */
 #ifndef FDR_TRACE_FILE_H

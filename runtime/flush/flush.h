@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/flush/flush.h - the flush thread (flush_thread.c): drains, names, grows the pool,
+ * runtime/flush/flush.h - the flush thread (flush_thread.c): drains, names,
+ * grows the pool,
  * snapshots, finishes.
  */
 #ifndef FDR_FLUSH_H

@@ -24,7 +24,10 @@ struct fdr_module;
 struct fdr_thread;
 
 #define FL_THREAD_NAME "fdrtrace-flush"
-/* ring policy: an id's name, looked up while the program runs (names.c); @name published with a release store, never freed */
+/*
+ * Ring policy: an id's name, looked up while the program runs (names.c);
+ * @name published with a release store, never freed.
+ */
 struct fl_cname {
 	_Atomic(char *) name;
 	uint32_t module;
@@ -43,7 +46,8 @@ extern uint8_t fl_scratch[8192] fdr_hidden;
 extern _Atomic int fl_snap_req fdr_hidden;
 extern _Atomic uint32_t fl_snaps fdr_hidden;	/* snapshots written (or failed) */
 extern _Atomic uint64_t fl_stalled_at fdr_hidden;
-extern _Atomic uint32_t fl_trig_req fdr_hidden;	/* latency triggers fired, snapshots not yet written */
+/* latency triggers fired, snapshots not yet written */
+extern _Atomic uint32_t fl_trig_req fdr_hidden;
 
 notrace void fl_cache_names(void) fdr_hidden;
 notrace bool fl_can_grow(void) fdr_hidden;

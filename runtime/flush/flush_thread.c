@@ -145,7 +145,8 @@ static notrace unsigned fl_drain(struct fdr_rtbuf *rb, unsigned max)
 		b->node.next = NULL;
 	}
 	fdr_flush_emit_funcs(rb, true);
-	fdr_ax_emit_decisions(rb, fdr_rtbuf_add);	/* auto_exclude: after the names of the ids they decide */
+	/* auto_exclude: after the names of the ids they decide */
+	fdr_ax_emit_decisions(rb, fdr_rtbuf_add);
 	fdr_ax_emit_periodic(rb, fdr_rtbuf_add);	/* and the counts so far, about once a second */
 	fdr_rtbuf_flush(rb);
 	while (first) {
@@ -199,7 +200,8 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	fl_drain(rb, UINT_MAX);
 	fdr_file_lock(0);
 	fdr_flush_emit_funcs(rb, true);
-	fdr_ax_emit(rb, fdr_rtbuf_add, true);	/* auto_exclude: decisions and the calls counted, not recorded */
+	/* auto_exclude: decisions and the calls counted, not recorded */
+	fdr_ax_emit(rb, fdr_rtbuf_add, true);
 	fdr_orphan_drops(rec, bufs, true);
 	fdr_rtbuf_add_drops(rb, 0, rec, bufs);
 	fdr_rtbuf_flush(rb);	/* counts the drops above into the totals */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/names.c - what the flush thread writes besides the buffers: the start records (process, config, modules, thread) and the functions' names (FDRx func records), looked up on the flush thread.
+ * runtime/flush/names.c - what the flush thread writes besides the buffers: the
+ * start records (process, config, modules, thread) and the functions' names
+ * (FDRx func records), looked up on the flush thread.
  *
  * Contract: the flush thread, or the finisher and a dump through the flush
  * thread's state (the names cache, read lock-free with acquire loads). Only

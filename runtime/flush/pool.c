@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/pool.c - the pool as the flush thread keeps it: grown when it runs low (stream policy), and the waits for a free buffer (on_full=wait).
+ * runtime/flush/pool.c - the pool as the flush thread keeps it: grown when it
+ * runs low (stream policy), and the waits for a free buffer (on_full=wait).
  *
  * Contract: fdr_flush_queued() and fdr_flush_starved() run on the program's
  * threads in the slow path (through the drain, drain.h): relaxed flags and a

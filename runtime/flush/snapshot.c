@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/snapshot.c - snapshots (ring policy): the ring and every thread's partial buffer into a file of their own, on dump_signal, fdrtrace_flush() or a latency trigger.
+ * runtime/flush/snapshot.c - snapshots (ring policy): the ring and every thread's
+ * partial buffer into a file of their own, on dump_signal, fdrtrace_flush()
+ * or a latency trigger.
  *
  * Contract: the flush thread writes them (fl_snapshot(), holding fl_mutex
  * and the file lock); a request is an atomic counter or flag and a wake-up,
@@ -212,7 +214,8 @@ static notrace void fl_snapshot(const char *why)
 	for (uint32_t i = 0; i < ps.used; i++)
 		fdr_rtbuf_add_drops(&fl_snap_rb, ps.p[i].tid, ps.p[i].rec, ps.p[i].bufs);
 	fdr_rtbuf_add_drops(&fl_snap_rb, 0, orphan_rec, orphan_bufs);
-	fdr_ax_emit(&fl_snap_rb, fdr_rtbuf_add, false);	/* auto_exclude: every decision, the counts so far */
+	/* auto_exclude: every decision, the counts so far */
+	fdr_ax_emit(&fl_snap_rb, fdr_rtbuf_add, false);
 	fdr_rtbuf_flush(&fl_snap_rb);	/* counts them into the totals */
 	len = fdr_close_record(fl_scratch, sizeof(fl_scratch), FDRTRACE_CLOSE_SNAPSHOT,
 			       fdr_clock.freq, 0);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/interpose/creds.c - name the trace before the process gives up the right to.
+ * runtime/interpose/creds.c - name the trace before the process gives up
+ * the right to.
  *
  * The trace file is created unnamed in its directory (O_TMPFILE) and
  * linked at its path when the first records are written (trace_file.c),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/interpose/exec.c - the exec family, so that a trace is closed before an exec.
+ * runtime/interpose/exec.c - the exec family, so that a trace is closed
+ * before an exec.
  *
  * exec replaces the process image without running atexit handlers: a
  * traced program that execs would leave its trace without its last

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/interpose/spawn.c - posix_spawn, so that a run shows where a child began.
+ * runtime/interpose/spawn.c - posix_spawn, so that a run shows where a
+ * child began.
  *
  * A fork leaves a spawn record in the forking thread's records (the
  * prepare handler, lifecycle.c) and a fork record in the child's trace,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/interpose/vfork.c - a vfork child's calls are not its parent thread's.
+ * runtime/interpose/vfork.c - a vfork child's calls are not its parent
+ * thread's.
  *
  * A vfork child runs on its parent's memory, on the thread that called
  * vfork(), with that thread's TLS, until it execs or exits; the parent is

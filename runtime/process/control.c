@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/control.c - the control API (fdrtrace_*, include/fdrtrace/fdrtrace.h): flush, start, stop, events, arguments, thread names and ignores.
+ * runtime/process/control.c - the control API (fdrtrace_*,
+ * include/fdrtrace/fdrtrace.h): flush, start, stop, events, arguments,
+ * thread names and ignores.
  *
  * Contract: any thread of the program. Each call checks the phase first
  * (lc_api_check(): it may start recording) and returns a negative errno
@@ -52,11 +54,13 @@
 
 static notrace int lc_api_check(void)
 {
+	/* acquire: pairs with the phase's release stores (state.h) */
 	int phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 
 	if (phase == FDR_PHASE_ARMED) {
 		/* the program steers recording before any hook: start it now */
 		fdr_start_lazy();
+		/* acquire: pairs with the phase's release stores (state.h) */
 		phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 	}
 	if (phase == FDR_PHASE_INIT || phase == FDR_PHASE_ARMED)
@@ -84,6 +88,7 @@ fdr_export notrace int fdrtrace_flush(void)
 	int err;
 
 	/* not started: nothing recorded, nothing to write (and no reason to start) */
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED &&
 	    atomic_load_explicit(&lc_start_state, memory_order_acquire) == LC_START_IDLE)
 		return 0;
@@ -93,9 +98,11 @@ fdr_export notrace int fdrtrace_flush(void)
 	if (fdr_cfg.policy == FDR_POLICY_RING)
 		return fdr_flush_snapshot_wait(5000);
 	t->guard = FDR_GUARD_BUSY;
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	if (t->state == FDR_T_ACTIVE && t->buf)
 		fdr_thread_handover(t);
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
 	fdr_threads_foreach(lc_request, NULL, 0);
@@ -123,12 +130,14 @@ fdr_export notrace int fdrtrace_thread_name(const char *name)
 		return err;
 	snprintf(cut, sizeof(cut), "%s", name);
 	t->guard = FDR_GUARD_BUSY;
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	err = fdr_thread_ensure(t);
 	if (!err) {
 		n = fdr_ext_thread_name(payload, sizeof(payload), (uint32_t)t->tid, cut);
 		err = n ? fdr_thread_emit_ext(t, payload, n) : -EINVAL;
 	}
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
 	return err;
@@ -138,11 +147,13 @@ fdr_export notrace int fdrtrace_thread_name(const char *name)
 static notrace void lc_guard(struct fdr_thread *t)
 {
 	t->guard = FDR_GUARD_BUSY;
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
 static notrace int lc_unguard(struct fdr_thread *t, int ret)
 {
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
 	return ret;
@@ -192,11 +203,14 @@ fdr_export notrace fdr_noinline int fdrtrace_start(void)
 	if (atomic_load_explicit(&fdr_gate, memory_order_relaxed) == FDR_GATE_OFF)
 		atomic_fetch_add_explicit(&fdr_depth_epoch, 1, memory_order_relaxed);
 	/* OFF -> ON only: a finish (AFTER_FINI) or an error stop is never undone */
+	/* the gate's CAS: release pairs with its acquire loads (state.h) */
 	started = atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, fdr_gate_rec,
 							  memory_order_release,
 							  memory_order_relaxed);
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING) {
 		expect = fdr_gate_rec;
+		/* the gate's CAS: release pairs with its acquire loads (state.h) */
 		atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_OFF,
 							memory_order_release, memory_order_relaxed);
 		return -ENODEV;
@@ -215,6 +229,7 @@ fdr_export notrace int fdrtrace_stop(void)
 		err = 0;
 	if (err)
 		return err;
+	/* the gate's CAS: release pairs with its acquire loads (state.h) */
 	atomic_compare_exchange_strong_explicit(&fdr_gate, &expect, FDR_GATE_OFF,
 						memory_order_release, memory_order_relaxed);
 	return 0;
@@ -260,6 +275,7 @@ fdr_export notrace int fdrtrace_log_arg(uint64_t value)
 
 	if (err)
 		return err;
+	/* acquire: pairs with the gate's release stores (state.h) */
 	if (!fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)))
 		return -ENODEV;
 	lc_guard(t);

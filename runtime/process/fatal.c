@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/fatal.c - fatal and terminating signals, _exit and dump_signal: what is in memory written with async-signal-safe calls only, the trace closed, the program's disposition given back.
+ * runtime/process/fatal.c - fatal and terminating signals, _exit and dump_signal:
+ * what is in memory written with async-signal-safe calls only, the trace
+ * closed, the program's disposition given back.
  *
  * Contract: lc_fatal() is a signal handler: everything it reaches is
  * async-signal-safe (tests/reliability/check_signal_safety.py walks it). It
@@ -303,6 +305,7 @@ notrace __attribute__((noreturn)) void lc_exit_now(int status)
 			/* as exit() does (lc_dump() made the totals), before a waiting exit() goes on */
 			if (fdr_cfg.verbosity >= 1 && fdr_file_created() && !fdr_file_failed())
 				lc_exit_line();
+			/* release: the dump before the flag; pairs with lc_wait_closing()'s acquire load */
 			atomic_store_explicit(&lc_dumped, true, memory_order_release);
 		} else {
 			lc_wait_closing();
@@ -329,6 +332,7 @@ static notrace void lc_dump_signal(int sig)
 	int saved_errno = errno;
 
 	(void)sig;
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING) {
 		if (fdr_cfg.policy == FDR_POLICY_RING) {
 			fdr_flush_request_snapshot();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/fork.c - fork and spawn: the fork point stamped in the prepare handler, the child back to the LAZY gate with its own trace to come, and the spawn records.
+ * runtime/process/fork.c - fork and spawn: the fork point stamped in the prepare
+ * handler, the child back to the LAZY gate with its own trace to come, and
+ * the spawn records.
  *
  * Contract: the prepare handler runs on the forking thread and holds the
  * flush thread's mutex (fdr_flush_fork_prepare()), so the child never
@@ -70,16 +72,19 @@ static notrace void lc_spawn_record(uint32_t tid, uint64_t tsc, uint32_t serial,
 	size_t n;
 
 	/* and not in a process that recorded nothing yet: the record alone would make its file */
+	/* acquire: pairs with the gate's release stores (state.h) */
 	if (t->guard || t->ignored || !fdr_has_records() ||
 	    !fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)))
 		return;
 	t->guard = FDR_GUARD_BUSY;
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	if (!fdr_thread_ensure(t)) {
 		n = fdr_ext_spawn(p, sizeof(p), tid, tsc, serial, child_pid);
 		if (n)
 			fdr_thread_emit_ext(t, p, n);
 	}
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
 }
@@ -105,12 +110,14 @@ notrace void fdr_spawn_note(uint32_t tid, uint64_t tsc, uint32_t child_pid)
 {
 	uint32_t serial = atomic_fetch_add_explicit(&lc_fork_serial, 1, memory_order_relaxed) + 1;
 
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
 		lc_spawn_record(tid, tsc, serial, child_pid);
 }
 
 notrace void lc_prefork(void)
 {
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING) {
 		/*
 		 * A start does not wait for the new flush thread; a fork must not
@@ -130,12 +137,14 @@ notrace void lc_prefork(void)
 notrace void lc_postfork_parent(void)
 {
 	fdr_fork_stack_parent();
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING)
 		fdr_flush_fork_parent();
 }
 
 notrace void lc_postfork_child(void)
 {
+	/* acquire: pairs with the phase's release stores (state.h) */
 	int phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 
 	fdr_fork_stack_child();
@@ -150,7 +159,9 @@ notrace void lc_postfork_child(void)
 	if (phase != FDR_PHASE_RECORDING) {
 		if (phase != FDR_PHASE_INIT && phase != FDR_PHASE_OFF) {
 			/* the parent's trace, finished or failing: not ours to touch */
+			/* release: pairs with the gate's acquire loads (state.h) */
 			atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
+			/* release: pairs with the phase's acquire loads (state.h) */
 			atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
 			fdr_file_forget();
 		}
@@ -162,7 +173,9 @@ notrace void lc_postfork_child(void)
 	 * without running an instrumented function leaves nothing and says
 	 * nothing. Until then its hooks find the gate LAZY.
 	 */
+	/* release: pairs with the gate's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_gate, FDR_GATE_LAZY, memory_order_release);
+	/* release: pairs with the phase's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_ARMED, memory_order_release);
 	fdr_fork_parent = fdr_pid;
 	fdr_pid = lc_armed_pid;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/process/lifecycle.c - start, finish, fork, fatal signals, control API.
+ * runtime/process/lifecycle.c - start, finish, fork, fatal signals, control
+ * API.
  *
  * Contract:
  *   - The constructor (priority 101, the thread that loads the library,
@@ -427,18 +428,24 @@ notrace bool lc_end_unstarted(void)
 	int expect = LC_START_IDLE;
 	int armed = FDR_PHASE_ARMED;
 
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_ARMED)
 		return false;
+	/* acquire: pairs with the start state's release (lifecycle.c, LC_START_DONE) */
 	if (!atomic_compare_exchange_strong_explicit(&lc_start_state, &expect, LC_START_DONE,
 						     memory_order_acq_rel, memory_order_acquire)) {
+		/* acquire: pairs with the start state's release (lifecycle.c, LC_START_DONE) */
 		for (int i = 0; i < 20000 && atomic_load_explicit(&lc_start_state,
 				memory_order_acquire) == LC_START_RUNNING; i++)
 			nanosleep(&(struct timespec){ 0, 50000 }, NULL);
+		/* acquire: pairs with the phase's release stores (state.h) */
 		return atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED;
 	}
+	/* the phase's CAS: acq_rel pairs with its loads and stores (state.h) */
 	if (!atomic_compare_exchange_strong_explicit(&fdr_phase, &armed, FDR_PHASE_DONE,
 						     memory_order_acq_rel, memory_order_relaxed))
 		return false;
+	/* release: pairs with the gate's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
 	lc_say_nothing_ran();
 	return true;
@@ -456,10 +463,12 @@ notrace bool lc_claim(int phase)
 {
 	int expect = FDR_PHASE_RECORDING;
 
+	/* the phase's CAS: acq_rel pairs with its loads and stores (state.h) */
 	if (!atomic_compare_exchange_strong_explicit(&fdr_phase, &expect, phase,
 						     memory_order_acq_rel, memory_order_acquire))
 		return false;
 	atomic_store_explicit(&lc_closer, (pid_t)syscall(SYS_gettid), memory_order_relaxed);
+	/* release: pairs with the gate's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_gate, FDR_GATE_AFTER_FINI, memory_order_release);
 	return true;
 }
@@ -477,8 +486,10 @@ notrace void lc_wait_closing(void)
 	if (atomic_load_explicit(&lc_closer, memory_order_relaxed) == (pid_t)syscall(SYS_gettid))
 		return;
 	for (int i = 0; i < 20000; i++) {
+		/* acquire: pairs with the phase's release stores (state.h) */
 		int ph = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 
+		/* acquire: pairs with the release store of lc_dumped (fatal.c) */
 		if (ph != FDR_PHASE_FINISHING &&
 		    (ph != FDR_PHASE_DYING || atomic_load_explicit(&lc_dumped, memory_order_acquire)))
 			return;
@@ -528,6 +539,7 @@ static notrace void lc_finish(uint8_t how)
 	}
 	fdr_file_close();
 	free(nodes.node);
+	/* release: pairs with the phase's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_DONE, memory_order_release);
 }
 
@@ -573,6 +585,7 @@ static notrace void lc_exit_status(int status, void *arg)
 {
 	(void)arg;
 	lc_status = status;
+	/* release: lc_status before the flag; pairs with lc_atexit()'s acquire load */
 	atomic_store_explicit(&lc_status_known, true, memory_order_release);
 }
 
@@ -587,9 +600,11 @@ static notrace void lc_atexit(void)
 {
 	if (lc_end_unstarted())
 		return;
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING &&
 	    atomic_load_explicit(&lc_status_known, memory_order_acquire))
 		fdr_set_end(FDRTRACE_END_EXITED, (uint32_t)lc_status & 0xffu);
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_RECORDING &&
 	    fdr_cfg.verbosity >= 1)
 		lc_flush_stdio();
@@ -598,6 +613,7 @@ static notrace void lc_atexit(void)
 
 notrace bool fdr_before_exec(const char *path)
 {
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING)
 		return false;
 	/* a vfork or posix_spawn child runs in our memory but is not us: leave it alone */
@@ -624,6 +640,7 @@ notrace void fdr_before_identity_change(void)
 	 * still create its trace where it was asked to (a daemon's worker
 	 * drops its privileges before its first traced call).
 	 */
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) == FDR_PHASE_ARMED)
 		fdr_start_lazy();
 	/*
@@ -633,6 +650,7 @@ notrace void fdr_before_identity_change(void)
 	 * flush thread does, and it does not wait for that otherwise.
 	 */
 	fdr_flush_started_wait(2000);
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_RECORDING ||
 	    (pid_t)syscall(SYS_getpid) != fdr_pid || fdr_file_locked_here())
 		return;
@@ -690,7 +708,9 @@ static notrace uint64_t lc_pool_limit(void)
 
 static notrace void lc_off(void)
 {
+	/* release: pairs with the gate's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_gate, FDR_GATE_OFF, memory_order_release);
+	/* release: pairs with the phase's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_OFF, memory_order_release);
 }
 
@@ -713,6 +733,7 @@ static notrace void lc_start_child(void)
 	lc_child_pending = false;
 	fdr_start_ns = fdr_clock_ns(CLOCK_REALTIME);
 	fdr_start_tsc = fdr_clock_read(&(unsigned){ 0 });
+	/* release: pairs with the phase's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
 	if (lc_open() < 0 || fdr_flush_start_child() < 0) {
 		fdr_file_close();
@@ -771,6 +792,7 @@ static notrace void lc_start(void)
 		lc_start_failed();
 		return;
 	}
+	/* release: pairs with the phase's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
 	/*
 	 * The process, configuration and module-map records are written
@@ -854,6 +876,7 @@ notrace bool fdr_start_lazy(void)
 	int saved_errno = errno;
 	int expect = LC_START_IDLE;
 
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (t->guard || lc_starting_here ||
 	    atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_ARMED) {
 		if (lc_starting_here)
@@ -862,6 +885,7 @@ notrace bool fdr_start_lazy(void)
 	}
 	if ((pid_t)syscall(SYS_getpid) != lc_armed_pid)
 		goto out;
+	/* acquire: pairs with the start state's release (lifecycle.c, LC_START_DONE) */
 	if (atomic_compare_exchange_strong_explicit(&lc_start_state, &expect, LC_START_RUNNING,
 						    memory_order_acq_rel, memory_order_acquire)) {
 		sigset_t all, old;
@@ -889,11 +913,13 @@ notrace bool fdr_start_lazy(void)
 		for (int i = 0; i < 20000 && atomic_load_explicit(&lc_start_state,
 				memory_order_acquire) == LC_START_RUNNING; i++)
 			nanosleep(&ts, NULL);
+		/* acquire: pairs with the start state's release (lifecycle.c, LC_START_DONE) */
 		if (atomic_load_explicit(&lc_start_state, memory_order_acquire) != LC_START_DONE)
 			atomic_fetch_add_explicit(&fdr_before_init_drops, 1, memory_order_relaxed);
 	}
 out:
 	errno = saved_errno;
+	/* acquire: pairs with the gate's release stores (state.h) */
 	return fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire));
 }
 
@@ -923,6 +949,7 @@ static notrace void lc_init(void)
 {
 	int saved = errno;
 
+	/* acquire: pairs with the phase's release stores (state.h) */
 	if (atomic_load_explicit(&fdr_phase, memory_order_acquire) != FDR_PHASE_INIT)
 		return;
 	fdr_drain_connect(&lc_drain);	/* before the gate opens: the slow path's way up */
@@ -945,7 +972,9 @@ static notrace void lc_init(void)
 		lc_std[0] = stdout;
 		lc_std[1] = stderr;
 	}
+	/* release: pairs with the phase's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_ARMED, memory_order_release);
+	/* release: pairs with the gate's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_gate, FDR_GATE_LAZY, memory_order_release);
 	errno = saved;
 }

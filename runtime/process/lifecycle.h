@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/process/lifecycle.h - what the interposers and the record layer (through drain.h) ask of
+ * runtime/process/lifecycle.h - what the interposers and the record layer
+ * (through drain.h) ask of
  * the process layer (lifecycle.c): start, exec, spawn, identity change.
  */
 #ifndef FDR_LIFECYCLE_H

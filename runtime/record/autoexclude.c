@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/record/autoexclude.c - auto_exclude: hot short functions counted, not timed.
+ * runtime/record/autoexclude.c - auto_exclude: hot short functions counted,
+ * not timed.
  *
  * Contract:
  *   - fdr_ax_init() runs once at the start of recording, before the gate

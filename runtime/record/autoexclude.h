@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/record/autoexclude.h - auto_exclude: hot short functions counted, not timed.
+ * runtime/record/autoexclude.h - auto_exclude: hot short functions counted,
+ * not timed.
  *
  * With auto_exclude=DURATION[;after=N] the gate's recording value is
  * FDR_GATE_COUNTED instead of FDR_GATE_ON: the hooks' inline fast path

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/record/drain.c - the record layer's view of the layers above (drain.h):
+ * runtime/record/drain.c - the record layer's view of the layers above
+ * (drain.h):
  * the registered operations, and the defaults before registration.
  */
 #include <stddef.h>

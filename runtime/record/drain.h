@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/record/drain.h - the layers above the record layer, as it sees them:
+ * runtime/record/drain.h - the layers above the record layer, as it sees
+ * them:
  * whoever starts recording and drains the buffers it hands over.
  *
  * The record layer (the slow path, the filter, the triggers) never calls

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/events.c - what the control API writes into the calling thread's buffer: extension records, custom and typed events, call arguments, and a thread's ignore.
+ * runtime/record/events.c - what the control API writes into the calling thread's
+ * buffer: extension records, custom and typed events, call arguments, and a
+ * thread's ignore.
  *
  * Contract: the calling thread, its guard held (FDR_GUARD_BUSY); a record
  * that does not fit hands the buffer over and claims a fresh one, as the
@@ -82,6 +84,7 @@ notrace int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, si
 	pos = wr_put_custom(t, pos, payload, len);
 	t->buf->counted = false;
 	t->rewind_floor = pos;
+	/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 	atomic_store_explicit(&t->pos, pos, memory_order_release);
 	return 0;
 }
@@ -128,6 +131,7 @@ notrace int fdr_thread_emit_event(struct fdr_thread *t, int typed, uint16_t type
 	pos += len;
 	t->buf->counted = false;
 	t->rewind_floor = pos;
+	/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 	atomic_store_explicit(&t->pos, pos, memory_order_release);
 	return 0;
 }
@@ -166,6 +170,7 @@ notrace int fdr_thread_log_arg(struct fdr_thread *t, uint64_t value)
 	t->buf->meta += sizeof(m);
 	t->rewind_floor = pos;	/* arguments are never erased */
 	t->arg_end = pos;
+	/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 	atomic_store_explicit(&t->pos, pos, memory_order_release);
 	return 0;
 }

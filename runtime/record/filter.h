@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/record/filter.h - filter/exclude (filter.c): which functions are recorded.
+ * runtime/record/filter.h - filter/exclude (filter.c): which functions are
+ * recorded.
  */
 #ifndef FDR_FILTER_H
 #define FDR_FILTER_H

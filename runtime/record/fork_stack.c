@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/record/fork_stack.c - the calls open at a fork, for the child's trace.
+ * runtime/record/fork_stack.c - the calls open at a fork, for the child's
+ * trace.
  *
  * A fork child's trace starts at the fork, inside the calls its thread had
  * open there (main, the function that called fork(), those between).

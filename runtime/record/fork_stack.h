@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/record/fork_stack.h - the calls open at a fork, for the child's trace
+ * runtime/record/fork_stack.h - the calls open at a fork, for the child's
+ * trace
  * (stream policy; runtime/record/fork_stack.c).
  */
 #ifndef FDR_FORK_STACK_H

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/held.c - the calls of a signal handler that interrupted a hook: kept (wr_hold()) for the hook's thread to write once the hook is done, or counted when they cannot be kept.
+ * runtime/record/held.c - the calls of a signal handler that interrupted a hook:
+ * kept (wr_hold()) for the hook's thread to write once the hook is done, or
+ * counted when they cannot be kept.
  *
  * Contract: handlers claim slots at @held_tail, the owner writes them from
  * @held_head on (thread.h: struct fdr_thread); handlers on one thread nest,
@@ -89,6 +91,7 @@ static notrace bool wr_hold(struct fdr_thread *t, uintptr_t addr, unsigned actio
 	*wr_held_slot(t, i) = (struct fdr_held_call){
 		.tsc = tsc, .fn_action = addr | (uint64_t)action << FDR_HELD_ACTION_SHIFT
 	};
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	/* the thread's next hook takes the slow path, which writes it (wr_resume()) */
 	atomic_store_explicit(&t->re_pending, true, memory_order_relaxed);
@@ -144,6 +147,7 @@ static notrace bool wr_held_next(struct fdr_thread *t, uint64_t upto, struct fdr
 	if (head == atomic_load_explicit(&t->held_tail, memory_order_relaxed))
 		return false;
 	/* the slot is read after the claim that covers it (the handler has returned) */
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	*h = *wr_held_slot(t, head);
 	if (h->tsc > upto)
@@ -280,6 +284,7 @@ notrace void wr_held_grow(struct fdr_thread *t)
 		more[i % FDR_WAIT_HELD_CALLS] = t->held[i % FDR_HELD_CALLS];
 	atomic_store_explicit(&t->held_more, more, memory_order_relaxed);
 	/* the slots and the pointer before a handler can run again */
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 }

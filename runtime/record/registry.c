@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/registry.c - the thread registry: every recording thread's slot, its registration and its exit, and the reads of other threads' buffers under the slot lock.
+ * runtime/record/registry.c - the thread registry: every recording thread's slot,
+ * its registration and its exit, and the reads of other threads' buffers
+ * under the slot lock.
  *
  * Contract: the registry is an array of slots, each holding a pointer to a
  * registered thread's TLS struct (thread.h), with bit 0 as a tiny lock
@@ -64,6 +66,12 @@ notrace int fdr_writer_init(void)
 
 notrace uint32_t fdr_threads_slots_used(void)
 {
+	/*
+	 * acquire: pairs with nothing stronger than the relaxed bump in
+	 * wr_register(); the slots below it are read with acquire each
+	 * (fdr_threads_foreach()). A slot taken after this read is a thread
+	 * registering meanwhile, which the caller misses either way.
+	 */
 	return atomic_load_explicit(&wr_slots_used, memory_order_acquire);
 }
 
@@ -74,6 +82,12 @@ notrace uint32_t fdr_threads_seen(void)
 
 /* ---- registry ---- */
 
+/*
+ * The owner's lock of its own slot: acquire on success pairs with the
+ * release that unlocked it last (wr_slot_unlock(), or another holder's
+ * release store in fdr_threads_foreach()), so what that holder wrote
+ * (t->snapped, @end cleared, a snapshot's reads done) is seen here.
+ */
 notrace void wr_slot_lock(uint32_t slot, struct fdr_thread *t)
 {
 	uintptr_t expect = (uintptr_t)t;
@@ -88,6 +102,7 @@ notrace void wr_slot_lock(uint32_t slot, struct fdr_thread *t)
 
 notrace void wr_slot_unlock(uint32_t slot, struct fdr_thread *t)
 {
+	/* release: pairs with the next holder's acquire CAS (wr_slot_lock(), fdr_threads_foreach()) */
 	atomic_store_explicit(&wr_slots[slot], (uintptr_t)t, memory_order_release);
 }
 
@@ -110,6 +125,12 @@ notrace int wr_register(struct fdr_thread *t)
 	for (uint32_t i = 0; i < FDR_MAX_THREADS; i++) {
 		uintptr_t expect = 0;
 
+		/*
+		 * acq_rel: the release publishes the thread's reset state above
+		 * to fdr_threads_foreach()'s acquire load of the slot; the
+		 * acquire pairs with the release CAS of the thread that left the
+		 * slot (wr_thread_exit()).
+		 */
 		if (atomic_compare_exchange_strong_explicit(&wr_slots[i], &expect, (uintptr_t)t,
 							    memory_order_acq_rel,
 							    memory_order_relaxed)) {
@@ -134,9 +155,11 @@ notrace int wr_register(struct fdr_thread *t)
 notrace void fdr_threads_foreach(void (*fn)(struct fdr_thread *t, void *arg), void *arg,
 				 unsigned spin_limit)
 {
+	/* acquire: see fdr_threads_slots_used() (no release pairs with it; the slots' own do) */
 	uint32_t used = atomic_load_explicit(&wr_slots_used, memory_order_acquire);
 
 	for (uint32_t i = 0; i < used; i++) {
+		/* acquire: pairs with wr_register()'s acq_rel CAS and the release unlocks */
 		uintptr_t v = atomic_load_explicit(&wr_slots[i], memory_order_acquire);
 		unsigned spins = 0;
 
@@ -148,6 +171,13 @@ notrace void fdr_threads_foreach(void (*fn)(struct fdr_thread *t, void *arg), vo
 				v = atomic_load_explicit(&wr_slots[i], memory_order_acquire);
 				continue;
 			}
+			/*
+			 * acquire: pairs with the owner's release unlock
+			 * (wr_slot_unlock()): its handover's stores are seen by
+			 * @fn. The release store after @fn pairs with the
+			 * owner's acquire lock, or its leaving CAS
+			 * (wr_thread_exit()).
+			 */
 			if (atomic_compare_exchange_weak_explicit(&wr_slots[i], &v,
 								  v | FDR_SLOT_LOCKED,
 								  memory_order_acquire,
@@ -159,6 +189,7 @@ notrace void fdr_threads_foreach(void (*fn)(struct fdr_thread *t, void *arg), vo
 		}
 	}
 }
+
 static notrace bool wr_has_drops(struct fdr_thread *t)
 {
 	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++)
@@ -178,7 +209,9 @@ static notrace void wr_thread_exit(void *arg)
 	if (t->state != FDR_T_ACTIVE)
 		return;
 	t->guard = FDR_GUARD_BUSY;
+	/* compiler fence: the guard is set before anything a handler on this thread could see */
 	atomic_signal_fence(memory_order_seq_cst);
+	/* acquire: pairs with the gate's release stores (state.h), as in the slow path */
 	if (fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)) &&
 	    (wr_has_drops(t) || wr_held(t))) {
 		/* calls kept and drops not yet in the trace, before the thread is gone */
@@ -194,6 +227,7 @@ static notrace void wr_thread_exit(void *arg)
 			pos = wr_put_held(t, pos, wr_cap_end(t->buf), UINT64_MAX, &short_of_room);
 			pos = wr_put_drops(t, pos, wr_cap_end(t->buf), NULL);
 			t->buf->counted = false;
+			/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 			atomic_store_explicit(&t->pos, pos, memory_order_release);
 		}
 	}
@@ -207,6 +241,12 @@ static notrace void wr_thread_exit(void *arg)
 	{
 		uintptr_t expect = (uintptr_t)t;
 
+		/*
+		 * acq_rel: the acquire pairs with the last holder's release
+		 * unlock (its reads of this thread are done); the release pairs
+		 * with the acquire CAS of the next thread to take the slot
+		 * (wr_register()).
+		 */
 		while (!atomic_compare_exchange_weak_explicit(&wr_slots[t->slot], &expect, 0,
 							      memory_order_acq_rel,
 							      memory_order_relaxed)) {
@@ -222,6 +262,7 @@ static notrace void wr_thread_exit(void *arg)
 	 * the thread's counters, which nothing reports once it is gone.
 	 */
 	t->leaving = true;
+	/* compiler fence: @leaving before the moves below, for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	{
 		/* no handler holds calls from here (@leaving, and the guard is ours); none are held */
@@ -230,6 +271,7 @@ static notrace void wr_thread_exit(void *arg)
 
 		if (more) {
 			atomic_store_explicit(&t->held_more, NULL, memory_order_relaxed);
+			/* compiler fence: the ring unpublished before it is unmapped (a handler on this thread) */
 			atomic_signal_fence(memory_order_seq_cst);
 			munmap(more, FDR_WAIT_HELD_CALLS * sizeof(*more));
 		}
@@ -249,6 +291,7 @@ static notrace void wr_thread_exit(void *arg)
 		}
 	}
 	t->state = FDR_T_NEW;
+	/* compiler fence: the state before the guard is given back (a handler on this thread) */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
 	errno = saved_errno;

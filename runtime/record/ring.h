@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/record/ring.h - the ring policy (ring.c): the pool as a flight recorder, and each
+ * runtime/record/ring.h - the ring policy (ring.c): the pool as a flight
+ * recorder, and each
  * thread's open calls at its buffers' starts.
  */
 #ifndef FDR_RING_H
@@ -15,7 +16,8 @@
 void fdr_ring_put(struct fdr_buffer *b) fdr_hidden;
 struct fdr_buffer *fdr_ring_take_oldest(void) fdr_hidden;
 uint64_t fdr_ring_newest(void) fdr_hidden;
-void fdr_ring_write(bool keep, uint64_t upto, int (*write)(const uint8_t *data, uint64_t len)) fdr_hidden;
+void fdr_ring_write(bool keep, uint64_t upto,
+		    int (*write)(const uint8_t *data, uint64_t len)) fdr_hidden;
 /* the calling thread's open calls at the start of its next buffer: @b's records up to @end walked */
 void fdr_ring_stack_advance(struct fdr_buffer *b, const uint8_t *end) fdr_hidden;
 size_t fdr_ring_stack_record(uint8_t *p, size_t room, int32_t tid, uint64_t tsc) fdr_hidden;

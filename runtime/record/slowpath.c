@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/record/slowpath.c - the hooks' slow path, the thread registry and the
+ * runtime/record/slowpath.c - the hooks' slow path, the thread registry and
+ * the
  * per-thread buffers.
  *
  * Contract: fdr_record_slow() runs on the hook's thread with its guard
@@ -217,6 +218,7 @@ notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
 			atomic_store_explicit(&t->re_first_tsc, 0, memory_order_relaxed);
 			atomic_store_explicit(&t->re_net, 0, memory_order_relaxed);
 			atomic_store_explicit(&t->re_low, 0, memory_order_relaxed);
+			/* compiler fence: the order above holds for a handler on this thread */
 			atomic_signal_fence(memory_order_seq_cst);
 		}
 		atomic_fetch_sub_explicit(&t->drop_rec[r], n, memory_order_relaxed);
@@ -299,6 +301,8 @@ notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	/*
 	 * A record (or a drop) is on its way: the process needs its trace
 	 * file. The flush thread creates it; wake it once (as a handover does).
+	 * acq_rel: the release pairs with fdr_has_records()'s acquire load
+	 * (state.c); the first thread to set it wakes.
 	 */
 	if (!atomic_load_explicit(&fdr_recorded, memory_order_relaxed) &&
 	    !atomic_exchange_explicit(&fdr_recorded, true, memory_order_acq_rel))
@@ -338,6 +342,7 @@ notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	b->counted = p == pre && fdr_cfg.policy == FDR_POLICY_STREAM;
 	t->rewind_floor = p;
 	t->buf = b;
+	/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 	atomic_store_explicit(&t->pos, p, memory_order_release);
 	/* an ignored thread's hooks all take the slow path, which returns at once */
 	atomic_store_explicit(&t->end,
@@ -361,6 +366,7 @@ notrace int fdr_thread_handover(struct fdr_thread *t)
 		/* the open calls at the end of this buffer, for the next one's stack record */
 		fdr_ring_stack_advance(b, atomic_load_explicit(&t->pos, memory_order_relaxed));
 	wr_slot_lock(t->slot, t);
+	/* acquire: pairs with the phase's release stores (state.h) */
 	phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 	t->buf = NULL;
 	/*
@@ -382,6 +388,7 @@ notrace int fdr_thread_handover(struct fdr_thread *t)
 		}
 	}
 	/* else: the final dump took this buffer's records; the buffer is abandoned */
+	/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 	atomic_store_explicit(&t->pos, NULL, memory_order_release);
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 	wr_slot_unlock(t->slot, t);
@@ -435,6 +442,7 @@ static notrace bool wr_erase_short(struct fdr_thread *t, uint8_t *pos, uint32_t 
 	    fdrtrace_func_word_id(word) != id || tsc - t->last_tsc >= fdr_min_ticks)
 		return false;
 	t->last_tsc -= prev >> 32;	/* back to the reference before the entry */
+	/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 	atomic_store_explicit(&t->pos, pos - FDRTRACE_FUNC_RECORD_SIZE, memory_order_release);
 	atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 2, memory_order_relaxed);
 	return true;
@@ -454,6 +462,7 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	 * does what stays kept below (the calls after @tsc, or no room).
 	 */
 	atomic_store_explicit(&t->re_pending, false, memory_order_relaxed);
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	for (bool fresh = false;; fresh = true) {
 		uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
@@ -474,6 +483,7 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 		if (np != pos)
 			t->buf->counted = false;	/* a report: the flush thread reads it */
 		t->rewind_floor = np;
+		/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 		atomic_store_explicit(&t->pos, np, memory_order_release);
 		if (wr_held(t))
 			atomic_store_explicit(&t->re_pending, true, memory_order_relaxed);
@@ -634,6 +644,7 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		t->cpu = cpu;
 		t->last_tsc = tsc;
 	}
+	/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 	atomic_store_explicit(&t->pos, wr_put_func(t, pos, action, id, tsc), memory_order_release);
 	if (missed)
 		fdr_trigger_call(id, action, tsc, true, candidate);	/* after the record */
@@ -652,6 +663,7 @@ out:
 	/* a handler ran meanwhile and kept or dropped calls: the next hook writes or says them */
 	if (unlikely(atomic_load_explicit(&t->re_pending, memory_order_relaxed)))
 		atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
+	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
 	errno = saved_errno;

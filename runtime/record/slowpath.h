@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/record/slowpath.h - the hooks' slow path, the thread registry and the per-thread
+ * runtime/record/slowpath.h - the hooks' slow path, the thread registry and
+ * the per-thread
  * buffers (slowpath.c), as the layers above use them.
  */
 #ifndef FDR_SLOWPATH_H

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/record/thread.h - one thread's recording state (struct fdr_thread, initial-exec TLS).
+ * runtime/record/thread.h - one thread's recording state (struct
+ * fdr_thread, initial-exec TLS).
  *
  * Its owner thread writes it (the hooks, the slow path, the thread-exit
  * destructor). Other threads (the finisher at exit, fdrtrace_flush(), the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/record/trigger.c - latency triggers: a slow call writes a snapshot of the ring.
+ * runtime/record/trigger.c - latency triggers: a slow call writes a
+ * snapshot of the ring.
  *
  * Contract:
  *   - fdr_trigger_init() parses the trigger option once, at initialisation,
@@ -20,7 +21,8 @@
  *     (fastpath_inline.h is unchanged).
  *   - fdr_trigger_call() runs in the hook's slow path, guard held, maybe
  *     in a signal handler: no locks, no allocation, no system call but the
- *     futex wake of the flush thread's fdr_flush_request_trigger(), through the drain (drain.h). It keeps, per thread, the
+ *     futex wake of the flush thread's fdr_flush_request_trigger(),
+ *     through the drain (drain.h). It keeps, per thread, the
  *     entry times of the calls of candidate functions still open
  *     (TRG_STACK of them; deeper ones are counted and never fire). At an
  *     exit after more than the trigger's duration it claims a snapshot

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/signals/sigview.c - the signals the runtime handles, as the program sees them.
+ * runtime/signals/sigview.c - the signals the runtime handles, as the
+ * program sees them.
  *
  * The runtime handles the fatal signals and those whose default action
  * ends the process (lifecycle.c, lc_install_signals()), so that the trace
@@ -241,8 +242,10 @@ notrace bool fdr_sig_give_back(int sig)
 	 * change the program made meanwhile. The disposition, then the
 	 * state: until then a look still sees sv_pre, which it is.
 	 */
+	/* acquire: pairs with the release of the change that set the state (its view written) */
 	if (atomic_load_explicit(&sv_state[sig], memory_order_acquire) == SV_PRE) {
 		__sigaction(sig, &sv_pre[sig], NULL);
+		/* acq_rel: publishes SV_PROG to a look (acquire); sees a racing change's release */
 		atomic_compare_exchange_strong_explicit(&sv_state[sig], &expect, SV_PROG,
 							memory_order_acq_rel, memory_order_acquire);
 	}
@@ -298,6 +301,7 @@ static notrace void sv_oneshot(int sig, siginfo_t *info, void *uc)
 	int expect = SV_ONCE;
 	uintptr_t target;
 
+	/* acq_rel: a call under way; pairs with fdr_sig_after_fork()'s acquire load */
 	atomic_fetch_add_explicit(&sv_busy[sig], 1, memory_order_acq_rel);
 	sv_set_plain_dfl(&sv_dfl[sig]);
 	/* acq_rel: publishes sv_dfl (pairs with the acquire of a look) and sees sv_target */
@@ -306,6 +310,7 @@ static notrace void sv_oneshot(int sig, siginfo_t *info, void *uc)
 							memory_order_acquire)) {
 		if (expect == SV_PROG && __sigaction(sig, NULL, &cur) == 0 && sv_is_oneshot(&cur))
 			continue;	/* still installed: a change cut halfway, ours stands */
+		/* acq_rel: the call is done (see the increment) */
 		atomic_fetch_sub_explicit(&sv_busy[sig], 1, memory_order_acq_rel);
 		if (expect != SV_PROG) {
 			/* reset already, by another delivery or the program: the default */
@@ -316,6 +321,7 @@ static notrace void sv_oneshot(int sig, siginfo_t *info, void *uc)
 		goto call;
 	}
 	__sigaction(sig, &sv_handler[sig], NULL);
+	/* acq_rel: the call is done; pairs as the increment's does */
 	atomic_fetch_sub_explicit(&sv_busy[sig], 1, memory_order_acq_rel);
 call:
 	target = atomic_load_explicit(&sv_target[sig], memory_order_relaxed);
@@ -390,6 +396,7 @@ fdr_export notrace int sigaction(int sig, const struct sigaction *act, struct si
 
 	if (!sv_is_taken(sig))
 		return __sigaction(sig, act, old);
+	/* acq_rel: a call under way; pairs with fdr_sig_after_fork()'s acquire load */
 	atomic_fetch_add_explicit(&sv_busy[sig], 1, memory_order_acq_rel);
 	/* acquire: pairs with the release of the change that set it (its view written) */
 	was = atomic_load_explicit(&sv_state[sig], memory_order_acquire);
@@ -407,6 +414,7 @@ fdr_export notrace int sigaction(int sig, const struct sigaction *act, struct si
 		if (r == 0)
 			atomic_store_explicit(&sv_state[sig], SV_PROG, memory_order_release);
 	}
+	/* acq_rel: the call is done; pairs as the increment's does */
 	atomic_fetch_sub_explicit(&sv_busy[sig], 1, memory_order_acq_rel);
 	if (r < 0)
 		return -1;
@@ -423,6 +431,7 @@ notrace void fdr_sig_after_fork(void)
 		struct sigaction cur;
 		int state;
 
+		/* acquire: pairs with the acq_rel count of the call the fork cut (its writes seen) */
 		if (!sv_is_taken(sig) ||
 		    !atomic_load_explicit(&sv_busy[sig], memory_order_acquire) ||
 		    __sigaction(sig, NULL, &cur) < 0)
@@ -437,6 +446,7 @@ notrace void fdr_sig_after_fork(void)
 		} else {
 			state = sv_is_oneshot(&cur) ? SV_ONCE : SV_PROG;
 		}
+		/* release: pairs with the acquire of a look, as every change's does (sv_dfl written) */
 		atomic_store_explicit(&sv_state[sig], state, memory_order_release);
 		atomic_store_explicit(&sv_busy[sig], 0, memory_order_relaxed);
 	}
@@ -499,7 +509,8 @@ static notrace __sighandler_t sv_via_libc(int sig, __sighandler_t handler,
 	if (!*done)
 		return 0;
 	if (taken) {
-		atomic_fetch_add_explicit(&sv_busy[sig], 1, memory_order_acq_rel);
+		/* acq_rel: a call under way; pairs with fdr_sig_after_fork()'s acquire load */
+	atomic_fetch_add_explicit(&sv_busy[sig], 1, memory_order_acq_rel);
 		/* acquire: pairs with the release of the change that set it (its view written) */
 		was = atomic_load_explicit(&sv_state[sig], memory_order_acquire);
 		if (was != SV_PROG)
@@ -511,6 +522,7 @@ static notrace __sighandler_t sv_via_libc(int sig, __sighandler_t handler,
 	/* the program's own, installed; then the state says so (release: pairs with a look) */
 	if (r != SIG_ERR)
 		atomic_store_explicit(&sv_state[sig], SV_PROG, memory_order_release);
+	/* acq_rel: the call is done; pairs as the increment's does */
 	atomic_fetch_sub_explicit(&sv_busy[sig], 1, memory_order_acq_rel);
 	if (r == SIG_ERR)
 		return r;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/signals/sigview.h - the signals the runtime handles, as the program sees them (sigview.c).
+ * runtime/signals/sigview.h - the signals the runtime handles, as the
+ * program sees them (sigview.c).
  */
 #ifndef FDR_SIGVIEW_H
 #define FDR_SIGVIEW_H

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/unwind/modules.c - which objects are mapped, and what an address is called.
+ * runtime/unwind/modules.c - which objects are mapped, and what an address
+ * is called.
  *
  * Contract: off the hot path. Called from the flush thread, and at init and
  * exit; never from a hook or a signal handler. May allocate, open files and

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/unwind/native_stack.c - native stacks through libunwind's local unwinder.
+ * runtime/unwind/native_stack.c - native stacks through libunwind's local
+ * unwinder.
  *
  * Contract:
  *   - fdr_native_init() runs once at initialisation: it unwinds its own

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/unwind/native_stack.h - native stacks through libunwind's local unwinder.
+ * runtime/unwind/native_stack.h - native stacks through libunwind's local
+ * unwinder.
  *
  * The trace's function records show instrumented calls only. A native
  * stack (FDRTRACE_EXT_NATIVE_STACK) shows every frame, instrumented or

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/unwind/sysunwind.c - the system's unwinder (libgcc's), for cheap walks.
+ * runtime/unwind/sysunwind.c - the system's unwinder (libgcc's), for cheap
+ * walks.
  *
  * Two questions need the calling thread's stack often enough that its cost
  * counts: the calls open at a fork (fork_stack.c, at every fork) and

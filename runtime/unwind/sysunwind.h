@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/unwind/sysunwind.h - the system's unwinder (libgcc's), for walks that
+ * runtime/unwind/sysunwind.h - the system's unwinder (libgcc's), for walks
+ * that
  * must be cheap: the calls open at a fork, and whether a thread runs a
  * signal handler (runtime/unwind/sysunwind.c).
  */
