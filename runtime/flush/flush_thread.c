@@ -439,7 +439,7 @@ static notrace void fl_close_range(unsigned lo, unsigned hi)
  * seccomp filter), the table stays shared, as before. Other threads
  * (the fatal-signal handler, the finisher once this thread has ended)
  * write through the process's table, checking the descriptor is still
- * the trace's (trace_file.c, fw_ours()).
+ * the trace's (open.c, fw_ours()).
  */
 static notrace bool fl_own_files(void)
 {

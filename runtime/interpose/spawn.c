@@ -4,7 +4,7 @@
  * child began.
  *
  * A fork leaves a spawn record in the forking thread's records (the
- * prepare handler, lifecycle.c) and a fork record in the child's trace,
+ * prepare handler, process/fork.c) and a fork record in the child's trace,
  * which a reader pairs by serial: convert draws an arrow from the first
  * to the child. posix_spawn and posix_spawnp make the child with a
  * clone() of their own, which runs no fork handler, and the child runs

@@ -15,7 +15,7 @@
  * So libfdrtrace defines vfork (exported, as the exec family and _exit
  * are): it makes the system call itself and sets the thread's guard to
  * FDR_GUARD_VFORK in the child, so that its hooks return at once and count
- * nothing (slowpath.c, fdr_record_reentry()): the child has no trace of its
+ * nothing (held.c, fdr_record_reentry()): the child has no trace of its
  * own (it shares the parent's memory), and its calls are not the parent's
  * to lose. The parent, once it runs again, gets its guard back as it was.
  *

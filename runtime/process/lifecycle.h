@@ -38,7 +38,7 @@ bool fdr_before_exec(const char *path) fdr_hidden;
 /*
  * A child started without a fork by thread @tid (spawn.c: posix_spawn) at
  * @tsc, its pid @child_pid: a spawn record in the thread's records
- * (lifecycle.c; nothing when not recording).
+ * (fork.c; nothing when not recording).
  */
 void fdr_spawn_note(uint32_t tid, uint64_t tsc, uint32_t child_pid) fdr_hidden;
 

@@ -13,7 +13,7 @@
  * It saves and restores errno.
  * One exception to "never block": with filter/exclude set, the first call
  * of each function waits (nanosleep, at most 100 ms) for the flush thread
- * to decide whether it is recorded (flush_thread.c, fdr_filter_skip()).
+ * to decide whether it is recorded (filter.c, fdr_filter_skip()).
  *
  * Policies: in ring policy a full buffer is marked FULL in place
  * (ring.c) instead of being queued, and a thread that finds the pool
@@ -74,7 +74,7 @@ notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t bufs)
 /*
  * A hook that found the gate neither ON nor OFF. LAZY: recording was asked
  * for and this is the process's first hook (or one racing it): start the
- * runtime (lifecycle.c, fdr_drain_start(): one thread starts, the others
+ * runtime (lifecycle.c, fdr_start_lazy(), through the drain: one starts, the others
  * wait for it), then record this call as any other. Not recursive: the
  * call is recorded only once the gate is ON. COUNTED: recording with
  * auto_exclude, every hook goes to autoexclude.c.
@@ -518,7 +518,7 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
  */
 static notrace bool wr_depth_deep(struct fdr_thread *t, uintptr_t addr, unsigned action)
 {
-	/* relaxed: after the caller's acquire load of the gate (runtime.h) */
+	/* relaxed: after the caller's acquire load of the gate (state.h) */
 	uint32_t epoch = atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed);
 
 	if (unlikely(t->depth_epoch != epoch)) {

@@ -88,7 +88,7 @@ struct fdr_held_call {
 #define FDR_HELD_ACTION_SHIFT 60
 /*
  * on_full=wait: the held calls a thread keeps once it has waited for a
- * buffer (a 256 KiB ring it maps then, slowpath.c, wr_held_grow()): a
+ * buffer (a 256 KiB ring it maps then, held.c, wr_held_grow()): a
  * handler runs all through a wait, and a 10 kHz timer's 4 calls a run
  * filled the 64 slots in 1.6 ms of a 12-33 ms wait (the reliability suite
  * beside a disk-heavy test). 0.4 s of that handler. A power of two.
@@ -154,7 +154,7 @@ struct fdr_thread {
 	_Atomic bool re_pending;
 	/*
 	 * A handler's calls while a hook of this thread held the guard, kept
-	 * (slowpath.c, wr_hold()) for the owner to write once the hook is done:
+	 * (held.c, wr_hold()) for the owner to write once the hook is done:
 	 * handlers claim slots at @held_tail, the owner writes them from
 	 * @held_head on. Slot i is held[i % FDR_HELD_CALLS], or
 	 * held_more[i % FDR_WAIT_HELD_CALLS] once the thread has waited

@@ -4,7 +4,7 @@
  * program sees them.
  *
  * The runtime handles the fatal signals and those whose default action
- * ends the process (lifecycle.c, lc_install_signals()), so that the trace
+ * ends the process (process/fatal.c, lc_install_signals()), so that the trace
  * is written and closed before the process ends. Installed with plain
  * sigaction, that showed and lost things:
  *   - a program asking for a signal's disposition (sigaction(sig, NULL,
