@@ -47,7 +47,7 @@
  * where the record goes, or NULL with *@err -EAGAIN (no thread state),
  * -ENOBUFS (the pool is empty) or -EMSGSIZE (no buffer can hold it).
  */
-static notrace uint8_t *wr_reserve_event(struct fdr_thread *t, size_t len, int *err)
+static notrace uint8_t *slow_reserve_event(struct fdr_thread *t, size_t len, int *err)
 {
 	size_t need = FDRTRACE_METADATA_RECORD_SIZE + len;
 	uint64_t tsc;
@@ -59,14 +59,14 @@ static notrace uint8_t *wr_reserve_event(struct fdr_thread *t, size_t len, int *
 		return NULL;
 	}
 	tsc = fdr_clock_read(&cpu);
-	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) + need > wr_cap_end(t->buf))
+	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) + need > slow_cap_end(t->buf))
 		fdr_thread_handover(t);
-	if (!t->buf && wr_claim(t, tsc, cpu) < 0) {
+	if (!t->buf && slow_claim(t, tsc, cpu) < 0) {
 		*err = -ENOBUFS;
 		return NULL;
 	}
 	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-	if (pos + need > wr_cap_end(t->buf)) {
+	if (pos + need > slow_cap_end(t->buf)) {
 		*err = -EMSGSIZE;
 		return NULL;
 	}
@@ -78,10 +78,10 @@ notrace int fdr_thread_emit_ext(struct fdr_thread *t, const uint8_t *payload, si
 	uint8_t *pos;
 	int err;
 
-	pos = wr_reserve_event(t, len, &err);
+	pos = slow_reserve_event(t, len, &err);
 	if (!pos)
 		return err;
-	pos = wr_put_custom(t, pos, payload, len);
+	pos = slow_put_custom(t, pos, payload, len);
 	t->buf->counted = false;
 	t->rewind_floor = pos;
 	/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
@@ -111,7 +111,7 @@ notrace int fdr_thread_emit_event(struct fdr_thread *t, int typed, uint16_t type
 	if (len > fdr_event_max())
 		return -EMSGSIZE;
 	/* -EMSGSIZE is not returned here: a fresh buffer has room for fdr_event_max() */
-	pos = wr_reserve_event(t, len, &err);
+	pos = slow_reserve_event(t, len, &err);
 	if (!pos)
 		return err;
 	if (typed) {
@@ -150,7 +150,7 @@ notrace int fdr_thread_log_arg(struct fdr_thread *t, uint64_t value)
 	if (t->state != FDR_T_ACTIVE || !t->buf || t->ignored)
 		return -ENOENT;
 	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-	if (pos + sizeof(m) > wr_cap_end(t->buf))
+	if (pos + sizeof(m) > slow_cap_end(t->buf))
 		return -ENOBUFS;	/* the entry is in a full buffer: nowhere to put it */
 	if (pos != t->arg_end) {
 		/* the first argument: the last record must be a plain entry, not metadata */

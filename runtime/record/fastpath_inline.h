@@ -79,7 +79,7 @@ static fdr_always_inline notrace void fdr_record(void *fn, unsigned action)
 	 * this record) or are kept while the guard is held, and the slow
 	 * path, to which the handler sends this hook or the next, writes
 	 * those before this record's clock ahead of it and the rest after
-	 * (held.c, wr_put_held()). Reading the clock first put the calls of
+	 * (held.c, slow_put_held()). Reading the clock first put the calls of
 	 * a handler that came in between ahead of an earlier record: time went
 	 * back in the trace.
 	 */

@@ -33,7 +33,7 @@ void fdr_fork_stack_child(void) fdr_hidden;
  * Once, in a fork child, for the thread that forked; nothing for any other
  * thread or claim.
  *
- * Context: the hooks' slow path (wr_claim()), @t's guard held.
+ * Context: the hooks' slow path (slow_claim()), @t's guard held.
  * Return: the bytes written at @p (0: none).
  */
 size_t fdr_fork_stack_record(struct fdr_thread *t, uint8_t *p, size_t room, uint64_t tsc) fdr_hidden;

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * runtime/record/held.c - the calls of a signal handler that interrupted a hook:
- * kept (wr_hold()) for the hook's thread to write once the hook is done, or
+ * kept (slow_hold()) for the hook's thread to write once the hook is done, or
  * counted when they cannot be kept.
  *
  * Contract: handlers claim slots at @held_tail, the owner writes them from
  * @held_head on (thread.h: struct fdr_thread); handlers on one thread nest,
  * so a slot is whole when the owner runs again. Async-signal-safe; no
  * locks. on_full=wait maps a larger ring for a thread that waits
- * (wr_held_grow(), signals blocked meanwhile).
+ * (slow_held_grow(), signals blocked meanwhile).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -39,22 +39,25 @@
 #include "thread.h"
 #include "trigger.h"
 
-/* Calls kept by handlers (wr_hold()) and not yet written or counted? */
-notrace bool wr_held(const struct fdr_thread *t)
+/* Calls kept by handlers (slow_hold()) and not yet written or counted? */
+notrace bool slow_held(const struct fdr_thread *t)
 {
 	return atomic_load_explicit(&t->held_tail, memory_order_relaxed) !=
 	       atomic_load_explicit(&t->held_head, memory_order_relaxed);
 }
 
-/* How many calls the thread's held ring holds: 64, or more once it has waited (wr_held_grow()). */
-notrace uint32_t wr_held_cap(struct fdr_thread *t)
+/*
+ * How many calls the thread's held ring holds: 64, or more once it has
+ * waited (slow_held_grow()).
+ */
+notrace uint32_t slow_held_cap(struct fdr_thread *t)
 {
 	return atomic_load_explicit(&t->held_more, memory_order_relaxed) ? FDR_WAIT_HELD_CALLS
 									 : FDR_HELD_CALLS;
 }
 
 /* Held call @i's slot. Owner or its handlers. */
-static notrace struct fdr_held_call *wr_held_slot(struct fdr_thread *t, uint32_t i)
+static notrace struct fdr_held_call *slow_held_slot(struct fdr_thread *t, uint32_t i)
 {
 	struct fdr_held_call *more = atomic_load_explicit(&t->held_more, memory_order_relaxed);
 
@@ -63,7 +66,7 @@ static notrace struct fdr_held_call *wr_held_slot(struct fdr_thread *t, uint32_t
 
 /*
  * A signal handler's call while this thread's hook holds the guard: keep
- * it for the owner, whose slow path writes it (wr_put_held(), from the
+ * it for the owner, whose slow path writes it (slow_put_held(), from the
  * interrupted hook's slow path or the next hook's): ahead of the hook's
  * record when it came before the hook's clock (the guard is taken before
  * the clock is read), after it otherwise. Not while a counted gap is open
@@ -76,7 +79,7 @@ static notrace struct fdr_held_call *wr_held_slot(struct fdr_thread *t, uint32_t
  * interrupts this one between the claim and the store has finished
  * before this one goes on. Return: true when kept.
  */
-static notrace bool wr_hold(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc)
+static notrace bool slow_hold(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc)
 {
 	uint32_t i;
 
@@ -84,16 +87,16 @@ static notrace bool wr_hold(struct fdr_thread *t, uintptr_t addr, unsigned actio
 	    fdr_triggering || atomic_load_explicit(&t->re_first_tsc, memory_order_relaxed))
 		return false;
 	i = atomic_fetch_add_explicit(&t->held_tail, 1, memory_order_relaxed);
-	if (i - atomic_load_explicit(&t->held_head, memory_order_relaxed) >= wr_held_cap(t)) {
+	if (i - atomic_load_explicit(&t->held_head, memory_order_relaxed) >= slow_held_cap(t)) {
 		atomic_fetch_sub_explicit(&t->held_tail, 1, memory_order_relaxed);
 		return false;
 	}
-	*wr_held_slot(t, i) = (struct fdr_held_call){
+	*slow_held_slot(t, i) = (struct fdr_held_call){
 		.tsc = tsc, .fn_action = addr | (uint64_t)action << FDR_HELD_ACTION_SHIFT
 	};
 	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
-	/* the thread's next hook takes the slow path, which writes it (wr_resume()) */
+	/* the thread's next hook takes the slow path, which writes it (slow_resume()) */
 	atomic_store_explicit(&t->re_pending, true, memory_order_relaxed);
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 	return true;
@@ -108,16 +111,16 @@ notrace void fdr_record_reentry(struct fdr_thread *t, uintptr_t addr, unsigned a
 	if (t->guard == FDR_GUARD_VFORK)
 		return;	/* a vfork child: not this thread's calls, and not lost (vfork.c) */
 	tsc = fdr_clock_read(&cpu);
-	if (!t->leaving && wr_hold(t, addr, action, tsc))
+	if (!t->leaving && slow_hold(t, addr, action, tsc))
 		return;
 	if (t->leaving) {
-		/* the thread's counts are reported already (wr_thread_exit()) */
+		/* the thread's counts are reported already (slow_thread_exit()) */
 		atomic_fetch_add_explicit(&fdr_orphan_rec[FDRTRACE_DROP_REENTRY], 1,
 					  memory_order_relaxed);
 		return;
 	}
 	/* also while the thread registers: the counters survive registration */
-	wr_count(t, FDRTRACE_DROP_REENTRY, 0);
+	slow_count(t, FDRTRACE_DROP_REENTRY, 0);
 	atomic_compare_exchange_strong_explicit(&t->re_first_tsc, &none, tsc, memory_order_relaxed,
 						memory_order_relaxed);
 	atomic_store_explicit(&t->re_last_tsc, tsc, memory_order_relaxed);
@@ -129,17 +132,17 @@ notrace void fdr_record_reentry(struct fdr_thread *t, uintptr_t addr, unsigned a
 	atomic_store_explicit(&t->re_pending, true, memory_order_relaxed);
 	/*
 	 * The thread's next hook takes the slow path, which writes the gap
-	 * there (wr_put_drops()). The slow path this handler may have
+	 * there (slow_put_drops()). The slow path this handler may have
 	 * interrupted checks @re_pending again before it ends.
 	 */
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 }
 /*
- * The oldest call a handler kept (wr_hold()), copied to @h, when it came
+ * The oldest call a handler kept (slow_hold()), copied to @h, when it came
  * at or before @upto: later ones interrupted the hook that is writing them,
  * and follow its record. Owner only, guard held.
  */
-static notrace bool wr_held_next(struct fdr_thread *t, uint64_t upto, struct fdr_held_call *h,
+static notrace bool slow_held_next(struct fdr_thread *t, uint64_t upto, struct fdr_held_call *h,
 				 uintptr_t *addr, unsigned *action)
 {
 	uint32_t head = atomic_load_explicit(&t->held_head, memory_order_relaxed);
@@ -149,7 +152,7 @@ static notrace bool wr_held_next(struct fdr_thread *t, uint64_t upto, struct fdr
 	/* the slot is read after the claim that covers it (the handler has returned) */
 	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
-	*h = *wr_held_slot(t, head);
+	*h = *slow_held_slot(t, head);
 	if (h->tsc > upto)
 		return false;
 	*addr = (uintptr_t)(h->fn_action & ((UINT64_C(1) << FDR_HELD_ACTION_SHIFT) - 1));
@@ -158,7 +161,7 @@ static notrace bool wr_held_next(struct fdr_thread *t, uint64_t upto, struct fdr
 }
 
 /* That call's function id, or 0 when filter/exclude leaves it out (counted so). */
-static notrace uint32_t wr_held_id(struct fdr_thread *t, uintptr_t addr)
+static notrace uint32_t slow_held_id(struct fdr_thread *t, uintptr_t addr)
 {
 	const struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
 	uint32_t id = 0;
@@ -171,7 +174,7 @@ static notrace uint32_t wr_held_id(struct fdr_thread *t, uintptr_t addr)
 			id = 0;
 	}
 	if (!id)
-		wr_count(t, FDRTRACE_DROP_FILTERED, 0);
+		slow_count(t, FDRTRACE_DROP_FILTERED, 0);
 	return id;
 }
 
@@ -183,7 +186,7 @@ static notrace uint32_t wr_held_id(struct fdr_thread *t, uintptr_t addr)
  * @lim. Return: the new end of the buffer's records (the caller publishes
  * it).
  */
-notrace uint8_t *wr_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *lim,
+notrace uint8_t *slow_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *lim,
 				    uint64_t upto, bool *short_of_room)
 {
 	struct fdr_held_call h;
@@ -191,14 +194,14 @@ notrace uint8_t *wr_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *li
 	unsigned action;
 	uint32_t id;
 
-	while (wr_held_next(t, upto, &h, &addr, &action)) {
+	while (slow_held_next(t, upto, &h, &addr, &action)) {
 		if (p + sizeof(struct fdrtrace_md_tsc_wrap) + FDRTRACE_FUNC_RECORD_SIZE > lim) {
 			*short_of_room = true;
 			break;
 		}
-		id = wr_held_id(t, addr);
+		id = slow_held_id(t, addr);
 		if (id)
-			p = wr_put_func(t, p, action, id, h.tsc);
+			p = slow_put_func(t, p, action, id, h.tsc);
 		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
 	}
 	return p;
@@ -207,20 +210,20 @@ notrace uint8_t *wr_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *li
 /*
  * No buffer for them: the calls handlers kept that came at or before
  * @upto go into the pool-empty gap, as the hook's own record does after
- * them (wr_gap_note()). Owner only, guard held.
+ * them (slow_gap_note()). Owner only, guard held.
  */
-notrace void wr_held_to_gap(struct fdr_thread *t, uint64_t upto)
+notrace void slow_held_to_gap(struct fdr_thread *t, uint64_t upto)
 {
 	struct fdr_held_call h;
 	uintptr_t addr;
 	unsigned action;
 	uint32_t id;
 
-	while (wr_held_next(t, upto, &h, &addr, &action)) {
-		id = wr_held_id(t, addr);
+	while (slow_held_next(t, upto, &h, &addr, &action)) {
+		id = slow_held_id(t, addr);
 		if (id) {
-			wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
-			wr_gap_note(&t->gap, action, id, h.tsc);
+			slow_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
+			slow_gap_note(&t->gap, action, id, h.tsc);
 		}
 		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
 	}
@@ -238,7 +241,7 @@ notrace void wr_held_to_gap(struct fdr_thread *t, uint64_t upto)
  * SIGCHLD) for a handler, and on_full=wait dropped there. It errs only
  * towards dropping, never towards waiting in a handler.
  */
-notrace bool wr_in_handler(struct fdr_thread *t)
+notrace bool slow_in_handler(struct fdr_thread *t)
 {
 	uint64_t cur = 0;
 	int known = fdr_sysunwind_in_handler();
@@ -253,16 +256,16 @@ notrace bool wr_in_handler(struct fdr_thread *t)
 /*
  * on_full=wait, before the thread's first wait: a hook that waits holds
  * the guard all along, and a handler that runs meanwhile can only keep
- * its calls (wr_hold()); 64 slots were full 1.6 ms into a wait with a
+ * its calls (slow_hold()); 64 slots were full 1.6 ms into a wait with a
  * 10 kHz timer, and waits of 12 and 33 ms beside a disk-heavy process
  * counted 124 and 592 of its records as re-entry drops. So the thread
  * maps FDR_WAIT_HELD_CALLS slots (256 KiB, touched only as used) for the
- * rest of its life (wr_thread_exit() unmaps them), and moves the calls
+ * rest of its life (slow_thread_exit() unmaps them), and moves the calls
  * kept so far there with its signals blocked: a handler never sees the
  * ring half moved. No mapping: the 64 slots stay. Owner, guard held, not
  * in a handler.
  */
-notrace void wr_held_grow(struct fdr_thread *t)
+notrace void slow_held_grow(struct fdr_thread *t)
 {
 	const size_t len = FDR_WAIT_HELD_CALLS * sizeof(struct fdr_held_call);
 	uint64_t all = ~UINT64_C(0), old = 0;

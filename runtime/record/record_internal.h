@@ -16,25 +16,26 @@
 #include "compiler.h"
 #include "thread.h"
 
-notrace uint8_t *wr_cap_end(struct fdr_buffer *b) fdr_hidden;
-notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu) fdr_hidden;
-notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t bufs) fdr_hidden;
-notrace void wr_gap_note(struct fdr_gap *g, unsigned action, uint32_t id, uint64_t tsc) fdr_hidden;
-notrace bool wr_held(const struct fdr_thread *t) fdr_hidden;
-notrace uint32_t wr_held_cap(struct fdr_thread *t) fdr_hidden;
-notrace void wr_held_grow(struct fdr_thread *t) fdr_hidden;
-notrace void wr_held_to_gap(struct fdr_thread *t, uint64_t upto) fdr_hidden;
-notrace bool wr_in_handler(struct fdr_thread *t) fdr_hidden;
-notrace uint8_t *wr_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload,
+notrace uint8_t *slow_cap_end(struct fdr_buffer *b) fdr_hidden;
+notrace int slow_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu) fdr_hidden;
+notrace void slow_count(struct fdr_thread *t, unsigned reason, uint64_t bufs) fdr_hidden;
+notrace void slow_gap_note(struct fdr_gap *g, unsigned action, uint32_t id,
+			   uint64_t tsc) fdr_hidden;
+notrace bool slow_held(const struct fdr_thread *t) fdr_hidden;
+notrace uint32_t slow_held_cap(struct fdr_thread *t) fdr_hidden;
+notrace void slow_held_grow(struct fdr_thread *t) fdr_hidden;
+notrace void slow_held_to_gap(struct fdr_thread *t, uint64_t upto) fdr_hidden;
+notrace bool slow_in_handler(struct fdr_thread *t) fdr_hidden;
+notrace uint8_t *slow_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload,
 			       size_t len) fdr_hidden;
-notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
+notrace uint8_t *slow_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
 			      bool *short_of_room) fdr_hidden;
-notrace uint8_t *wr_put_func(struct fdr_thread *t, uint8_t *p, unsigned action,
+notrace uint8_t *slow_put_func(struct fdr_thread *t, uint8_t *p, unsigned action,
 			     uint32_t id, uint64_t tsc) fdr_hidden;
-notrace uint8_t *wr_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *lim,
+notrace uint8_t *slow_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *lim,
 			     uint64_t upto, bool *short_of_room) fdr_hidden;
-notrace int wr_register(struct fdr_thread *t) fdr_hidden;
-notrace void wr_slot_lock(uint32_t slot, struct fdr_thread *t) fdr_hidden;
-notrace void wr_slot_unlock(uint32_t slot, struct fdr_thread *t) fdr_hidden;
+notrace int slow_register(struct fdr_thread *t) fdr_hidden;
+notrace void slow_slot_lock(uint32_t slot, struct fdr_thread *t) fdr_hidden;
+notrace void slow_slot_unlock(uint32_t slot, struct fdr_thread *t) fdr_hidden;
 
 #endif /* FDR_RECORD_INTERNAL_H */

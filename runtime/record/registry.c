@@ -11,7 +11,7 @@
  * fatal-signal handler take it to read another thread's buffer
  * (fdr_threads_foreach(), fdr_snapshot_thread()). The owner never spins on
  * its own slot for long: the other holders only copy a few words under it
- * (no I/O). The thread-exit destructor (wr_thread_exit()) hands the last
+ * (no I/O). The thread-exit destructor (slow_thread_exit()) hands the last
  * buffer over and moves the thread's drop counts to the process-wide ones.
  */
 #include <errno.h>
@@ -46,20 +46,20 @@
 #define FDR_MAX_THREADS 8192u
 #define FDR_SLOT_LOCKED ((uintptr_t)1)
 
-static _Atomic uintptr_t wr_slots[FDR_MAX_THREADS];
-static _Atomic uint32_t wr_slots_used;	/* high-water mark */
-static _Atomic uint32_t wr_threads_seen;
-static pthread_key_t wr_key;
-static bool wr_key_ok;
+static _Atomic uintptr_t slow_slots[FDR_MAX_THREADS];
+static _Atomic uint32_t slow_slots_used;	/* high-water mark */
+static _Atomic uint32_t slow_threads_seen;
+static pthread_key_t slow_key;
+static bool slow_key_ok;
 
-static void wr_thread_exit(void *arg);
+static void slow_thread_exit(void *arg);
 
 notrace int fdr_writer_init(void)
 {
-	if (!wr_key_ok) {
-		if (pthread_key_create(&wr_key, wr_thread_exit))
+	if (!slow_key_ok) {
+		if (pthread_key_create(&slow_key, slow_thread_exit))
 			return -EAGAIN;
-		wr_key_ok = true;
+		slow_key_ok = true;
 	}
 	return 0;
 }
@@ -68,31 +68,31 @@ notrace uint32_t fdr_threads_slots_used(void)
 {
 	/*
 	 * acquire: pairs with nothing stronger than the relaxed bump in
-	 * wr_register(); the slots below it are read with acquire each
+	 * slow_register(); the slots below it are read with acquire each
 	 * (fdr_threads_foreach()). A slot taken after this read is a thread
 	 * registering meanwhile, which the caller misses either way.
 	 */
-	return atomic_load_explicit(&wr_slots_used, memory_order_acquire);
+	return atomic_load_explicit(&slow_slots_used, memory_order_acquire);
 }
 
 notrace uint32_t fdr_threads_seen(void)
 {
-	return atomic_load_explicit(&wr_threads_seen, memory_order_relaxed);
+	return atomic_load_explicit(&slow_threads_seen, memory_order_relaxed);
 }
 
 /* ---- registry ---- */
 
 /*
  * The owner's lock of its own slot: acquire on success pairs with the
- * release that unlocked it last (wr_slot_unlock(), or another holder's
+ * release that unlocked it last (slow_slot_unlock(), or another holder's
  * release store in fdr_threads_foreach()), so what that holder wrote
  * (t->snapped, @end cleared, a snapshot's reads done) is seen here.
  */
-notrace void wr_slot_lock(uint32_t slot, struct fdr_thread *t)
+notrace void slow_slot_lock(uint32_t slot, struct fdr_thread *t)
 {
 	uintptr_t expect = (uintptr_t)t;
 
-	while (!atomic_compare_exchange_weak_explicit(&wr_slots[slot], &expect,
+	while (!atomic_compare_exchange_weak_explicit(&slow_slots[slot], &expect,
 						      (uintptr_t)t | FDR_SLOT_LOCKED,
 						      memory_order_acquire, memory_order_relaxed)) {
 		expect = (uintptr_t)t;
@@ -100,15 +100,15 @@ notrace void wr_slot_lock(uint32_t slot, struct fdr_thread *t)
 	}
 }
 
-notrace void wr_slot_unlock(uint32_t slot, struct fdr_thread *t)
+notrace void slow_slot_unlock(uint32_t slot, struct fdr_thread *t)
 {
-	/* release: pairs with the next holder's acquire CAS (wr_slot_lock(), fdr_threads_foreach()) */
-	atomic_store_explicit(&wr_slots[slot], (uintptr_t)t, memory_order_release);
+	/* release: pairs with the next holder's acquire CAS (slow_slot_lock(), fdr_threads_foreach()) */
+	atomic_store_explicit(&slow_slots[slot], (uintptr_t)t, memory_order_release);
 }
 
-notrace int wr_register(struct fdr_thread *t)
+notrace int slow_register(struct fdr_thread *t)
 {
-	uint32_t used = atomic_load_explicit(&wr_slots_used, memory_order_relaxed);
+	uint32_t used = atomic_load_explicit(&slow_slots_used, memory_order_relaxed);
 
 	t->tid = (int32_t)syscall(SYS_gettid);
 	t->leaving = false;
@@ -129,14 +129,14 @@ notrace int wr_register(struct fdr_thread *t)
 		 * acq_rel: the release publishes the thread's reset state above
 		 * to fdr_threads_foreach()'s acquire load of the slot; the
 		 * acquire pairs with the release CAS of the thread that left the
-		 * slot (wr_thread_exit()).
+		 * slot (slow_thread_exit()).
 		 */
-		if (atomic_compare_exchange_strong_explicit(&wr_slots[i], &expect, (uintptr_t)t,
+		if (atomic_compare_exchange_strong_explicit(&slow_slots[i], &expect, (uintptr_t)t,
 							    memory_order_acq_rel,
 							    memory_order_relaxed)) {
 			t->slot = i;
 			while (used <= i &&
-			       !atomic_compare_exchange_weak_explicit(&wr_slots_used, &used, i + 1,
+			       !atomic_compare_exchange_weak_explicit(&slow_slots_used, &used, i + 1,
 								      memory_order_relaxed,
 								      memory_order_relaxed))
 				;
@@ -145,9 +145,9 @@ notrace int wr_register(struct fdr_thread *t)
 		if (i == FDR_MAX_THREADS - 1)
 			return -EAGAIN;
 	}
-	if (wr_key_ok)
-		pthread_setspecific(wr_key, t);
-	atomic_fetch_add_explicit(&wr_threads_seen, 1, memory_order_relaxed);
+	if (slow_key_ok)
+		pthread_setspecific(slow_key, t);
+	atomic_fetch_add_explicit(&slow_threads_seen, 1, memory_order_relaxed);
 	t->state = FDR_T_ACTIVE;
 	return 0;
 }
@@ -156,11 +156,11 @@ notrace void fdr_threads_foreach(void (*fn)(struct fdr_thread *t, void *arg), vo
 				 unsigned spin_limit)
 {
 	/* acquire: see fdr_threads_slots_used() (no release pairs with it; the slots' own do) */
-	uint32_t used = atomic_load_explicit(&wr_slots_used, memory_order_acquire);
+	uint32_t used = atomic_load_explicit(&slow_slots_used, memory_order_acquire);
 
 	for (uint32_t i = 0; i < used; i++) {
-		/* acquire: pairs with wr_register()'s acq_rel CAS and the release unlocks */
-		uintptr_t v = atomic_load_explicit(&wr_slots[i], memory_order_acquire);
+		/* acquire: pairs with slow_register()'s acq_rel CAS and the release unlocks */
+		uintptr_t v = atomic_load_explicit(&slow_slots[i], memory_order_acquire);
 		unsigned spins = 0;
 
 		while (v) {
@@ -168,29 +168,29 @@ notrace void fdr_threads_foreach(void (*fn)(struct fdr_thread *t, void *arg), vo
 				if (spin_limit && ++spins > spin_limit)
 					break;
 				__asm__ __volatile__("pause");
-				v = atomic_load_explicit(&wr_slots[i], memory_order_acquire);
+				v = atomic_load_explicit(&slow_slots[i], memory_order_acquire);
 				continue;
 			}
 			/*
 			 * acquire: pairs with the owner's release unlock
-			 * (wr_slot_unlock()): its handover's stores are seen by
+			 * (slow_slot_unlock()): its handover's stores are seen by
 			 * @fn. The release store after @fn pairs with the
 			 * owner's acquire lock, or its leaving CAS
-			 * (wr_thread_exit()).
+			 * (slow_thread_exit()).
 			 */
-			if (atomic_compare_exchange_weak_explicit(&wr_slots[i], &v,
+			if (atomic_compare_exchange_weak_explicit(&slow_slots[i], &v,
 								  v | FDR_SLOT_LOCKED,
 								  memory_order_acquire,
 								  memory_order_acquire)) {
 				fn((struct fdr_thread *)v, arg);
-				atomic_store_explicit(&wr_slots[i], v, memory_order_release);
+				atomic_store_explicit(&slow_slots[i], v, memory_order_release);
 				break;
 			}
 		}
 	}
 }
 
-static notrace bool wr_has_drops(struct fdr_thread *t)
+static notrace bool slow_has_drops(struct fdr_thread *t)
 {
 	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++)
 		if (atomic_load_explicit(&t->drop_rec[r], memory_order_relaxed) ||
@@ -200,7 +200,7 @@ static notrace bool wr_has_drops(struct fdr_thread *t)
 }
 
 /* pthread key destructor: the thread is exiting. */
-static notrace void wr_thread_exit(void *arg)
+static notrace void slow_thread_exit(void *arg)
 {
 	struct fdr_thread *t = &fdr_self;
 	int saved_errno = errno;
@@ -213,28 +213,28 @@ static notrace void wr_thread_exit(void *arg)
 	atomic_signal_fence(memory_order_seq_cst);
 	/* acquire: pairs with the gate's release stores (state.h), as in the slow path */
 	if (fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)) &&
-	    (wr_has_drops(t) || wr_held(t))) {
+	    (slow_has_drops(t) || slow_held(t))) {
 		/* calls kept and drops not yet in the trace, before the thread is gone */
 		unsigned cpu;
 		uint64_t tsc = fdr_clock_read(&cpu);
 
 		if (!t->buf)
-			wr_claim(t, tsc, cpu);
+			slow_claim(t, tsc, cpu);
 		if (t->buf) {
 			uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
 			bool short_of_room = false;
 
-			pos = wr_put_held(t, pos, wr_cap_end(t->buf), UINT64_MAX, &short_of_room);
-			pos = wr_put_drops(t, pos, wr_cap_end(t->buf), NULL);
+			pos = slow_put_held(t, pos, slow_cap_end(t->buf), UINT64_MAX, &short_of_room);
+			pos = slow_put_drops(t, pos, slow_cap_end(t->buf), NULL);
 			t->buf->counted = false;
 			/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 			atomic_store_explicit(&t->pos, pos, memory_order_release);
 		}
 	}
 	/* kept calls no buffer took: counted, and reported with the thread's drops below */
-	while (wr_held(t)) {
+	while (slow_held(t)) {
 		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
-		wr_count(t, FDRTRACE_DROP_REENTRY, 0);
+		slow_count(t, FDRTRACE_DROP_REENTRY, 0);
 	}
 	fdr_thread_handover(t);
 	/* leave the registry: wait until no finisher/flusher holds our slot */
@@ -245,9 +245,9 @@ static notrace void wr_thread_exit(void *arg)
 		 * acq_rel: the acquire pairs with the last holder's release
 		 * unlock (its reads of this thread are done); the release pairs
 		 * with the acquire CAS of the next thread to take the slot
-		 * (wr_register()).
+		 * (slow_register()).
 		 */
-		while (!atomic_compare_exchange_weak_explicit(&wr_slots[t->slot], &expect, 0,
+		while (!atomic_compare_exchange_weak_explicit(&slow_slots[t->slot], &expect, 0,
 							      memory_order_acq_rel,
 							      memory_order_relaxed)) {
 			expect = (uintptr_t)t;
@@ -277,7 +277,7 @@ static notrace void wr_thread_exit(void *arg)
 		}
 	}
 	fdr_ax_thread_exit(t);	/* auto_exclude's counts: no emitter reads the thread now */
-	if (wr_has_drops(t)) {
+	if (slow_has_drops(t)) {
 		/* no buffer to say them in: the finish reports them (tid 0) */
 		for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
 			atomic_fetch_add_explicit(&fdr_orphan_rec[r],
@@ -307,11 +307,11 @@ notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
 {
 	/*
 	 * @pos first, with acquire: it pairs with the owner's release store
-	 * of @pos in wr_claim(), which follows its store of @buf. A handover
+	 * of @pos in slow_claim(), which follows its store of @buf. A handover
 	 * clears @pos under the slot lock we hold, so a non-NULL @pos is
 	 * either the current buffer's (its @buf store happens before our read)
 	 * or an older position in the same buffer; @buf is read only then.
-	 * With @pos NULL the owner may be inside wr_claim() writing @buf, and
+	 * With @pos NULL the owner may be inside slow_claim() writing @buf, and
 	 * we do not touch it (ThreadSanitizer caught that read, tests/tsan).
 	 */
 	uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_acquire);
@@ -343,7 +343,7 @@ notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
 			 atomic_load_explicit(&t->held_head, memory_order_relaxed));
 	if (held > 0)
 		node->drops[FDRTRACE_DROP_REENTRY] +=
-			(uint64_t)(held < (int32_t)wr_held_cap(t) ? held : (int32_t)wr_held_cap(t));
+			(uint64_t)(held < (int32_t)slow_held_cap(t) ? held : (int32_t)slow_held_cap(t));
 }
 
 /* Fork child: this thread is alone; forget every other thread and buffer. */
@@ -353,17 +353,17 @@ notrace void fdr_writer_after_fork_child(void)
 
 	for (uint32_t i = 0; i < FDR_MAX_THREADS; i++) {
 		struct fdr_thread *o = (struct fdr_thread *)(atomic_load_explicit(
-			&wr_slots[i], memory_order_relaxed) & ~FDR_SLOT_LOCKED);
+			&slow_slots[i], memory_order_relaxed) & ~FDR_SLOT_LOCKED);
 		struct fdr_held_call *more;
 
 		/* the parent's other threads are not here: their held-call rings are unused copies */
 		if (o && o != t &&
 		    (more = atomic_load_explicit(&o->held_more, memory_order_relaxed)))
 			munmap(more, FDR_WAIT_HELD_CALLS * sizeof(*more));
-		atomic_store_explicit(&wr_slots[i], 0, memory_order_relaxed);
+		atomic_store_explicit(&slow_slots[i], 0, memory_order_relaxed);
 	}
-	atomic_store_explicit(&wr_slots_used, 0, memory_order_relaxed);
-	atomic_store_explicit(&wr_threads_seen, 0, memory_order_relaxed);
+	atomic_store_explicit(&slow_slots_used, 0, memory_order_relaxed);
+	atomic_store_explicit(&slow_threads_seen, 0, memory_order_relaxed);
 	t->buf = NULL;
 	atomic_store_explicit(&t->pos, NULL, memory_order_relaxed);
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
@@ -387,7 +387,7 @@ notrace void fdr_writer_after_fork_child(void)
 	fdr_ax_after_fork_child();
 	if (t->state == FDR_T_ACTIVE) {
 		t->state = FDR_T_NEW;
-		wr_register(t);
+		slow_register(t);
 	}
 }
 

@@ -9,7 +9,7 @@
  * hook could hold, call malloc or stdio, or block. It may make a few
  * syscalls (gettid once per thread, clock_gettime in the vDSO per buffer,
  * futex wake per buffer handed over; with on_full=wait, the waits, and
- * once per thread an mmap of its larger held-call ring, wr_held_grow()).
+ * once per thread an mmap of its larger held-call ring, slow_held_grow()).
  * It saves and restores errno.
  * One exception to "never block": with filter/exclude set, the first call
  * of each function waits (nanosleep, at most 100 ms) for the flush thread
@@ -64,7 +64,7 @@ fdr_tls struct fdr_thread fdr_self;
 _Atomic uint64_t fdr_enqueued;
 _Atomic uint64_t fdr_wait_ticks;
 
-notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t bufs)
+notrace void slow_count(struct fdr_thread *t, unsigned reason, uint64_t bufs)
 {
 	atomic_fetch_add_explicit(&t->drop_rec[reason], 1, memory_order_relaxed);
 	if (bufs)
@@ -79,7 +79,7 @@ notrace void wr_count(struct fdr_thread *t, unsigned reason, uint64_t bufs)
  * call is recorded only once the gate is ON. COUNTED: recording with
  * auto_exclude, every hook goes to autoexclude.c.
  */
-static notrace fdr_noinline void wr_inactive(void *fn, unsigned action, int g)
+static notrace fdr_noinline void slow_inactive(void *fn, unsigned action, int g)
 {
 	if (g == FDR_GATE_LAZY) {
 		if (fdr_drain_start())
@@ -94,18 +94,18 @@ notrace void fdr_record_inactive(void *fn, unsigned action)
 {
 	int g = atomic_load_explicit(&fdr_gate, memory_order_relaxed);
 
-	/* auto_exclude's every call: a jump, no frame (the rest in wr_inactive()) */
+	/* auto_exclude's every call: a jump, no frame (the rest in slow_inactive()) */
 	if (likely(g == FDR_GATE_COUNTED))
 		fdr_ax_record(fn, action);
 	else
-		wr_inactive(fn, action, g);
+		slow_inactive(fn, action, g);
 }
 
 /*
  * Pool empty: follow the calls of the records dropped, so that the next
  * buffer can say which calls the gap closed and opened. Owner, guard held.
  */
-notrace void wr_gap_note(struct fdr_gap *g, unsigned action, uint32_t id, uint64_t tsc)
+notrace void slow_gap_note(struct fdr_gap *g, unsigned action, uint32_t id, uint64_t tsc)
 {
 	uint32_t d;
 
@@ -140,13 +140,13 @@ notrace void wr_gap_note(struct fdr_gap *g, unsigned action, uint32_t id, uint64
 
 /* ---- buffers ---- */
 
-notrace uint8_t *wr_cap_end(struct fdr_buffer *b)
+notrace uint8_t *slow_cap_end(struct fdr_buffer *b)
 {
 	return b->data + fdr_cfg.buffer_size - (fdr_cfg.format_version == 1 ? FDR_V1_TAIL : 0);
 }
 
 /* Append a custom event (marker + payload) at @p; the caller checked room. */
-notrace uint8_t *wr_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload,
+notrace uint8_t *slow_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload,
 				      size_t len)
 {
 	p += fdr_custom_event_md(p, (uint32_t)len, t->last_tsc);
@@ -164,7 +164,7 @@ notrace uint8_t *wr_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *
  * count is read stays pending, never lost. Return: the new end of the
  * buffer's records (the caller publishes it).
  */
-notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
+notrace uint8_t *slow_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
 				     bool *short_of_room)
 {
 	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
@@ -175,8 +175,8 @@ notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
 
 		if (!n && !nb)
 			continue;
-		if (r == FDRTRACE_DROP_REENTRY && wr_held(t))
-			continue;	/* a gap opens after the calls kept: those first (wr_resume()) */
+		if (r == FDRTRACE_DROP_REENTRY && slow_held(t))
+			continue;	/* a gap opens after the calls kept: those first (slow_resume()) */
 		if (r == FDRTRACE_DROP_POOL_EMPTY && t->gap.first_tsc) {
 			struct fdr_gap *g = &t->gap;
 			bool known = !g->unknown && g->depth <= FDR_GAP_IDS;
@@ -204,7 +204,7 @@ notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
 				*short_of_room = true;
 			break;
 		}
-		p = wr_put_custom(t, p, payload, len);
+		p = slow_put_custom(t, p, payload, len);
 		if (r == FDRTRACE_DROP_REENTRY) {
 			/*
 			 * The gap is said: a handler interrupting us from here on
@@ -235,7 +235,7 @@ notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
 					  t->wait_first_tsc, t->wait_last_tsc);
 
 		if (len && p + FDRTRACE_METADATA_RECORD_SIZE + len <= lim) {
-			p = wr_put_custom(t, p, payload, len);
+			p = slow_put_custom(t, p, payload, len);
 			t->wait_first_tsc = t->wait_last_tsc = 0;
 		} else if (short_of_room) {
 			*short_of_room = true;
@@ -250,7 +250,7 @@ notrace uint8_t *wr_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
  * held, room checked by the caller, which publishes @pos. Return: the new
  * end of the buffer's records.
  */
-notrace uint8_t *wr_put_func(struct fdr_thread *t, uint8_t *p, unsigned action, uint32_t id,
+notrace uint8_t *slow_put_func(struct fdr_thread *t, uint8_t *p, unsigned action, uint32_t id,
 				    uint64_t tsc)
 {
 	uint64_t rec;
@@ -272,16 +272,16 @@ notrace uint8_t *wr_put_func(struct fdr_thread *t, uint8_t *p, unsigned action, 
 }
 
 /* on_full=wait: a buffer the flush thread returns, or NULL (drop). */
-static notrace struct fdr_buffer *wr_wait(struct fdr_thread *t)
+static notrace struct fdr_buffer *slow_wait(struct fdr_thread *t)
 {
 	struct fdr_buffer *b;
 	uint64_t t0, t1;
 	unsigned cpu;
 
 	/* the stall first: a starved thread drops each call, and the stack walk is slow */
-	if (t->no_wait || fdr_drain_wait_stalled() || wr_in_handler(t))
+	if (t->no_wait || fdr_drain_wait_stalled() || slow_in_handler(t))
 		return NULL;
-	wr_held_grow(t);
+	slow_held_grow(t);
 	t0 = fdr_clock_read(&cpu);
 	b = fdr_drain_wait_buffer();
 	t1 = fdr_clock_read(&cpu);
@@ -293,7 +293,7 @@ static notrace struct fdr_buffer *wr_wait(struct fdr_thread *t)
 }
 
 /* Take a buffer from the pool and write its preamble. Return: 0 or -ENOBUFS. */
-notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
+notrace int slow_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 {
 	struct fdr_buffer *b = fdr_pool_get();
 	uint8_t *p, *pre, *cap_end;
@@ -311,7 +311,7 @@ notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	if (!b && fdr_cfg.policy == FDR_POLICY_RING)
 		b = fdr_ring_take_oldest();
 	else if (!b && fdr_cfg.on_full == FDR_ON_FULL_WAIT)
-		b = wr_wait(t);	/* asks for a larger pool while it waits */
+		b = slow_wait(t);	/* asks for a larger pool while it waits */
 	if (!b) {
 		fdr_fork_stack_record(t, NULL, 0, 0);	/* a gap comes first: its calls no longer known */
 		if (fdr_cfg.policy == FDR_POLICY_STREAM)
@@ -326,13 +326,13 @@ notrace int wr_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	t->starved = false;
 	b->tid = t->tid;
 	b->len = 0;
-	cap_end = wr_cap_end(b);
+	cap_end = slow_cap_end(b);
 	p = b->data + fdr_preamble(b->data, t->tid, cpu, tsc);
 	pre = p;
 	t->last_tsc = tsc;
 	t->cpu = cpu;
 	/* the gap first, then (ring) the calls open once it is accounted for */
-	p = wr_put_drops(t, p, cap_end - FDR_SLOW_RESERVE, NULL);
+	p = slow_put_drops(t, p, cap_end - FDR_SLOW_RESERVE, NULL);
 	if (fdr_cfg.policy == FDR_POLICY_RING)
 		p += fdr_ring_stack_record(p, (size_t)(cap_end - FDR_SLOW_RESERVE - p), t->tid, tsc);
 	else	/* a fork child's first buffer: the calls open at the fork */
@@ -365,7 +365,7 @@ notrace int fdr_thread_handover(struct fdr_thread *t)
 	if (fdr_cfg.policy == FDR_POLICY_RING)
 		/* the open calls at the end of this buffer, for the next one's stack record */
 		fdr_ring_stack_advance(b, atomic_load_explicit(&t->pos, memory_order_relaxed));
-	wr_slot_lock(t->slot, t);
+	slow_slot_lock(t->slot, t);
 	/* acquire: pairs with the phase's release stores (state.h) */
 	phase = atomic_load_explicit(&fdr_phase, memory_order_acquire);
 	t->buf = NULL;
@@ -391,7 +391,7 @@ notrace int fdr_thread_handover(struct fdr_thread *t)
 	/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 	atomic_store_explicit(&t->pos, NULL, memory_order_release);
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
-	wr_slot_unlock(t->slot, t);
+	slow_slot_unlock(t->slot, t);
 	if (phase == FDR_PHASE_RECORDING && fdr_cfg.policy != FDR_POLICY_RING)
 		fdr_drain_queued();
 	return 0;
@@ -400,7 +400,7 @@ notrace int fdr_thread_handover(struct fdr_thread *t)
 /* Registered, with a buffer that has room for the slow path's worst case. */
 notrace int fdr_thread_ensure(struct fdr_thread *t)
 {
-	if (t->state != FDR_T_ACTIVE && wr_register(t) < 0)
+	if (t->state != FDR_T_ACTIVE && slow_register(t) < 0)
 		return -EAGAIN;
 	if (t->buf && atomic_exchange_explicit(&t->flush_req, 0, memory_order_relaxed)) {
 		/* asked for (flush_interval_ms, dump_signal): written now, not with the next batch */
@@ -408,11 +408,11 @@ notrace int fdr_thread_ensure(struct fdr_thread *t)
 		fdr_drain_wake();
 	}
 	if (t->buf && atomic_load_explicit(&t->pos, memory_order_relaxed) <
-			      wr_cap_end(t->buf) - FDR_SLOW_RESERVE) {
+			      slow_cap_end(t->buf) - FDR_SLOW_RESERVE) {
 		/* restore @end in case another thread kicked it */
 		atomic_store_explicit(&t->end,
 				      t->ignored || fdr_all_slow ? NULL
-								 : wr_cap_end(t->buf) - FDR_SLOW_RESERVE,
+								 : slow_cap_end(t->buf) - FDR_SLOW_RESERVE,
 				      memory_order_relaxed);
 		return 0;
 	}
@@ -428,7 +428,7 @@ notrace int fdr_thread_ensure(struct fdr_thread *t)
  * instead of writing the exit. Both count as FILTERED drops.
  * Return: true when the call was erased.
  */
-static notrace bool wr_erase_short(struct fdr_thread *t, uint8_t *pos, uint32_t id, uint64_t tsc,
+static notrace bool slow_erase_short(struct fdr_thread *t, uint8_t *pos, uint32_t id, uint64_t tsc,
 				   unsigned cpu)
 {
 	uint64_t prev;
@@ -455,7 +455,7 @@ static notrace bool wr_erase_short(struct fdr_thread *t, uint8_t *pos, uint32_t 
  * when they fit, else at the start of a fresh one. Return: 0, or -ENOBUFS
  * when no buffer could be had.
  */
-static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
+static notrace int slow_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 {
 	/*
 	 * Taken down first: a handler from here on raises it again, and so
@@ -466,12 +466,12 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 	atomic_signal_fence(memory_order_seq_cst);
 	for (bool fresh = false;; fresh = true) {
 		uint8_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-		uint8_t *lim = wr_cap_end(t->buf) - FDR_SLOW_RESERVE;
+		uint8_t *lim = slow_cap_end(t->buf) - FDR_SLOW_RESERVE;
 		bool short_of_room = false;
-		uint8_t *np = wr_put_held(t, pos, lim, tsc, &short_of_room);
+		uint8_t *np = slow_put_held(t, pos, lim, tsc, &short_of_room);
 
 		if (!short_of_room)
-			np = wr_put_drops(t, np, lim, &short_of_room);
+			np = slow_put_drops(t, np, lim, &short_of_room);
 		/*
 		 * What was written is kept, whatever follows: a handler that ran
 		 * after its report left @re_pending set again, and that is no
@@ -485,7 +485,7 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 		t->rewind_floor = np;
 		/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
 		atomic_store_explicit(&t->pos, np, memory_order_release);
-		if (wr_held(t))
+		if (slow_held(t))
 			atomic_store_explicit(&t->re_pending, true, memory_order_relaxed);
 		/*
 		 * Short of room: on to a fresh buffer, as many as it takes
@@ -495,9 +495,9 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 		 */
 		if (!short_of_room || (fresh && np == pos))
 			return 0;
-		/* the fresh buffer's preamble carries the drops (wr_claim()), then the calls */
+		/* the fresh buffer's preamble carries the drops (slow_claim()), then the calls */
 		fdr_thread_handover(t);
-		if (wr_claim(t, tsc, cpu) < 0)
+		if (slow_claim(t, tsc, cpu) < 0)
 			return -ENOBUFS;
 	}
 }
@@ -512,11 +512,11 @@ static notrace int wr_resume(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
  * closes the innermost open call of its function with every call inside
  * it; an exit matching none (a call opened before recording (re)started)
  * leaves the depth as it is. Deeper than FDR_DEPTH_FNS, where entries are
- * not kept, the nesting is trusted (as the gap's is, wr_gap_note()): a
+ * not kept, the nesting is trusted (as the gap's is, slow_gap_note()): a
  * longjmp from there is followed only once it returns to a kept level's
  * exit. Owner only, guard held.
  */
-static notrace bool wr_depth_deep(struct fdr_thread *t, uintptr_t addr, unsigned action)
+static notrace bool slow_depth_deep(struct fdr_thread *t, uintptr_t addr, unsigned action)
 {
 	/* relaxed: after the caller's acquire load of the gate (state.h) */
 	uint32_t epoch = atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed);
@@ -562,7 +562,7 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	if (!fdr_gate_recording(atomic_load_explicit(&fdr_gate, memory_order_acquire)) ||
 	    t->ignored)
 		goto out;
-	if (fdr_all_slow && wr_depth_deep(t, addr, action))
+	if (fdr_all_slow && slow_depth_deep(t, addr, action))
 		goto filtered;	/* max_depth: deeper calls' entries and exits are not recorded */
 	if (ce->addr == ~addr)
 		goto filtered;	/* filter/exclude said no, once for all */
@@ -589,7 +589,7 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 			fdr_drain_wake();
 
 		if (!id) {
-			wr_count(t, FDRTRACE_DROP_FILTERED, 0);
+			slow_count(t, FDRTRACE_DROP_FILTERED, 0);
 			goto out;
 		}
 		if (fdr_filtering && fdr_filter_skip(id)) {
@@ -606,7 +606,7 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 			ce->id = id;
 		}
 	}
-	if (!t->buf && wr_claim(t, tsc, cpu) < 0)
+	if (!t->buf && slow_claim(t, tsc, cpu) < 0)
 		goto no_buffer;
 	/*
 	 * A thread's first entry is stamped after its registration here (its
@@ -620,15 +620,15 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 	 * (the real suite's loss invariant on zstd saw it). The clock only
 	 * moves forward on one CPU; on another the CPU record below says so.
 	 * Before the calls a handler kept are written: those before this
-	 * clock go ahead of the record (wr_resume()).
+	 * clock go ahead of the record (slow_resume()).
 	 */
 	if (fresh && (action == FDRTRACE_FN_ENTRY || action == FDRTRACE_FN_ENTRY_ARGS))
 		tsc = fdr_clock_read(&cpu);
 	if (unlikely(atomic_load_explicit(&t->re_pending, memory_order_relaxed)) &&
-	    wr_resume(t, tsc, cpu) < 0)
+	    slow_resume(t, tsc, cpu) < 0)
 		goto no_buffer;
 	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-	if (action == FDRTRACE_FN_EXIT && fdr_min_ticks && wr_erase_short(t, pos, id, tsc, cpu)) {
+	if (action == FDRTRACE_FN_EXIT && fdr_min_ticks && slow_erase_short(t, pos, id, tsc, cpu)) {
 		if (missed)
 			fdr_trigger_call(id, action, tsc, false, candidate);
 		goto out;
@@ -645,20 +645,20 @@ notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned acti
 		t->last_tsc = tsc;
 	}
 	/* release: the records before @pos; pairs with fdr_snapshot_thread()'s acquire load */
-	atomic_store_explicit(&t->pos, wr_put_func(t, pos, action, id, tsc), memory_order_release);
+	atomic_store_explicit(&t->pos, slow_put_func(t, pos, action, id, tsc), memory_order_release);
 	if (missed)
 		fdr_trigger_call(id, action, tsc, true, candidate);	/* after the record */
 	goto out;
 no_buffer:
 	/* the pool is empty: the calls kept before this one, then this one, go into the gap */
-	wr_held_to_gap(t, tsc);
-	wr_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
-	wr_gap_note(&t->gap, action, id, tsc);
+	slow_held_to_gap(t, tsc);
+	slow_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
+	slow_gap_note(&t->gap, action, id, tsc);
 	if (missed)
 		fdr_trigger_call(id, action, tsc, false, candidate);
 	goto out;
 filtered:
-	wr_count(t, FDRTRACE_DROP_FILTERED, 0);
+	slow_count(t, FDRTRACE_DROP_FILTERED, 0);
 out:
 	/* a handler ran meanwhile and kept or dropped calls: the next hook writes or says them */
 	if (unlikely(atomic_load_explicit(&t->re_pending, memory_order_relaxed)))

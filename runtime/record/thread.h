@@ -6,7 +6,7 @@
  * Its owner thread writes it (the hooks, the slow path, the thread-exit
  * destructor). Other threads (the finisher at exit, fdrtrace_flush(), the
  * fatal-signal handler) read @pos/@buf and kick @end/@flush_req, but only
- * while they hold the thread's registry slot (slowpath.c: wr_slot_lock()),
+ * while they hold the thread's registry slot (slowpath.c: slow_slot_lock()),
  * which the owner also takes to hand a buffer over or to leave the
  * registry. Seen by the record layer and the layers above it only.
  */
@@ -76,7 +76,7 @@ enum fdr_thread_state {
 
 /*
  * One call of a signal handler's that interrupted a hook, kept for the
- * hook's thread to write (wr_hold()): its clock, and the function's address
+ * hook's thread to write (slow_hold()): its clock, and the function's address
  * with the action in the top byte (user addresses are below 2^57).
  */
 struct fdr_held_call {
@@ -88,7 +88,7 @@ struct fdr_held_call {
 #define FDR_HELD_ACTION_SHIFT 60
 /*
  * on_full=wait: the held calls a thread keeps once it has waited for a
- * buffer (a 256 KiB ring it maps then, held.c, wr_held_grow()): a
+ * buffer (a 256 KiB ring it maps then, held.c, slow_held_grow()): a
  * handler runs all through a wait, and a 10 kHz timer's 4 calls a run
  * filled the 64 slots in 1.6 ms of a 12-33 ms wait (the reliability suite
  * beside a disk-heavy test). 0.4 s of that handler. A power of two.
@@ -154,7 +154,7 @@ struct fdr_thread {
 	_Atomic bool re_pending;
 	/*
 	 * A handler's calls while a hook of this thread held the guard, kept
-	 * (held.c, wr_hold()) for the owner to write once the hook is done:
+	 * (held.c, slow_hold()) for the owner to write once the hook is done:
 	 * handlers claim slots at @held_tail, the owner writes them from
 	 * @held_head on. Slot i is held[i % FDR_HELD_CALLS], or
 	 * held_more[i % FDR_WAIT_HELD_CALLS] once the thread has waited
@@ -172,7 +172,7 @@ struct fdr_thread {
 	/*
 	 * max_depth: the functions of the outermost FDR_DEPTH_FNS calls open
 	 * (@depth_fn[0] the outermost), so that an exit finds its entry
-	 * (slowpath.c, wr_depth_deep()). After the id cache, which the fast path
+	 * (slowpath.c, slow_depth_deep()). After the id cache, which the fast path
 	 * reaches at a fixed offset: nothing the hooks touch moves.
 	 */
 	uintptr_t depth_fn[FDR_DEPTH_FNS];

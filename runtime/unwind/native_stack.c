@@ -40,9 +40,9 @@
  *     shell's `exec 3>file 4>file`): libunwind then read from one and
  *     wrote a byte of memory into the other (seen: bytes appended to a
  *     user's file at a crash). So the pipe is noted after set-up
- *     (ns_pipe_note()) and its ends moved high (ns_pipe_move(),
+ *     (native_pipe_note()) and its ends moved high (native_pipe_move(),
  *     fdr_fd_high()), which gives the program its usual numbers back.
- *     Before each unwind (ns_pipe_guard()) the ends are lent back at
+ *     Before each unwind (native_pipe_guard()) the ends are lent back at
  *     libunwind's numbers, where these are free; in the fatal-signal
  *     handler, where the process is about to die, over the program's
  *     descriptors there too. In fdrtrace_start() (the program goes on),
@@ -57,7 +57,7 @@
  *     frame in a module not reported yet gets FDR_MODULE_UNKNOWN.
  *
  * Memory ordering: a table entry is written, then published by a release
- * store of ns_count; readers load ns_count with acquire. An unmapping
+ * store of native_count; readers load native_count with acquire. An unmapping
  * clears the entry's size (relaxed: a stale read names a module that was
  * just unmapped, which is what the address was in anyway).
  */
@@ -79,72 +79,72 @@
 
 #define NS_MODS 1024u
 
-struct ns_mod {
+struct native_mod {
 	uint64_t start;
 	_Atomic uint64_t size;
 	uint32_t id;
 };
 
-static struct ns_mod ns_mods[NS_MODS];
-static _Atomic uint32_t ns_count;
-static bool ns_ready;
+static struct native_mod native_mods[NS_MODS];
+static _Atomic uint32_t native_count;
+static bool native_ready;
 
 notrace void fdr_native_module_mapped(uint32_t id, uint64_t start, uint64_t size)
 {
-	uint32_t n = atomic_load_explicit(&ns_count, memory_order_relaxed);
+	uint32_t n = atomic_load_explicit(&native_count, memory_order_relaxed);
 
 	if (n == NS_MODS)
 		return;	/* frames in it are written with an unknown module */
-	ns_mods[n].start = start;
-	ns_mods[n].id = id;
-	atomic_store_explicit(&ns_mods[n].size, size, memory_order_relaxed);
+	native_mods[n].start = start;
+	native_mods[n].id = id;
+	atomic_store_explicit(&native_mods[n].size, size, memory_order_relaxed);
 	/* release: the entry before the count that covers it */
-	atomic_store_explicit(&ns_count, n + 1, memory_order_release);
+	atomic_store_explicit(&native_count, n + 1, memory_order_release);
 }
 
 notrace void fdr_native_module_unmapped(uint32_t id)
 {
-	uint32_t n = atomic_load_explicit(&ns_count, memory_order_acquire);
+	uint32_t n = atomic_load_explicit(&native_count, memory_order_acquire);
 
 	for (uint32_t i = 0; i < n; i++)
-		if (ns_mods[i].id == id)
-			atomic_store_explicit(&ns_mods[i].size, 0, memory_order_relaxed);
+		if (native_mods[i].id == id)
+			atomic_store_explicit(&native_mods[i].size, 0, memory_order_relaxed);
 }
 
 notrace void fdr_native_reset(void)
 {
-	atomic_store_explicit(&ns_count, 0, memory_order_release);
+	atomic_store_explicit(&native_count, 0, memory_order_release);
 }
 
-static notrace uint32_t ns_module_of(uint64_t addr)
+static notrace uint32_t native_module_of(uint64_t addr)
 {
-	uint32_t n = atomic_load_explicit(&ns_count, memory_order_acquire);
+	uint32_t n = atomic_load_explicit(&native_count, memory_order_acquire);
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t size = atomic_load_explicit(&ns_mods[i].size, memory_order_relaxed);
+		uint64_t size = atomic_load_explicit(&native_mods[i].size, memory_order_relaxed);
 
-		if (addr >= ns_mods[i].start && addr - ns_mods[i].start < size)
-			return ns_mods[i].id;
+		if (addr >= native_mods[i].start && addr - native_mods[i].start < size)
+			return native_mods[i].id;
 	}
 	return FDR_MODULE_UNKNOWN;
 }
 
 notrace uint32_t fdr_native_module_of(uint64_t addr)
 {
-	return ns_module_of(addr);
+	return native_module_of(addr);
 }
 
 /* ---- libunwind's validation pipe (see the contract above) ---- */
 
 #define NS_FD_SCAN 4096
 
-static int ns_pipe[2] = { -1, -1 };	/* libunwind's numbers for its pipe */
-static int ns_keep[2] = { -1, -1 };	/* where its ends are kept (high) */
-static dev_t ns_pipe_dev;
-static ino_t ns_pipe_ino;
+static int native_pipe[2] = { -1, -1 };	/* libunwind's numbers for its pipe */
+static int native_keep[2] = { -1, -1 };	/* where its ends are kept (high) */
+static dev_t native_pipe_dev;
+static ino_t native_pipe_ino;
 
 /* The two lowest descriptors not open, where pipe2() puts a new pipe ({-1, -1}: none). */
-static notrace void ns_lowest_free(int fds[2])
+static notrace void native_lowest_free(int fds[2])
 {
 	int n = 0;
 
@@ -157,33 +157,33 @@ static notrace void ns_lowest_free(int fds[2])
 }
 
 /* Note @fds as libunwind's pipe when they are both ends of one, else leave the note. */
-static notrace bool ns_pipe_note(const int fds[2])
+static notrace bool native_pipe_note(const int fds[2])
 {
 	struct stat r, w;
 
 	if (fds[0] < 0 || fstat(fds[0], &r) || fstat(fds[1], &w) || !S_ISFIFO(r.st_mode) ||
 	    r.st_dev != w.st_dev || r.st_ino != w.st_ino)
 		return false;
-	ns_pipe_dev = r.st_dev;
-	ns_pipe_ino = r.st_ino;
-	ns_pipe[0] = ns_keep[0] = fds[0];
-	ns_pipe[1] = ns_keep[1] = fds[1];
+	native_pipe_dev = r.st_dev;
+	native_pipe_ino = r.st_ino;
+	native_pipe[0] = native_keep[0] = fds[0];
+	native_pipe[1] = native_keep[1] = fds[1];
 	return true;
 }
 
 /* The noted pipe's ends moved high: libunwind's numbers are the program's again. */
-static notrace void ns_pipe_move(void)
+static notrace void native_pipe_move(void)
 {
 	for (int i = 0; i < 2; i++)
-		ns_keep[i] = fdr_fd_high(ns_pipe[i]);
+		native_keep[i] = fdr_fd_high(native_pipe[i]);
 }
 
-static notrace bool ns_is_pipe(int fd)
+static notrace bool native_is_pipe(int fd)
 {
 	struct stat st;
 
-	return fd >= 0 && !fstat(fd, &st) && S_ISFIFO(st.st_mode) && st.st_dev == ns_pipe_dev &&
-	       st.st_ino == ns_pipe_ino;
+	return fd >= 0 && !fstat(fd, &st) && S_ISFIFO(st.st_mode) && st.st_dev == native_pipe_dev &&
+	       st.st_ino == native_pipe_ino;
 }
 
 /*
@@ -191,54 +191,54 @@ static notrace bool ns_is_pipe(int fd)
  * file of the program's. @dying: the process dies after this (the
  * fatal-signal handler), so the program's descriptors there may be
  * replaced or closed. @lent gets the numbers our ends were lent at (to
- * close after the unwind, ns_pipe_after()); @next where a new pipe would
+ * close after the unwind, native_pipe_after()); @next where a new pipe would
  * go when libunwind must open one. Async-signal-safe (fstat, fcntl, dup2,
  * close). Return: whether to unwind.
  */
-static notrace bool ns_pipe_guard(bool dying, bool lent[2], int next[2])
+static notrace bool native_pipe_guard(bool dying, bool lent[2], int next[2])
 {
-	bool kept = ns_is_pipe(ns_keep[0]) && ns_is_pipe(ns_keep[1]);
+	bool kept = native_is_pipe(native_keep[0]) && native_is_pipe(native_keep[1]);
 
 	lent[0] = lent[1] = false;
 	next[0] = next[1] = -1;
-	if (ns_pipe[0] < 0)
+	if (native_pipe[0] < 0)
 		return true;
 	for (int i = 0; i < 2; i++) {
-		if (ns_is_pipe(ns_pipe[i]))
+		if (native_is_pipe(native_pipe[i]))
 			continue;
-		if (!dying && fcntl(ns_pipe[i], F_GETFD) >= 0)
+		if (!dying && fcntl(native_pipe[i], F_GETFD) >= 0)
 			return false;	/* the program's file: never read or written by us */
 	}
 	for (int i = 0; i < 2; i++) {
-		if (ns_is_pipe(ns_pipe[i]))
+		if (native_is_pipe(native_pipe[i]))
 			continue;
-		if (kept && dup2(ns_keep[i], ns_pipe[i]) == ns_pipe[i]) {
+		if (kept && dup2(native_keep[i], native_pipe[i]) == native_pipe[i]) {
 			/* no exec may inherit it (another thread's, meanwhile) */
-			fcntl(ns_pipe[i], F_SETFD, FD_CLOEXEC);
+			fcntl(native_pipe[i], F_SETFD, FD_CLOEXEC);
 			lent[i] = !dying;
 			continue;
 		}
-		close(ns_pipe[i]);	/* dying: libunwind's read fails, and it opens a new pipe */
+		close(native_pipe[i]);	/* dying: libunwind's read fails, and it opens a new pipe */
 		kept = false;
 	}
 	if (!kept)
-		ns_lowest_free(next);
+		native_lowest_free(next);
 	return true;
 }
 
 /* After an unwind: the lent numbers given back, a new pipe noted and moved high. */
-static notrace void ns_pipe_after(const bool lent[2], const int next[2])
+static notrace void native_pipe_after(const bool lent[2], const int next[2])
 {
 	for (int i = 0; i < 2; i++)
 		if (lent[i])
-			close(ns_pipe[i]);
-	if (next[0] >= 0 && !ns_is_pipe(ns_pipe[0]) && ns_pipe_note(next))
-		ns_pipe_move();
+			close(native_pipe[i]);
+	if (next[0] >= 0 && !native_is_pipe(native_pipe[0]) && native_pipe_note(next))
+		native_pipe_move();
 }
 
 /* Walk @cur outwards; frames before the one at @from are skipped (0: none). */
-static notrace uint32_t ns_walk(unw_cursor_t *cur, uintptr_t from, uint64_t *addrs, uint32_t *mods,
-				uint32_t max)
+static notrace uint32_t native_walk(unw_cursor_t *cur, uintptr_t from, uint64_t *addrs,
+				   uint32_t *mods, uint32_t max)
 {
 	uint32_t n = 0, skipped = 0;
 	bool found = !from;
@@ -257,7 +257,7 @@ static notrace uint32_t ns_walk(unw_cursor_t *cur, uintptr_t from, uint64_t *add
 			found = true;
 		}
 		addrs[n] = ip;
-		mods[n] = ns_module_of(ip);
+		mods[n] = native_module_of(ip);
 		n++;
 	} while (n < max && unw_step(cur) > 0);
 	return found ? n : 0;
@@ -268,9 +268,9 @@ static notrace uint32_t ns_walk(unw_cursor_t *cur, uintptr_t from, uint64_t *add
  * that (a crash, an fdrtrace_start() in the first moments) waits for it, at
  * most @ms milliseconds. Async-signal-safe (nanosleep).
  */
-static notrace void ns_wait_modules(unsigned ms)
+static notrace void native_wait_modules(unsigned ms)
 {
-	for (unsigned i = 0; i < ms * 10 && !atomic_load_explicit(&ns_count, memory_order_acquire);
+	for (unsigned i = 0; i < ms * 10 && !atomic_load_explicit(&native_count, memory_order_acquire);
 	     i++) {
 		struct timespec ts = { 0, 100000 };
 
@@ -285,15 +285,15 @@ notrace uint32_t fdr_native_from_signal(void *uc, uint64_t *addrs, uint32_t *mod
 	bool lent[2];
 	int next[2], saved;
 
-	if (!ns_ready || !uc || !max)
+	if (!native_ready || !uc || !max)
 		return 0;
 	saved = errno;	/* the probes' EBADF, libunwind's EAGAIN: not the program's errno */
-	ns_wait_modules(100);
-	ns_pipe_guard(true, lent, next);
+	native_wait_modules(100);
+	native_pipe_guard(true, lent, next);
 	/* on x86-64 libunwind's unw_context_t is the kernel's ucontext_t */
 	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) >= 0)
-		n = ns_walk(&cur, 0, addrs, mods, max);
-	ns_pipe_after(lent, next);
+		n = native_walk(&cur, 0, addrs, mods, max);
+	native_pipe_after(lent, next);
 	errno = saved;
 	return n;
 }
@@ -306,15 +306,15 @@ notrace uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods
 	bool lent[2];
 	int next[2], saved;
 
-	if (!ns_ready || !max)
+	if (!native_ready || !max)
 		return 0;
 	if (from)
-		ns_wait_modules(200);	/* not at initialisation: we are before the flush thread */
+		native_wait_modules(200);	/* not at initialisation: we are before the flush thread */
 	saved = errno;
-	if (ns_pipe_guard(false, lent, next)) {
+	if (native_pipe_guard(false, lent, next)) {
 		if (unw_getcontext(&ctx) >= 0 && unw_init_local(&cur, &ctx) >= 0)
-			n = ns_walk(&cur, from, addrs, mods, max);
-		ns_pipe_after(lent, next);
+			n = native_walk(&cur, from, addrs, mods, max);
+		native_pipe_after(lent, next);
 	}
 	errno = saved;
 	return n;
@@ -326,13 +326,13 @@ notrace void fdr_native_init(void)
 	uint32_t mods[FDR_NATIVE_MAX];
 	int fds[2];
 
-	if (ns_ready)
+	if (native_ready)
 		return;
-	ns_ready = true;
-	ns_lowest_free(fds);
+	native_ready = true;
+	native_lowest_free(fds);
 	/* the whole stack once: libunwind's lazy set-up happens here, its pipe at @fds */
 	if (!fdr_native_here(0, addrs, mods, FDR_NATIVE_MAX))
-		ns_ready = false;
-	if (ns_pipe_note(fds))
-		ns_pipe_move();
+		native_ready = false;
+	if (native_pipe_note(fds))
+		native_pipe_move();
 }
