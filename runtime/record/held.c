@@ -143,7 +143,7 @@ notrace void fdr_record_reentry(struct fdr_thread *t, uintptr_t addr, unsigned a
  * and follow its record. Owner only, guard held.
  */
 static notrace bool slow_held_next(struct fdr_thread *t, uint64_t upto, struct fdr_held_call *h,
-				 uintptr_t *addr, unsigned *action)
+				   uintptr_t *addr, unsigned *action)
 {
 	uint32_t head = atomic_load_explicit(&t->held_head, memory_order_relaxed);
 
@@ -187,7 +187,7 @@ static notrace uint32_t slow_held_id(struct fdr_thread *t, uintptr_t addr)
  * it).
  */
 notrace uint8_t *slow_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *lim,
-				    uint64_t upto, bool *short_of_room)
+			       uint64_t upto, bool *short_of_room)
 {
 	struct fdr_held_call h;
 	uintptr_t addr;

@@ -27,13 +27,13 @@ notrace void slow_held_grow(struct fdr_thread *t) fdr_hidden;
 notrace void slow_held_to_gap(struct fdr_thread *t, uint64_t upto) fdr_hidden;
 notrace bool slow_in_handler(struct fdr_thread *t) fdr_hidden;
 notrace uint8_t *slow_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload,
-			       size_t len) fdr_hidden;
+				 size_t len) fdr_hidden;
 notrace uint8_t *slow_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
-			      bool *short_of_room) fdr_hidden;
+				bool *short_of_room) fdr_hidden;
 notrace uint8_t *slow_put_func(struct fdr_thread *t, uint8_t *p, unsigned action,
-			     uint32_t id, uint64_t tsc) fdr_hidden;
+			       uint32_t id, uint64_t tsc) fdr_hidden;
 notrace uint8_t *slow_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *lim,
-			     uint64_t upto, bool *short_of_room) fdr_hidden;
+			       uint64_t upto, bool *short_of_room) fdr_hidden;
 notrace int slow_register(struct fdr_thread *t) fdr_hidden;
 notrace void slow_slot_lock(uint32_t slot, struct fdr_thread *t) fdr_hidden;
 notrace void slow_slot_unlock(uint32_t slot, struct fdr_thread *t) fdr_hidden;

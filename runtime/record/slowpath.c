@@ -147,7 +147,7 @@ notrace uint8_t *slow_cap_end(struct fdr_buffer *b)
 
 /* Append a custom event (marker + payload) at @p; the caller checked room. */
 notrace uint8_t *slow_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload,
-				      size_t len)
+				 size_t len)
 {
 	p += fdr_custom_event_md(p, (uint32_t)len, t->last_tsc);
 	memcpy(p, payload, len);
@@ -165,7 +165,7 @@ notrace uint8_t *slow_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t
  * buffer's records (the caller publishes it).
  */
 notrace uint8_t *slow_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
-				     bool *short_of_room)
+				bool *short_of_room)
 {
 	for (unsigned r = 1; r < FDRTRACE_DROP_REASON_COUNT; r++) {
 		uint64_t n = atomic_load_explicit(&t->drop_rec[r], memory_order_relaxed);
@@ -251,7 +251,7 @@ notrace uint8_t *slow_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
  * end of the buffer's records.
  */
 notrace uint8_t *slow_put_func(struct fdr_thread *t, uint8_t *p, unsigned action, uint32_t id,
-				    uint64_t tsc)
+			       uint64_t tsc)
 {
 	uint64_t rec;
 
@@ -429,7 +429,7 @@ notrace int fdr_thread_ensure(struct fdr_thread *t)
  * Return: true when the call was erased.
  */
 static notrace bool slow_erase_short(struct fdr_thread *t, uint8_t *pos, uint32_t id, uint64_t tsc,
-				   unsigned cpu)
+				     unsigned cpu)
 {
 	uint64_t prev;
 	uint32_t word;

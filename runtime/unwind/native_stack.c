@@ -238,7 +238,7 @@ static notrace void native_pipe_after(const bool lent[2], const int next[2])
 
 /* Walk @cur outwards; frames before the one at @from are skipped (0: none). */
 static notrace uint32_t native_walk(unw_cursor_t *cur, uintptr_t from, uint64_t *addrs,
-				   uint32_t *mods, uint32_t max)
+				    uint32_t *mods, uint32_t max)
 {
 	uint32_t n = 0, skipped = 0;
 	bool found = !from;
