@@ -12,27 +12,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "buffer_queue.h"
 #include "clock.h"
-#include "config.h"
 #include "ext_encode.h"
-#include "fd_high.h"
-#include "file_internal.h"
 #include "records.h"
 #include "rtbuf.h"
-#include "say.h"
-#include "slowpath.h"
 #include "state.h"
 #include "trace_file.h"
 

@@ -10,40 +10,22 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
-#include <limits.h>
-#include <stdio.h>
-#include <linux/futex.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "autoexclude.h"
-#include "buffer_queue.h"
 #include "clock.h"
 #include "config.h"
 #include "ext_encode.h"
-#include "fd_high.h"
-#include "filter.h"
 #include "flush.h"
 #include "flush_internal.h"
 #include "funcid_map.h"
 #include "modules.h"
 #include "native_stack.h"
-#include "ring.h"
 #include "rtbuf.h"
-#include "say.h"
-#include "slowpath.h"
 #include "state.h"
-#include "thread.h"
-#include "trace_file.h"
 #include "trigger.h"
 
 /* ---- start records ---- */

@@ -13,42 +13,25 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
-#include <fdrtrace/fdrtrace.h>
 
 #include "autoexclude.h"
 #include "buffer_queue.h"
 #include "clock.h"
 #include "config.h"
-#include "drain.h"
 #include "ext_encode.h"
-#include "fd_high.h"
-#include "filter.h"
 #include "flush.h"
-#include "fork_stack.h"
-#include "funcid_map.h"
-#include "lifecycle.h"
 #include "lifecycle_internal.h"
-#include "modules.h"
-#include "native_stack.h"
 #include "ring.h"
 #include "rtbuf.h"
-#include "say.h"
 #include "sigview.h"
 #include "slowpath.h"
 #include "state.h"
-#include "sysunwind.h"
 #include "thread.h"
 #include "trace_file.h"
-#include "trigger.h"
 
 static const int lc_fatal_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 /*

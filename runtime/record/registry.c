@@ -16,32 +16,19 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "autoexclude.h"
 #include "buffer_queue.h"
 #include "clock.h"
-#include "config.h"
-#include "drain.h"
-#include "ext_encode.h"
-#include "fastpath_inline.h"
-#include "filter.h"
-#include "fork_stack.h"
-#include "funcid_map.h"
 #include "record_internal.h"
-#include "records.h"
-#include "ring.h"
 #include "slowpath.h"
 #include "state.h"
-#include "sysunwind.h"
 #include "thread.h"
-#include "trigger.h"
 
 #define FDR_MAX_THREADS 8192u
 #define FDR_SLOT_LOCKED ((uintptr_t)1)
