@@ -26,13 +26,6 @@
 #include "thread.h"
 #include "trigger.h"
 
-/* Calls kept by handlers (slow_hold()) and not yet written or counted? */
-notrace bool slow_held(const struct fdr_thread *t)
-{
-	return atomic_load_explicit(&t->held_tail, memory_order_relaxed) !=
-	       atomic_load_explicit(&t->held_head, memory_order_relaxed);
-}
-
 /*
  * How many calls the thread's held ring holds: 64, or more once it has
  * waited (slow_held_grow()).
@@ -124,20 +117,20 @@ notrace void fdr_record_reentry(struct fdr_thread *t, uintptr_t addr, unsigned a
 	 */
 	atomic_store_explicit(&t->end, NULL, memory_order_relaxed);
 }
+
 /*
  * The oldest call a handler kept (slow_hold()), copied to @h, when it came
  * at or before @upto: later ones interrupted the hook that is writing them,
  * and follow its record. Owner only, guard held.
  */
-static notrace bool slow_held_next(struct fdr_thread *t, uint64_t upto, struct fdr_held_call *h,
-				   uintptr_t *addr, unsigned *action)
+notrace bool slow_held_next(struct fdr_thread *t, uint64_t upto, struct fdr_held_call *h,
+			    uintptr_t *addr, unsigned *action)
 {
 	uint32_t head = atomic_load_explicit(&t->held_head, memory_order_relaxed);
 
 	if (head == atomic_load_explicit(&t->held_tail, memory_order_relaxed))
 		return false;
 	/* the slot is read after the claim that covers it (the handler has returned) */
-	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	*h = *slow_held_slot(t, head);
 	if (h->tsc > upto)
@@ -148,7 +141,7 @@ static notrace bool slow_held_next(struct fdr_thread *t, uint64_t upto, struct f
 }
 
 /* That call's function id, or 0 when filter/exclude leaves it out (counted so). */
-static notrace uint32_t slow_held_id(struct fdr_thread *t, uintptr_t addr)
+notrace uint32_t slow_held_id(struct fdr_thread *t, uintptr_t addr)
 {
 	const struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
 	uint32_t id = 0;
@@ -194,27 +187,6 @@ notrace uint8_t *slow_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *
 	return p;
 }
 
-/*
- * No buffer for them: the calls handlers kept that came at or before
- * @upto go into the pool-empty gap, as the hook's own record does after
- * them (slow_gap_note()). Owner only, guard held.
- */
-notrace void slow_held_to_gap(struct fdr_thread *t, uint64_t upto)
-{
-	struct fdr_held_call h;
-	uintptr_t addr;
-	unsigned action;
-	uint32_t id;
-
-	while (slow_held_next(t, upto, &h, &addr, &action)) {
-		id = slow_held_id(t, addr);
-		if (id) {
-			slow_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
-			slow_gap_note(&t->gap, action, id, h.tsc);
-		}
-		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
-	}
-}
 
 /*
  * on_full=wait: is this thread running a signal handler (so it must not
@@ -274,7 +246,6 @@ notrace void slow_held_grow(struct fdr_thread *t)
 		more[i % FDR_WAIT_HELD_CALLS] = t->held[i % FDR_HELD_CALLS];
 	atomic_store_explicit(&t->held_more, more, memory_order_relaxed);
 	/* the slots and the pointer before a handler can run again */
-	/* compiler fence: the order above holds for a handler on this thread */
 	atomic_signal_fence(memory_order_seq_cst);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 }

@@ -547,6 +547,28 @@ static notrace bool slow_depth_deep(struct fdr_thread *t, uintptr_t addr, unsign
 	return t->depth > fdr_cfg.max_depth;
 }
 
+/*
+ * No buffer for them: the calls handlers kept that came at or before
+ * @upto go into the pool-empty gap, as the hook's own record does after
+ * them (slow_gap_note()). Owner only, guard held.
+ */
+static notrace void slow_held_to_gap(struct fdr_thread *t, uint64_t upto)
+{
+	struct fdr_held_call h;
+	uintptr_t addr;
+	unsigned action;
+	uint32_t id;
+
+	while (slow_held_next(t, upto, &h, &addr, &action)) {
+		id = slow_held_id(t, addr);
+		if (id) {
+			slow_count(t, FDRTRACE_DROP_POOL_EMPTY, 0);
+			slow_gap_note(&t->gap, action, id, h.tsc);
+		}
+		atomic_fetch_add_explicit(&t->held_head, 1, memory_order_relaxed);
+	}
+}
+
 notrace void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
 			     unsigned cpu)
 {
