@@ -164,7 +164,7 @@ notrace void lc_postfork_child(void)
 	fdr_file_forget();	/* the parent's file stays the parent's */
 	fdr_ring_fork_child(&fdr_self);
 	fdr_pool_reset();
-	fdr_writer_after_fork_child();
+	fdr_registry_after_fork_child();
 	atomic_store_explicit(&fdr_recorded, false, memory_order_relaxed);
 	fdr_flush_reset_child();
 	fdr_modules_reset();

@@ -767,7 +767,7 @@ static notrace void lc_start(void)
 	if (!err)
 		err = fdr_funcid_init();
 	if (!err)
-		err = fdr_writer_init();
+		err = fdr_registry_init();
 	if (!err)
 		err = fdr_rtbuf_init(&lc_sig_rb, 0);
 	if (err) {

@@ -20,10 +20,6 @@
 #include "thread.h"
 
 /*
- * Write one extension payload into the calling thread's buffer (thread
- * names, drop notices). The caller holds the guard.
- */
-/*
  * Room in @t's buffer for one metadata record and @len payload bytes: a
  * buffer that lacks it is handed over and a fresh one claimed. Return:
  * where the record goes, or NULL with *@err -EAGAIN (no thread state),

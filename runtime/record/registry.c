@@ -41,7 +41,7 @@ static bool slow_key_ok;
 
 static void slow_thread_exit(void *arg);
 
-notrace int fdr_writer_init(void)
+notrace int fdr_registry_init(void)
 {
 	if (!slow_key_ok) {
 		if (pthread_key_create(&slow_key, slow_thread_exit))
@@ -334,7 +334,7 @@ notrace void fdr_snapshot_thread(struct fdr_thread *t, struct fdr_buffer *node)
 }
 
 /* Fork child: this thread is alone; forget every other thread and buffer. */
-notrace void fdr_writer_after_fork_child(void)
+notrace void fdr_registry_after_fork_child(void)
 {
 	struct fdr_thread *t = &fdr_self;
 

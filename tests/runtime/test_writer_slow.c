@@ -32,7 +32,7 @@ static void setup(void)
 	fdr_clock.freq = 1000000000u;
 	cr_assert_eq(fdr_pool_init(SIZE, COUNT, COUNT), 0);
 	cr_assert_eq(fdr_funcid_init(), 0);
-	cr_assert_eq(fdr_writer_init(), 0);
+	cr_assert_eq(fdr_registry_init(), 0);
 	atomic_store(&fdr_phase, FDR_PHASE_RECORDING);
 	atomic_store(&fdr_gate, FDR_GATE_ON);
 }
