@@ -100,6 +100,7 @@
 #include "config.h"
 #include "ext_encode.h"
 #include "fd_high.h"
+#include "fdr_walk.h"
 #include "file_internal.h"
 #include "records.h"
 #include "say.h"
@@ -477,7 +478,9 @@ static notrace uint64_t fw_count(const uint8_t *p, const uint8_t *end, bool drop
 	uint64_t records = 0;
 
 	while (p < end) {
-		uint8_t type;
+		struct fdr_walk_rec rec;
+		const uint8_t *q;
+		long n;
 
 		while (end - p >= 8 * FDRTRACE_FUNC_RECORD_SIZE) {
 			uint64_t w[8];
@@ -490,50 +493,30 @@ static notrace uint64_t fw_count(const uint8_t *p, const uint8_t *end, bool drop
 		}
 		if (p >= end)
 			break;
-		type = p[0];
-		if (!(type & 1)) {
+		/* one record by the format's rules (fdr_walk.h); a damaged or cut one ends the count */
+		n = fdr_walk_next(p, (size_t)(end - p), &rec);
+		if (n < 0)
+			break;
+		q = p + FDRTRACE_METADATA_RECORD_SIZE;	/* an event's payload */
+		p += n;
+		if (rec.kind == FDR_WALK_FUNCTION) {
 			records++;
-			p += FDRTRACE_FUNC_RECORD_SIZE;
-			continue;
+		} else if (drops && rec.kind == FDRTRACE_MD_CUSTOM_EVENT &&
+			   rec.payload >= sizeof(struct fdrtrace_ext_header) + 21 &&
+			   !memcmp(q, FDRTRACE_EXT_MAGIC, FDRTRACE_EXT_MAGIC_LEN) &&
+			   q[offsetof(struct fdrtrace_ext_header, kind)] == FDRTRACE_EXT_DROP) {
+			/* after the header: tid u32, reason u8, records u64, buffers u64 */
+			const uint8_t *body = q + sizeof(struct fdrtrace_ext_header);
+			uint8_t reason = body[4];
+			uint64_t r, b;
+
+			memcpy(&r, body + 5, 8);
+			memcpy(&b, body + 13, 8);
+			fdr_totals.records_dropped += r;
+			fdr_totals.buffers_dropped += b;
+			if (reason < FDRTRACE_DROP_REASON_COUNT)
+				fdr_totals.dropped_by[reason] += r;
 		}
-		if ((type >> 1) == FDRTRACE_MD_TYPED_EVENT) {
-			int32_t size;
-
-			memcpy(&size, p + 1, sizeof(size));
-			p += FDRTRACE_METADATA_RECORD_SIZE;
-			if (size < 0 || (size_t)size > (size_t)(end - p))
-				return records;
-			p += size;
-			continue;
-		}
-		if ((type >> 1) == FDRTRACE_MD_CUSTOM_EVENT) {
-			int32_t size;
-			struct fdrtrace_ext_header eh;
-
-			memcpy(&size, p + 1, sizeof(size));
-			p += FDRTRACE_METADATA_RECORD_SIZE;
-			if (size < 0 || (size_t)size > (size_t)(end - p))
-				return records;
-			if (drops && (size_t)size >= sizeof(eh) + 21) {
-				memcpy(&eh, p, sizeof(eh));
-				if (!memcmp(eh.magic, FDRTRACE_EXT_MAGIC, 4) &&
-				    eh.kind == FDRTRACE_EXT_DROP) {
-					uint64_t r, b;
-
-					uint8_t reason = p[sizeof(eh) + 4];
-
-					memcpy(&r, p + sizeof(eh) + 5, 8);
-					memcpy(&b, p + sizeof(eh) + 13, 8);
-					fdr_totals.records_dropped += r;
-					fdr_totals.buffers_dropped += b;
-					if (reason < FDRTRACE_DROP_REASON_COUNT)
-						fdr_totals.dropped_by[reason] += r;
-				}
-			}
-			p += size;
-			continue;
-		}
-		p += FDRTRACE_METADATA_RECORD_SIZE;
 	}
 	return records;
 }

@@ -40,6 +40,7 @@
 #include "buffer_queue.h"
 #include "config.h"
 #include "ext_encode.h"
+#include "fdr_walk.h"
 #include "records.h"
 #include "ring.h"
 #include "state.h"
@@ -241,49 +242,43 @@ notrace void fdr_ring_stack_advance(struct fdr_buffer *b, const uint8_t *end)
 
 	memset(b->drops, 0, sizeof(b->drops));
 	memset(b->drop_bufs, 0, sizeof(b->drop_bufs));
-	while (p + FDRTRACE_FUNC_RECORD_SIZE <= end) {
-		unsigned md = p[0] >> 1;
-		uint32_t word;
-		int32_t size;
+	while (p < end) {
+		struct fdr_walk_rec rec;
+		uint32_t word, id;
+		long n = fdr_walk_next(p, (size_t)(end - p), &rec);
 
-		if (!(p[0] & 1)) {
-			uint32_t id;
-
-			memcpy(&word, p, sizeof(word));
-			id = fdrtrace_func_word_id(word);
-			p += FDRTRACE_FUNC_RECORD_SIZE;
-			records++;
-			switch (fdrtrace_func_word_action(word)) {
-			case FDRTRACE_FN_ENTRY:
-			case FDRTRACE_FN_ENTRY_ARGS:
-				if (depth == FDR_STACK_MAX) {
-					/* keep the innermost calls */
-					memmove(ring_stk, ring_stk + 1,
-						(FDR_STACK_MAX - 1) * sizeof(ring_stk[0]));
-					depth--;
-				}
-				ring_stk[depth++] = id;
-				break;
-			default:
-				/* an exit closes the innermost call of its function (longjmp skips some) */
-				for (uint32_t d = depth; d > 0 && depth - d < 64; d--) {
-					if (ring_stk[d - 1] == id) {
-						depth = d - 1;
-						break;
-					}
-				}
-				break;
-			}
+		/* by the format's rules (fdr_walk.h); a damaged or cut record ends the walk */
+		if (n < 0)
+			break;
+		if (rec.kind != FDR_WALK_FUNCTION) {
+			if (rec.kind == FDRTRACE_MD_CUSTOM_EVENT)
+				ring_note_drop(b, p + FDRTRACE_METADATA_RECORD_SIZE, (int32_t)rec.payload);
+			p += n;
 			continue;
 		}
-		p += FDRTRACE_METADATA_RECORD_SIZE;
-		if (md == FDRTRACE_MD_CUSTOM_EVENT || md == FDRTRACE_MD_TYPED_EVENT) {
-			memcpy(&size, p - FDRTRACE_METADATA_RECORD_SIZE + 1, sizeof(size));
-			if (size < 0 || size > end - p)
-				break;
-			if (md == FDRTRACE_MD_CUSTOM_EVENT)
-				ring_note_drop(b, p, size);
-			p += size;
+		memcpy(&word, p, sizeof(word));
+		id = fdrtrace_func_word_id(word);
+		p += n;
+		records++;
+		switch (rec.action) {
+		case FDRTRACE_FN_ENTRY:
+		case FDRTRACE_FN_ENTRY_ARGS:
+			if (depth == FDR_STACK_MAX) {
+				/* keep the innermost calls */
+				memmove(ring_stk, ring_stk + 1, (FDR_STACK_MAX - 1) * sizeof(ring_stk[0]));
+				depth--;
+			}
+			ring_stk[depth++] = id;
+			break;
+		default:
+			/* an exit closes the innermost call of its function (longjmp skips some) */
+			for (uint32_t d = depth; d > 0 && depth - d < 64; d--) {
+				if (ring_stk[d - 1] == id) {
+					depth = d - 1;
+					break;
+				}
+			}
+			break;
 		}
 	}
 	ring_depth = depth;

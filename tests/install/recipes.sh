@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # tests/install/recipes.sh - every build recipe of docs/real-projects.md,
-# run exactly as printed. A recipe is a ```sh block right after a line
-#   <!-- recipe: NAME BINARY -->
-# It runs (bash -e) in a fresh copy of tests/install/sample, against
+# run exactly as printed against an installed libfdrtrace. A build recipe
+# is a block that opens with
+#   ```sh recipe=NAME project=sample binary=BINARY ...
+# (the real suite's real-recipes runs every recipe, these included, from
+# the build directory: tests/real/recipes.py). It runs (bash -e) in a
+# fresh copy of tests/install/sample, against
 # libfdrtrace installed into a scratch DESTDIR (pkg-config finds it through
 # PKG_CONFIG_PATH and PKG_CONFIG_SYSROOT_DIR, the compiler through
 # LIBRARY_PATH and CPATH: what `meson install` gives in /usr/local); then
@@ -38,16 +41,14 @@ import re, sys
 lines = open(sys.argv[1]).read().splitlines()
 i = 0
 while i < len(lines):
-    m = re.match(r"<!-- recipe: (\S+) (\S+) -->$", lines[i])
+    m = re.match(r"```sh\s+(.*)$", lines[i])
     i += 1
     if not m:
         continue
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    if i >= len(lines) or lines[i] != "```sh":
-        sys.exit(f"recipe {m.group(1)}: no ```sh block after its marker")
-    i += 1
-    print(f"@@ {m.group(1)} {m.group(2)}")
+    attrs = dict(a.split("=", 1) for a in m.group(1).split() if "=" in a)
+    if attrs.get("project") != "sample" or "binary" not in attrs:
+        continue
+    print(f"@@ {attrs['recipe']} {attrs['binary']}")
     while lines[i] != "```":
         print(lines[i])
         i += 1

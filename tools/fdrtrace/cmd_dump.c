@@ -21,6 +21,7 @@
 #include <fdrtrace/format.h>
 #include <fdrtrace/reader.h>
 
+#include "fdrx_schema.h"
 #include "util.h"
 
 struct dump_opts {
@@ -78,10 +79,96 @@ static uint16_t dump_u16(const uint8_t *p)
 	return v;
 }
 
-/* The "# FDRx ..." decoding of one of our extension payloads. */
+/* A scalar field of an extension, as assemble's "ext" lines take it. */
+static void dump_ext_value(const struct fdrx_field *f, uint64_t v)
+{
+	printf(" %s=", f->key);
+	switch (f->show) {
+	case FDRX_S_HEX:
+		printf("0x%" PRIx64, v);
+		break;
+	case FDRX_S_SIGNED:
+		printf("%" PRId32, (int32_t)(uint32_t)v);
+		break;
+	case FDRX_S_UNKNOWN:
+		if (v == FDRTRACE_GAP_UNKNOWN) {
+			fputs("unknown", stdout);
+			break;
+		}
+		/* fall through */
+	case FDRX_S_DEC:
+		printf("%" PRIu64, v);
+		break;
+	default:
+		fputs(fdrx_namer(f->show)((unsigned)v), stdout);
+		break;
+	}
+}
+
+/* An array's elements: 1,2,3 or 0xADDR@MODULE,... or ID:CALLS,... */
+static void dump_ext_array(const struct fdrtrace_ext *x, const struct fdrx_field *f)
+{
+	uint32_t n = (uint32_t)fdrx_get(x, f->off, 4);
+	const uint8_t *p;
+
+	memcpy(&p, (const uint8_t *)x + f->data, sizeof(p));
+	printf(" %s=%" PRIu32 " %s=", f->count_key, n, f->key);
+	for (uint32_t i = 0; i < n; i++, p += fdrx_elem_size(f->show)) {
+		fputs(i ? "," : "", stdout);
+		if (f->show == FDRX_S_ID)
+			printf("%" PRIu32, dump_u32(p));
+		else if (f->show == FDRX_S_FRAME)
+			printf("0x%" PRIx64 "@%" PRId32, dump_u64(p), (int32_t)dump_u32(p + 8));
+		else
+			printf("%" PRIu32 ":%" PRIu64, dump_u32(p), dump_u64(p + 4));
+	}
+}
+
+/* A config body's pairs, as assemble's "ext config" takes them: k1= v1= k2= v2= ... */
+static void dump_ext_pairs(const struct fdrtrace_ext *x)
+{
+	struct fdrtrace_str k, v;
+	size_t pos = 0;
+	unsigned i = 0;
+
+	while (fdrtrace_ext_config_pair(x, &pos, &k, &v) == 1) {
+		i++;
+		printf(" k%u=", i);
+		dump_str(k.ptr, k.len);
+		printf(" v%u=", i);
+		dump_str(v.ptr, v.len);
+	}
+	if (i != x->u.config.pairs)
+		printf(" (%u pairs announced)", x->u.config.pairs);
+}
+
+/*
+ * Whether a group of later fields is shown: when the body had it; a group
+ * without a flag, when a value in it is not 0 or a later group is shown
+ * (assemble writes a group only after the ones before it).
+ */
+static bool dump_ext_group(const struct fdrtrace_ext *x, const struct fdrx_field *g)
+{
+	const struct fdrx_field *f;
+
+	if (g->off >= 0)
+		return fdrx_group_present(x, g);
+	for (f = g + 1; f->type != FDRX_T_END; f++) {
+		if (f->type == FDRX_T_SINCE || f->type == FDRX_T_VARIANT)
+			return dump_ext_group(x, f);
+		if (fdrx_width(f->type) && fdrx_get(x, f->off, fdrx_width(f->type)))
+			return true;
+	}
+	return false;
+}
+
+/* The "# FDRx ..." decoding of one of our extension payloads, field by field (fdrx.def). */
 static void dump_ext(const uint8_t *data, size_t len)
 {
+	const struct fdrx_field *f;
 	struct fdrtrace_ext x;
+	struct fdrtrace_str str;
+	const uint8_t *bytes;
 	int rc = fdrtrace_ext_decode(data, len, &x);
 
 	if (rc == -ENOENT)
@@ -99,155 +186,38 @@ static void dump_ext(const uint8_t *data, size_t len)
 		printf(" (undecodable: %s)", strerror(-rc));
 		return;
 	}
-	switch (x.kind) {
-	case FDRTRACE_EXT_PROCESS:
-		printf(" pid=%" PRIu32 " ppid=%" PRIu32 " start_realtime_ns=%" PRIu64
-		       " clock=%u freq_source=%u program=", x.u.process.pid, x.u.process.ppid,
-		       x.u.process.start_realtime_ns, x.u.process.clock, x.u.process.freq_source);
-		dump_str(x.u.process.program.ptr, x.u.process.program.len);
-		if (x.u.process.has_cmdline) {
-			printf(" start_tsc=%" PRIu64 " argc=%" PRIu32 " args=", x.u.process.start_tsc,
-			       x.u.process.argc);
-			dump_str(x.u.process.args.ptr, x.u.process.args.len);
-		}
-		break;
-	case FDRTRACE_EXT_CONFIG: {
-		struct fdrtrace_str k, v;
-		size_t pos = 0;
-		unsigned i = 0;
-
-		/* As assemble's "ext config" takes them: k1= v1= k2= v2= ... */
-		while (fdrtrace_ext_config_pair(&x, &pos, &k, &v) == 1) {
-			i++;
-			printf(" k%u=", i);
-			dump_str(k.ptr, k.len);
-			printf(" v%u=", i);
-			dump_str(v.ptr, v.len);
-		}
-		if (i != x.u.config.pairs)
-			printf(" (%u pairs announced)", x.u.config.pairs);
-		break;
-	}
-	case FDRTRACE_EXT_MODULE_MAP:
-		printf(" module_id=%" PRIu32 " load_base=0x%" PRIx64 " size=%" PRIu64 " build_id=",
-		       x.u.module_map.module_id, x.u.module_map.load_base, x.u.module_map.size);
-		tool_print_hex(stdout, x.u.module_map.build_id, x.u.module_map.build_id_len);
-		fputs(" path=", stdout);
-		dump_str(x.u.module_map.path.ptr, x.u.module_map.path.len);
-		break;
-	case FDRTRACE_EXT_MODULE_UNMAP:
-		printf(" module_id=%" PRIu32 " load_base=0x%" PRIx64 " size=%" PRIu64,
-		       x.u.module_unmap.module_id, x.u.module_unmap.load_base,
-		       x.u.module_unmap.size);
-		break;
-	case FDRTRACE_EXT_FUNC:
-		printf(" func_id=%" PRIu32 " address=0x%" PRIx64 " module_id=%" PRId32 " name=",
-		       x.u.func.func_id, x.u.func.address, (int32_t)x.u.func.module_id);
-		dump_str(x.u.func.name.ptr, x.u.func.name.len);
-		break;
-	case FDRTRACE_EXT_THREAD_NAME:
-		printf(" tid=%" PRIu32 " name=", x.u.thread_name.tid);
-		dump_str(x.u.thread_name.name.ptr, x.u.thread_name.name.len);
-		break;
-	case FDRTRACE_EXT_DROP:
-		printf(" tid=%" PRIu32 " reason=%s records=%" PRIu64 " buffers=%" PRIu64,
-		       x.u.drop.tid, fdrtrace_drop_reason_name(x.u.drop.reason), x.u.drop.records,
-		       x.u.drop.buffers);
-		if (x.u.drop.gap) {
-			uint32_t i;
-
-			printf(" first_tsc=%" PRIu64 " last_tsc=%" PRIu64, x.u.drop.first_tsc,
-			       x.u.drop.last_tsc);
-			if (x.u.drop.exited == FDRTRACE_GAP_UNKNOWN)
-				fputs(" exited=unknown", stdout);
-			else
-				printf(" exited=%" PRIu32, x.u.drop.exited);
-			printf(" depth=%" PRIu32 " ids=", x.u.drop.depth);
-			for (i = 0; i < x.u.drop.depth; i++)
-				printf("%s%" PRIu32, i ? "," : "", dump_u32(x.u.drop.ids + 4 * i));
-		}
-		break;
-	case FDRTRACE_EXT_WAIT:
-		printf(" tid=%" PRIu32 " first_tsc=%" PRIu64 " last_tsc=%" PRIu64, x.u.wait.tid,
-		       x.u.wait.first_tsc, x.u.wait.last_tsc);
-		break;
-	case FDRTRACE_EXT_FORK:
-		printf(" parent_pid=%" PRIu32 " child_pid=%" PRIu32, x.u.fork.parent_pid,
-		       x.u.fork.child_pid);
-		if (x.u.fork.has_point)
-			printf(" parent_tid=%" PRIu32 " tsc=%" PRIu64 " serial=%" PRIu32,
-			       x.u.fork.parent_tid, x.u.fork.tsc, x.u.fork.serial);
-		break;
-	case FDRTRACE_EXT_EXEC:
-		printf(" pid=%" PRIu32 " path=", x.u.exec.pid);
-		dump_str(x.u.exec.path.ptr, x.u.exec.path.len);
-		if (x.u.exec.has_point)
-			printf(" tid=%" PRIu32 " tsc=%" PRIu64, x.u.exec.tid, x.u.exec.tsc);
-		break;
-	case FDRTRACE_EXT_SPAWN:
-		printf(" tid=%" PRIu32 " tsc=%" PRIu64 " serial=%" PRIu32 " child_pid=%" PRIu32,
-		       x.u.spawn.tid, x.u.spawn.tsc, x.u.spawn.serial, x.u.spawn.child_pid);
-		break;
-	case FDRTRACE_EXT_EXCLUDED:
-		printf(" func_id=%" PRIu32 " tsc=%" PRIu64 " calls=%" PRIu32 " sum_ticks=%" PRIu64
-		       " threshold_ticks=%" PRIu64 " after=%" PRIu32 " undone=%u",
-		       x.u.excluded.func_id, x.u.excluded.tsc, x.u.excluded.calls,
-		       x.u.excluded.sum_ticks, x.u.excluded.threshold_ticks, x.u.excluded.after,
-		       x.u.excluded.undone);
-		break;
-	case FDRTRACE_EXT_COUNTED: {
-		uint32_t id;
-		uint64_t calls;
-
-		printf(" tid=%" PRIu32 " lost=%" PRIu64 " count=%" PRIu32 " counts=", x.u.counted.tid,
-		       x.u.counted.lost, x.u.counted.count);
-		for (uint32_t i = 0; fdrtrace_ext_counted_pair(&x, i, &id, &calls) == 0; i++)
-			printf("%s%" PRIu32 ":%" PRIu64, i ? "," : "", id, calls);
-		break;
-	}
-	case FDRTRACE_EXT_CLOSE:
-		printf(" how=%s records=%" PRIu64 " records_dropped=%" PRIu64 " buffers=%" PRIu64
-		       " buffers_dropped=%" PRIu64 " threads=%" PRIu32 " cycle_frequency=%" PRIu64
-		       " end_realtime_ns=%" PRIu64, fdrtrace_close_how_name(x.u.close.how),
-		       x.u.close.records, x.u.close.records_dropped, x.u.close.buffers,
-		       x.u.close.buffers_dropped, x.u.close.threads, x.u.close.cycle_frequency,
-		       x.u.close.end_realtime_ns);
-		if (x.u.close.has_left_out)
-			printf(" records_left_out=%" PRIu64, x.u.close.records_left_out);
-		/* error is followed by end: given whenever end is, so that assemble keeps it */
-		if (x.u.close.error || x.u.close.has_end)
-			printf(" error=%" PRIu32, x.u.close.error);
-		if (x.u.close.has_end)
-			printf(" end=%s end_value=%" PRIu32, fdrtrace_end_name(x.u.close.end),
-			       x.u.close.end_value);
-		break;
-	case FDRTRACE_EXT_STACK: {
-		uint32_t i;
-
-		printf(" tid=%" PRIu32 " depth=%" PRIu32 " ids=", x.u.stack.tid, x.u.stack.depth);
-		for (i = 0; i < x.u.stack.depth; i++)
-			printf("%s%" PRIu32, i ? "," : "", dump_u32(x.u.stack.ids + 4 * i));
-		if (x.u.stack.numbered)
-			printf(" buffer_no=%" PRIu64 " records_before=%" PRIu64 " skipped=%" PRIu32,
-			       x.u.stack.buffer_no, x.u.stack.records_before, x.u.stack.skipped);
-		break;
-	}
-	case FDRTRACE_EXT_NATIVE_STACK: {
-		uint64_t addr;
-		uint32_t i, mod;
-
-		printf(" tid=%" PRIu32 " why=%s signal=%u fault_address=0x%" PRIx64 " depth=%" PRIu32
-		       " frames=", x.u.native_stack.tid, fdrtrace_native_why_name(x.u.native_stack.why),
-		       x.u.native_stack.signal, x.u.native_stack.fault_address,
-		       x.u.native_stack.depth);
-		/* as assemble's "ext native_stack" takes them: ADDRESS@MODULE,... */
-		for (i = 0; fdrtrace_ext_native_frame(&x, i, &addr, &mod) == 0; i++)
-			printf("%s0x%" PRIx64 "@%" PRId32, i ? "," : "", addr, (int32_t)mod);
-		break;
-	}
-	default:
+	f = fdrx_fields(x.kind);
+	if (!f) {
 		printf(" kind=%u body_len=%u", x.kind, x.body_len);
-		break;
+		return;
+	}
+	for (; f->type != FDRX_T_END; f++) {
+		switch (f->type) {
+		case FDRX_T_STR:
+			memcpy(&str, (const uint8_t *)&x + f->off, sizeof(str));
+			printf(" %s=", f->key);
+			dump_str(str.ptr, str.len);
+			break;
+		case FDRX_T_BYTES8:
+			memcpy(&bytes, (const uint8_t *)&x + f->data, sizeof(bytes));
+			printf(" %s=", f->key);
+			tool_print_hex(stdout, bytes, fdrx_get(&x, f->off, 1));
+			break;
+		case FDRX_T_ARRAY:
+			dump_ext_array(&x, f);
+			break;
+		case FDRX_T_PAIRS:
+			dump_ext_pairs(&x);
+			break;
+		case FDRX_T_SINCE:
+		case FDRX_T_VARIANT:
+			if (!dump_ext_group(&x, f))
+				return;
+			break;
+		default:
+			dump_ext_value(f, fdrx_get(&x, f->off, fdrx_width(f->type)));
+			break;
+		}
 	}
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * ext.c - decoding of fdrtrace's extension records (format.h), the custom
- * event payloads that start with FDRTRACE_EXT_MAGIC.
+ * event payloads that start with FDRTRACE_EXT_MAGIC: the header, then the
+ * body field by field as the schema, common/fdrx.def, lists them.
  *
  * Contract: pure functions over the caller's bytes; any thread, no state,
  * no allocation. Every field read is bounds-checked against the body; the
@@ -13,6 +14,7 @@
 
 #include <fdrtrace/reader.h>
 
+#include "fdrx_schema.h"
 #include "reader_internal.h"
 
 /* A bounds-checked cursor over an extension body. */
@@ -77,166 +79,89 @@ static struct fdrtrace_str cur_str(struct ext_cursor *c)
 	return s;
 }
 
+/*
+ * Whether the group @g is there: at least its minimum of bytes left (its
+ * flag set), as fdrx.def says. A bad body has no groups.
+ */
+static bool ext_group(struct fdrtrace_ext *ext, struct ext_cursor *c, const struct fdrx_field *g)
+{
+	if (c->bad || c->len - c->pos < g->min)
+		return false;
+	if (g->off >= 0)
+		*(bool *)((uint8_t *)ext + g->off) = true;
+	return true;
+}
+
+/* A config body's pairs: their count, then the bytes they take. */
+static void ext_pairs(struct fdrtrace_ext *ext, struct ext_cursor *c, const struct fdrx_field *f)
+{
+	uint16_t pairs = cur_u16(c);
+	size_t start = c->pos;
+	const uint8_t *data;
+
+	fdrx_set(ext, f->off, 2, pairs);
+	for (unsigned i = 0; i < pairs && !c->bad; i++) {
+		cur_str(c);
+		cur_str(c);
+	}
+	if (c->bad)
+		return;
+	data = c->p + start;
+	memcpy((uint8_t *)ext + f->data, &data, sizeof(data));
+	fdrx_set(ext, f->data_len, 2, c->pos - start);
+}
+
+/*
+ * Decode the body field by field, as the table (common/fdrx.def) lists
+ * them. A read past the end marks the cursor bad and yields zeros, so
+ * every field is set either way; the groups of later fields end the body
+ * where an older or shorter one ends.
+ */
 static int ext_decode_body(struct fdrtrace_ext *ext, struct ext_cursor *c)
 {
-	switch (ext->kind) {
-	case FDRTRACE_EXT_PROCESS:
-		ext->u.process.pid = cur_u32(c);
-		ext->u.process.ppid = cur_u32(c);
-		ext->u.process.start_realtime_ns = cur_u64(c);
-		ext->u.process.clock = cur_u8(c);
-		ext->u.process.freq_source = cur_u8(c);
-		ext->u.process.program = cur_str(c);
-		if (c->bad || c->len - c->pos < 8 + 4 + 2)
-			break;	/* a writer before 2026-12-01 */
-		ext->u.process.has_cmdline = true;
-		ext->u.process.start_tsc = cur_u64(c);
-		ext->u.process.argc = cur_u32(c);
-		ext->u.process.args = cur_str(c);
-		break;
-	case FDRTRACE_EXT_CONFIG: {
-		size_t start;
+	const struct fdrx_field *f = fdrx_fields(ext->kind);
+	uint8_t *base = (uint8_t *)ext;
 
-		ext->u.config.pairs = cur_u16(c);
-		start = c->pos;
-		for (unsigned i = 0; i < ext->u.config.pairs && !c->bad; i++) {
-			cur_str(c);
-			cur_str(c);
-		}
-		if (c->bad)
+	/* f NULL: a kind this reader does not know; the raw body is all there is. */
+	for (; f && f->type != FDRX_T_END; f++) {
+		const uint8_t *data;
+		struct fdrtrace_str s;
+		uint64_t n;
+
+		switch (f->type) {
+		case FDRX_T_U8:
+			fdrx_set(ext, f->off, 1, cur_u8(c));
 			break;
-		ext->u.config.data = c->p + start;
-		ext->u.config.data_len = (uint16_t)(c->pos - start);
-		break;
-	}
-	case FDRTRACE_EXT_MODULE_MAP:
-		ext->u.module_map.module_id = cur_u32(c);
-		ext->u.module_map.load_base = cur_u64(c);
-		ext->u.module_map.size = cur_u64(c);
-		ext->u.module_map.build_id_len = cur_u8(c);
-		ext->u.module_map.build_id = cur_take(c, ext->u.module_map.build_id_len);
-		ext->u.module_map.path = cur_str(c);
-		break;
-	case FDRTRACE_EXT_MODULE_UNMAP:
-		ext->u.module_unmap.module_id = cur_u32(c);
-		ext->u.module_unmap.load_base = cur_u64(c);
-		ext->u.module_unmap.size = cur_u64(c);
-		break;
-	case FDRTRACE_EXT_FUNC:
-		ext->u.func.func_id = cur_u32(c);
-		ext->u.func.address = cur_u64(c);
-		ext->u.func.module_id = cur_u32(c);
-		ext->u.func.name = cur_str(c);
-		break;
-	case FDRTRACE_EXT_THREAD_NAME:
-		ext->u.thread_name.tid = cur_u32(c);
-		ext->u.thread_name.name = cur_str(c);
-		break;
-	case FDRTRACE_EXT_DROP:
-		ext->u.drop.tid = cur_u32(c);
-		ext->u.drop.reason = cur_u8(c);
-		ext->u.drop.records = cur_u64(c);
-		ext->u.drop.buffers = cur_u64(c);
-		if (c->bad || c->pos == c->len)
-			break;	/* a plain drop count */
-		ext->u.drop.gap = true;
-		ext->u.drop.first_tsc = cur_u64(c);
-		ext->u.drop.last_tsc = cur_u64(c);
-		ext->u.drop.exited = cur_u32(c);
-		ext->u.drop.depth = cur_u32(c);
-		ext->u.drop.ids = cur_take(c, (size_t)ext->u.drop.depth * 4);
-		break;
-	case FDRTRACE_EXT_FORK:
-		ext->u.fork.parent_pid = cur_u32(c);
-		ext->u.fork.child_pid = cur_u32(c);
-		if (c->bad || c->len - c->pos < 4 + 8 + 4)
-			break;	/* a writer before 2026-12-01 */
-		ext->u.fork.has_point = true;
-		ext->u.fork.parent_tid = cur_u32(c);
-		ext->u.fork.tsc = cur_u64(c);
-		ext->u.fork.serial = cur_u32(c);
-		break;
-	case FDRTRACE_EXT_EXEC:
-		ext->u.exec.pid = cur_u32(c);
-		ext->u.exec.path = cur_str(c);
-		if (c->bad || c->len - c->pos < 4 + 8)
-			break;	/* a writer before 2026-12-01 */
-		ext->u.exec.has_point = true;
-		ext->u.exec.tid = cur_u32(c);
-		ext->u.exec.tsc = cur_u64(c);
-		break;
-	case FDRTRACE_EXT_CLOSE:
-		ext->u.close.how = cur_u8(c);
-		ext->u.close.records = cur_u64(c);
-		ext->u.close.records_dropped = cur_u64(c);
-		ext->u.close.buffers = cur_u64(c);
-		ext->u.close.buffers_dropped = cur_u64(c);
-		ext->u.close.threads = cur_u32(c);
-		ext->u.close.cycle_frequency = cur_u64(c);
-		ext->u.close.end_realtime_ns = cur_u64(c);
-		if (c->bad || c->len - c->pos < 8)
-			break;	/* an older writer */
-		ext->u.close.has_left_out = true;
-		ext->u.close.records_left_out = cur_u64(c);
-		if (c->bad || c->len - c->pos < 4)
-			break;	/* a writer before 2026-11-27 */
-		ext->u.close.error = cur_u32(c);
-		if (c->bad || c->len - c->pos < 1 + 4)
-			break;	/* a writer before 2026-12-01 */
-		ext->u.close.has_end = true;
-		ext->u.close.end = cur_u8(c);
-		ext->u.close.end_value = cur_u32(c);
-		break;
-	case FDRTRACE_EXT_STACK:
-		ext->u.stack.tid = cur_u32(c);
-		ext->u.stack.depth = cur_u32(c);
-		/* depth <= 0xffffffff: depth * 4 fits in size_t on 64-bit hosts */
-		ext->u.stack.ids = cur_take(c, (size_t)ext->u.stack.depth * 4);
-		if (c->bad || c->len - c->pos < 20)
-			break;	/* no position: not ring policy, or an older writer */
-		ext->u.stack.numbered = true;
-		ext->u.stack.buffer_no = cur_u64(c);
-		ext->u.stack.records_before = cur_u64(c);
-		ext->u.stack.skipped = cur_u32(c);
-		break;
-	case FDRTRACE_EXT_NATIVE_STACK:
-		ext->u.native_stack.tid = cur_u32(c);
-		ext->u.native_stack.why = cur_u8(c);
-		ext->u.native_stack.signal = cur_u8(c);
-		ext->u.native_stack.fault_address = cur_u64(c);
-		ext->u.native_stack.depth = cur_u32(c);
-		ext->u.native_stack.frames =
-			cur_take(c, (size_t)ext->u.native_stack.depth * FDRTRACE_NATIVE_FRAME_SIZE);
-		break;
-	case FDRTRACE_EXT_WAIT:
-		ext->u.wait.tid = cur_u32(c);
-		ext->u.wait.first_tsc = cur_u64(c);
-		ext->u.wait.last_tsc = cur_u64(c);
-		break;
-	case FDRTRACE_EXT_SPAWN:
-		ext->u.spawn.tid = cur_u32(c);
-		ext->u.spawn.tsc = cur_u64(c);
-		ext->u.spawn.serial = cur_u32(c);
-		ext->u.spawn.child_pid = cur_u32(c);
-		break;
-	case FDRTRACE_EXT_EXCLUDED:
-		ext->u.excluded.func_id = cur_u32(c);
-		ext->u.excluded.tsc = cur_u64(c);
-		ext->u.excluded.calls = cur_u32(c);
-		ext->u.excluded.sum_ticks = cur_u64(c);
-		ext->u.excluded.threshold_ticks = cur_u64(c);
-		ext->u.excluded.after = cur_u32(c);
-		ext->u.excluded.undone = cur_u8(c);
-		break;
-	case FDRTRACE_EXT_COUNTED:
-		ext->u.counted.tid = cur_u32(c);
-		ext->u.counted.lost = cur_u64(c);
-		ext->u.counted.count = cur_u32(c);
-		ext->u.counted.pairs = cur_take(c, (size_t)ext->u.counted.count * 12);
-		break;
-	default:
-		/* A kind this reader does not know: the raw body is all there is. */
-		break;
+		case FDRX_T_U16:
+			fdrx_set(ext, f->off, 2, cur_u16(c));
+			break;
+		case FDRX_T_U32:
+			fdrx_set(ext, f->off, 4, cur_u32(c));
+			break;
+		case FDRX_T_U64:
+			fdrx_set(ext, f->off, 8, cur_u64(c));
+			break;
+		case FDRX_T_STR:
+			s = cur_str(c);
+			memcpy(base + f->off, &s, sizeof(s));
+			break;
+		case FDRX_T_BYTES8:
+		case FDRX_T_ARRAY:
+			/* a count <= 0xffffffff: count * element fits in size_t on 64-bit hosts */
+			n = f->type == FDRX_T_BYTES8 ? cur_u8(c) : cur_u32(c);
+			fdrx_set(ext, f->off, f->type == FDRX_T_BYTES8 ? 1 : 4, n);
+			data = cur_take(c, f->type == FDRX_T_BYTES8 ? n : n * fdrx_elem_size(f->show));
+			memcpy(base + f->data, &data, sizeof(data));
+			break;
+		case FDRX_T_PAIRS:
+			ext_pairs(ext, c, f);
+			break;
+		case FDRX_T_SINCE:
+		case FDRX_T_VARIANT:
+			if (!ext_group(ext, c, f))
+				return c->bad ? -EBADMSG : 0;
+			break;
+		}
 	}
 	return c->bad ? -EBADMSG : 0;
 }

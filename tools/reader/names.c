@@ -7,6 +7,7 @@
  */
 #include <fdrtrace/reader.h>
 
+#include "fdrx_schema.h"
 #include "reader_internal.h"
 
 static const char *const state_names[] = {
@@ -44,25 +45,6 @@ static const char *const error_names[FDRTRACE_E_COUNT] = {
 	[FDRTRACE_E_BAD_SIZE] = "bad size",
 	[FDRTRACE_E_OVERRUN] = "buffer overrun",
 	[FDRTRACE_E_USAGE] = "API misuse",
-};
-
-static const char *const ext_names[FDRTRACE_EXT_KIND_COUNT] = {
-	[FDRTRACE_EXT_PROCESS] = "process",
-	[FDRTRACE_EXT_CONFIG] = "config",
-	[FDRTRACE_EXT_MODULE_MAP] = "module_map",
-	[FDRTRACE_EXT_MODULE_UNMAP] = "module_unmap",
-	[FDRTRACE_EXT_FUNC] = "func",
-	[FDRTRACE_EXT_THREAD_NAME] = "thread_name",
-	[FDRTRACE_EXT_DROP] = "drop",
-	[FDRTRACE_EXT_FORK] = "fork",
-	[FDRTRACE_EXT_EXEC] = "exec",
-	[FDRTRACE_EXT_CLOSE] = "close",
-	[FDRTRACE_EXT_STACK] = "stack",
-	[FDRTRACE_EXT_NATIVE_STACK] = "native_stack",
-	[FDRTRACE_EXT_WAIT] = "wait",
-	[FDRTRACE_EXT_SPAWN] = "spawn",
-	[FDRTRACE_EXT_EXCLUDED] = "excluded",
-	[FDRTRACE_EXT_COUNTED] = "counted",
 };
 
 static const char *const drop_names[FDRTRACE_DROP_REASON_COUNT] = {
@@ -117,7 +99,10 @@ rd_export const char *fdrtrace_error_name(enum fdrtrace_error e)
 
 rd_export const char *fdrtrace_ext_kind_name(unsigned kind)
 {
-	return pick(ext_names, RD_ARRAY_SIZE(ext_names), kind);
+	/* the names of common/fdrx.def, the schema of the bodies */
+	if (kind >= FDRTRACE_EXT_KIND_COUNT || !fdrx_kinds[kind].name)
+		return "unknown";
+	return fdrx_kinds[kind].name;
 }
 
 rd_export const char *fdrtrace_drop_reason_name(unsigned reason)

@@ -28,11 +28,11 @@
  *
  * This file is the grammar and the event read; where the bytes come from
  * (the descriptor or the caller's memory, open and close) is source.c, the
- * batch path of function records runs.c, and the reader's state they share
- * parser.h.
+ * sticky error error.c, the batch path of function records runs.c, and the
+ * reader's state they share parser.h. Calls go one way: runs.c and this
+ * file call source.c and error.c, source.c calls error.c, error.c nothing.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +41,7 @@
 
 #include <fdrtrace/reader.h>
 
+#include "fdr_walk.h"
 #include "parser.h"
 #include "reader_internal.h"
 
@@ -139,25 +140,8 @@ static const enum fdrtrace_event_type rd_kind_event[RK_FUNCTION] = {
 };
 
 /* ------------------------------------------------------------------ */
-/* Errors                                                               */
+/* Error messages (error.c makes them sticky)                          */
 /* ------------------------------------------------------------------ */
-
-enum rd_step
-rd_fail(struct fdrtrace_reader *r, enum fdrtrace_error e, uint64_t offset, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->errmsg, sizeof(r->errmsg), fmt, ap);
-	va_end(ap);
-	r->err = e;
-	r->err_offset = offset;
-	/* Only damage inside a buffer whose end we know can be stepped over. */
-	r->err_skippable = r->in_buffer && (e == FDRTRACE_E_GRAMMAR || e == FDRTRACE_E_BAD_KIND ||
-					     e == FDRTRACE_E_BAD_SIZE || e == FDRTRACE_E_OVERRUN);
-	r->state = S_ERROR;
-	return STEP_STOP;
-}
 
 /* "A", "A or B", "A, B or C" for the kinds in @mask. */
 static void rd_kind_list(char *out, size_t size, unsigned mask)
@@ -501,14 +485,16 @@ static enum rd_step rd_payload_event(struct fdrtrace_reader *r, struct fdrtrace_
 				     const uint8_t *p, unsigned kind)
 {
 	const char *name = rd_kind_names[kind];
-	int32_t size = (int32_t)rd_le32(p + 1);
+	struct fdr_walk_rec rec;
+	int32_t size;
 	uint64_t room;
 	size_t total;
 	int ret;
 
-	if (size < 0)
+	if (fdr_walk_payload(p, &rec))
 		return rd_fail(r, FDRTRACE_E_BAD_SIZE, r->pos, "%s with a negative size (%d)", name,
-			       size);
+			       (int32_t)rd_le32(p + 1));
+	size = (int32_t)rec.payload;
 	if ((uint32_t)size > FDRTRACE_READER_MAX_PAYLOAD)
 		return rd_fail(r, FDRTRACE_E_BAD_SIZE, r->pos,
 			       "%s of %d bytes exceeds the reader's limit of %u bytes", name, size,
@@ -623,10 +609,11 @@ static enum rd_step rd_metadata(struct fdrtrace_reader *r, struct fdrtrace_event
 static enum rd_step rd_record(struct fdrtrace_reader *r, struct fdrtrace_event *ev)
 {
 	unsigned allowed = rd_expected(r);
+	struct fdr_walk_rec rec;
 	const uint8_t *p;
 	unsigned kind;
 	size_t len;
-	int ret;
+	int ret, n;
 
 	ret = rd_fetch(r, 1, &p);
 	if (ret == RD_ENDED) {
@@ -646,22 +633,19 @@ static enum rd_step rd_record(struct fdrtrace_reader *r, struct fdrtrace_event *
 		r->buf_end = r->pos + r->hdr.buffer_size;
 	}
 
-	if (p[0] & 1) {
-		kind = p[0] >> 1;
-		if (kind >= FDRTRACE_MD_KIND_COUNT)
-			return rd_fail(r, FDRTRACE_E_BAD_KIND, r->pos,
-				       "unknown metadata record kind %u (byte 0x%02x)", kind, p[0]);
-		len = FDRTRACE_METADATA_RECORD_SIZE;
-	} else {
-		unsigned action = fdrtrace_func_word_action(p[0]);
-
-		if (action > FDRTRACE_FN_ENTRY_ARGS)
-			return rd_fail(r, FDRTRACE_E_BAD_KIND, r->pos,
-				       "unknown function record action %u (byte 0x%02x)", action,
-				       p[0]);
-		kind = action == FDRTRACE_FN_ENTRY_ARGS ? RK_FUNCTION_ARGS : RK_FUNCTION;
-		len = FDRTRACE_FUNC_RECORD_SIZE;
-	}
+	/* What the first byte says, by the rules every walker shares (fdr_walk.h). */
+	n = fdr_walk_head(p[0], &rec);
+	if (n < 0 && rec.kind == FDR_WALK_FUNCTION)
+		return rd_fail(r, FDRTRACE_E_BAD_KIND, r->pos,
+			       "unknown function record action %u (byte 0x%02x)", rec.action, p[0]);
+	if (n < 0)
+		return rd_fail(r, FDRTRACE_E_BAD_KIND, r->pos,
+			       "unknown metadata record kind %u (byte 0x%02x)", rec.kind, p[0]);
+	len = (size_t)n;
+	if (rec.kind != FDR_WALK_FUNCTION)
+		kind = rec.kind;
+	else
+		kind = rec.action == FDRTRACE_FN_ENTRY_ARGS ? RK_FUNCTION_ARGS : RK_FUNCTION;
 	if (!(allowed & RK(kind)))
 		return rd_grammar_fail(r, allowed, kind);
 	if (r->in_buffer && len > r->buf_end - r->pos)
@@ -678,7 +662,7 @@ static enum rd_step rd_record(struct fdrtrace_reader *r, struct fdrtrace_event *
 
 	if (kind == RK_FUNCTION || kind == RK_FUNCTION_ARGS)
 		return rd_function(r, ev, p, kind);
-	if (kind == FDRTRACE_MD_CUSTOM_EVENT || kind == FDRTRACE_MD_TYPED_EVENT)
+	if (fdr_walk_has_payload(kind))
 		return rd_payload_event(r, ev, p, kind);
 	return rd_metadata(r, ev, p, kind);
 }
@@ -751,24 +735,6 @@ rd_export int fdrtrace_reader_set_offset(struct fdrtrace_reader *r, uint64_t off
 		return -EBUSY;
 	r->pos = offset;
 	return 0;
-}
-
-rd_export enum fdrtrace_error fdrtrace_reader_error(const struct fdrtrace_reader *r,
-						     uint64_t *offset)
-{
-	if (offset)
-		*offset = r->err_offset;
-	return r->err;
-}
-
-rd_export const char *fdrtrace_reader_errmsg(const struct fdrtrace_reader *r)
-{
-	return r->errmsg;
-}
-
-rd_export int fdrtrace_reader_errno(const struct fdrtrace_reader *r)
-{
-	return r->err_errno;
 }
 
 rd_export const struct fdrtrace_file_header *fdrtrace_reader_header(const struct fdrtrace_reader *r)

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * parser.h - the reader's state, shared by its three parts: the grammar
+ * parser.h - the reader's state, shared by its parts: the grammar
  * (parser.c: the state machine over items, records and buffers, and the
  * event read), the source (source.c: where the bytes come from, a file
- * descriptor or the caller's memory) and the batch path (runs.c: runs of
- * function records handed out without an event each).
+ * descriptor or the caller's memory), the sticky error (error.c) and the
+ * batch path (runs.c: runs of function records handed out without an
+ * event each). Each part's functions are declared here, by the part that
+ * defines them; calls go one way: runs.c and parser.c call source.c and
+ * error.c, source.c calls error.c.
  *
  * Contract: included only by those .c files of tools/reader; a reader
  * belongs to one thread at a time (see parser.c).
@@ -117,7 +120,7 @@ struct fdrtrace_reader {
 
 /*
  * rd_fail - make the reader's error sticky: state S_ERROR, @e at stream
- * @offset, the message from @fmt
+ * @offset, the message from @fmt (error.c)
  * Return: STEP_STOP.
  */
 __attribute__((format(printf, 4, 5))) enum rd_step
@@ -125,7 +128,7 @@ rd_fail(struct fdrtrace_reader *r, enum fdrtrace_error e, uint64_t offset, const
 
 /*
  * rd_expected - the record kinds (RK() bits, RK_END included) that may
- * come next in @r's state and version: the transition table's row
+ * come next in @r's state and version: the transition table's row (parser.c)
  */
 unsigned rd_expected(const struct fdrtrace_reader *r);
 

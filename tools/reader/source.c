@@ -4,7 +4,8 @@
  * into a fixed I/O buffer of RD_IO_SIZE bytes, or the caller's memory
  * (fdrtrace_reader_feed()); and the reader's life, open to close. The
  * parser (parser.c) pulls more bytes with rd_refill() when the source's
- * are used up; it never seeks.
+ * are used up; it never seeks. A read error is made sticky with rd_fail()
+ * (error.c); nothing here calls the parser.
  *
  * Contract: a reader belongs to one thread at a time; no global state.
  */
