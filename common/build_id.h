@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * common/build_id.h - the GNU build-id, shared by the runtime
- * (runtime/modules.c, which reads it from the program headers of mapped
+ * (runtime/unwind/modules.c, which reads it from the program headers of mapped
  * objects and from module files) and the fdrtrace command
  * (tools/fdrtrace/symbolizer.c, which reads it from ELF files with libelf):
  * finding the NT_GNU_BUILD_ID note in a note area, and the path of the

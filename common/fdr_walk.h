@@ -10,7 +10,7 @@
  * marker is followed by its payload, whose size (i32 at byte 1) must not be
  * negative. The reader (tools/reader/parser.c) uses the pieces, as it
  * streams with refills; the runtime's walkers of its own buffers
- * (file_writer.c, ring.c) use fdr_walk_next() on contiguous bytes.
+ * (runtime/file/trace_file.c, runtime/record/ring.c) use fdr_walk_next() on contiguous bytes.
  *
  * Contract: everything is static inline and always inlined, calls nothing
  * but memcpy (a builtin) and is never instrumented, so the runtime may use

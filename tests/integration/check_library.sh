@@ -5,7 +5,7 @@
 # The runtime must never be instrumented: no call to __cyg_profile_* may
 # appear in libfdrtrace outside the two hook definitions themselves. And the
 # shared library exports the hooks, the fdrtrace_* API and the exec family
-# (runtime/exec.c), nothing else.
+# (runtime/interpose/exec.c), nothing else.
 set -eu
 objdump=$1 nm=$2 so=$3 a=$4
 status=0
@@ -34,7 +34,7 @@ exports=$("$nm" -D --defined-only "$so" | awk '{ print $NF }' | sort)
 for sym in $exports; do
 	case $sym in
 	__cyg_profile_func_enter|__cyg_profile_func_exit|fdrtrace_*) ;;
-	# runtime/exec.c: the trace is closed before an exec; lifecycle.c: before _exit;
+	# runtime/interpose/exec.c: the trace is closed before an exec; lifecycle.c: before _exit;
 	# vfork.c: a vfork child records nothing as its parent; sigview.c: dispositions
 	execve|execv|execvp|execvpe|execl|execlp|execle|fexecve|execveat|_exit|_Exit|vfork) ;;
 	# spawn.c: posix_spawn's child is named by a spawn record

@@ -413,7 +413,7 @@ static void new_run_dir(struct tc_run *r)
 	cr_assert(mkdtemp(r->dir));
 }
 
-/* Signals whose default action ends a process (runtime/lifecycle.c's lc_term_sigs). */
+/* Signals whose default action ends a process (runtime/process/lifecycle.c's lc_term_sigs). */
 static const int term_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM,
 				 SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ };
 
@@ -536,7 +536,7 @@ Test(messages, a_freed_stdout_is_not_flushed_at_exit, .timeout = 120)
  * A program whose output is a pipe closes its ends (as a daemon does to
  * let the shell that started it go on): the reader must see EOF then,
  * not when the program ends. The flush thread's own descriptor table
- * (runtime/flush_thread.c) must hold no copy of the pipe. The target
+ * (runtime/flush/flush_thread.c) must hold no copy of the pipe. The target
  * sleeps 3 s after closing, then creates "slept": EOF must come before.
  */
 Test(messages, closing_its_output_pipe_ends_the_reader_while_it_runs)
@@ -591,7 +591,7 @@ static void run_into_broken_pipe(struct tc_run *r, const char *const *argv)
 /*
  * The exit line goes to standard error. A pipe there whose reader has
  * gone must not end the program: the write fails with EPIPE and the
- * SIGPIPE it raises is taken back (runtime/say.c). A program that writes
+ * SIGPIPE it raises is taken back (runtime/base/say.c). A program that writes
  * nothing itself and exits 0 died of SIGPIPE (status 141) at its exit line.
  */
 Test(messages, the_exit_line_to_a_pipe_with_no_reader_does_not_end_the_program)
@@ -728,7 +728,7 @@ Test(endings, a_faults_signal_sent_by_kill_is_killed_at_not_a_crash, .timeout = 
  * A handler that cleans up, resets the default and raises the signal
  * again (GNU make's on Ctrl-C) ended the process by the default action,
  * past the runtime: its trace cut. Setting the default puts the runtime's
- * handler back (runtime/sigview.c): the program's clean-up runs, then the
+ * handler back (runtime/signals/sigview.c): the program's clean-up runs, then the
  * trace is closed, then the process ends by the signal.
  */
 Test(endings, a_handler_that_resets_the_default_and_raises_again_closes_the_trace)
@@ -1117,7 +1117,7 @@ Test(children, execl_execlp_and_execle_close_the_trace_too)
  * exits: its instrumented calls went into the parent thread's buffer, a
  * call lasting the whole wait and never returning (make built without
  * posix_spawn: 38 exec_command calls so). libfdrtrace's vfork
- * (runtime/vfork.c) records nothing in the child, and the parent goes on
+ * (runtime/interpose/vfork.c) records nothing in the child, and the parent goes on
  * recording. Both endings of the child: exec and _exit.
  */
 Test(children, a_vfork_childs_calls_are_not_recorded_as_the_parents)
@@ -1153,7 +1153,7 @@ Test(children, a_vfork_childs_calls_are_not_recorded_as_the_parents)
  * setgid, initgroups, setuid), before its trace is named (unnamed until
  * its first records): the trace could then not be linked into the
  * root-owned directory, nor created there, and was lost (5 of 10 nginx
- * runs lost a worker's). libfdrtrace's set*id (runtime/creds.c) name it
+ * runs lost a worker's). libfdrtrace's set*id (runtime/interpose/creds.c) name it
  * first. The target drops root in a constructor, before any call is
  * recorded. Needs root.
  */

@@ -904,7 +904,7 @@ Test(signals, sigsegv_writes_a_readable_trace_and_dies_of_sigsegv)
 }
 
 /*
- * Disk blocks reserved ahead of the writes (runtime/file_writer.c, once a
+ * Disk blocks reserved ahead of the writes (runtime/file/trace_file.c, once a
  * trace is past 8 MiB) are given back when the trace is closed, after a
  * normal exit and after the fatal-signal dump: the file then takes no more
  * blocks than its size rounds up to (an extent tree block or two aside).

@@ -29,7 +29,7 @@ ALLOWED = {
     "gettid", "clock_gettime", "_exit", "abort", "sched_yield", "syscall",
     "nanosleep", "poll", "ftruncate64", "fcntl", "fcntl64", "access", "stat", "stat64",
     "sigemptyset", "sigaddset", "sigismember", "sigpending",
-    # sigaction under the name libc's own callers use (runtime/sigview.c)
+    # sigaction under the name libc's own callers use (runtime/signals/sigview.c)
     "__sigaction",
     # read(2)'s system call at an offset, as pwrite is write(2)'s
     "pread", "pread64",
@@ -43,7 +43,7 @@ ALLOWED = {
     "__memmove_chk",
 }
 
-# libunwind's local unwinder (runtime/native_stack.c: the faulting thread's
+# libunwind's local unwinder (runtime/unwind/native_stack.c: the faulting thread's
 # stack). Not in signal-safety(7); each is documented safe in a signal handler
 # for local unwinding by its man page (unw_init_local(3), unw_get_reg(3),
 # unw_step(3)), and in libunwind 1.6 (Debian 12): no malloc (its pools

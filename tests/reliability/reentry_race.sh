@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# reentry_race.sh GDB REL_TARGET FDRTRACE WRITER_C
+# reentry_race.sh GDB REL_TARGET FDRTRACE RECORD_DIR
+# (RECORD_DIR: runtime/record, whose slowpath.c and registry.c it breaks in)
 #
 # A signal handler's calls while a hook runs are kept and written by the
 # thread's next hook, in their place; where they cannot be (max_depth, or
@@ -10,12 +11,12 @@
 #
 # kept: 1. one handler while a hook's slow path holds the thread's guard,
 #   2. one in the next hook's slow path, after the first one's calls were
-#   written (wr_resume()) and before their position was published. Both
+#   written (slow_resume()) and before their position was published. Both
 #   handlers' calls are in the trace as records, none counted, and it
 #   verifies (a call written out of its place would leave exits unmatched).
 #
 # resume (max_depth set, so handlers count): where the hook that resumes
-# says so: a gap record (wr_resume()).
+# says so: a gap record (slow_resume()).
 #   1. one handler while a hook's slow path holds the thread's guard: its
 #      four calls are counted, and the same slow path reports the gap;
 #   2. one just after that report was written and before its position was
@@ -26,7 +27,7 @@
 #      failed now and then in the sanitizer build, where slow paths are
 #      slow enough to be interrupted there).
 #
-# exit: a thread that exits (wr_thread_exit(), guard held) with
+# exit: a thread that exits (slow_thread_exit(), guard held) with
 #   1. a handler before its counts move to the process-wide ones (@leaving
 #      still false): counted on the thread, then moved;
 #   2. a handler after the move: counted process-wide. Counted on the
@@ -38,27 +39,28 @@
 # counted as dropped: records + drops = 2 x calls.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../race_skip.sh"
-gdb=$1 target=$(readlink -f "$2") tool=$(readlink -f "$3") writer=$4
+gdb=$1 target=$(readlink -f "$2") tool=$(readlink -f "$3") record=$4
 dir=$(mktemp -d /tmp/fdrtrace-reentry-XXXXXX)
 trap "${KEEP:+:} rm -rf $dir" EXIT
 
 if [[ ! -x $gdb ]]; then
   race_cannot_run "no gdb"
 fi
-# line_of FUNCTION TEXT: the first line holding TEXT in FUNCTION of writer.c
+# line_of FILE FUNCTION TEXT: the first line holding TEXT in FUNCTION of
+# FILE (in the runtime's record layer, directory $record)
 line_of() {
   local n
-  n=$(awk -v fn="$1" -v text="$2" '$0 ~ "^static notrace [a-z]+ " fn "\\(" { f = 1 }
-      f && index($0, text) { print NR; exit }' "$writer")
+  n=$(awk -v fn="$2" -v text="$3" '$0 ~ "^(static )?notrace [a-z]+ " fn "\\(" { f = 1 }
+      f && index($0, text) { print NR; exit }' "$record/$1")
   if [[ -z $n ]]; then
-    echo "FAIL: no '$2' in $1() of $writer (update this test)" >&2
+    echo "FAIL: no '$3' in $2() of $record/$1 (update this test)" >&2
     exit 1
   fi
   echo "$n"
 }
-resume_line=$(line_of wr_resume 't->rewind_floor = np;') || exit 1
-leaving_line=$(line_of wr_thread_exit 't->leaving = true;') || exit 1
-moved_line=$(line_of wr_thread_exit 't->state = FDR_T_NEW;') || exit 1
+resume_line=$(line_of slowpath.c slow_resume 't->rewind_floor = np;') || exit 1
+leaving_line=$(line_of registry.c slow_thread_exit 't->leaving = true;') || exit 1
+moved_line=$(line_of registry.c slow_thread_exit 't->state = FDR_T_NEW;') || exit 1
 
 # scenario NAME THREADS OPTIONS WANT GDB_COMMANDS MARKER...: run rel_target
 # sig THREADS 100 under gdb with FDRTRACE_OPTIONS=OPTIONS; the interleaving
@@ -111,7 +113,7 @@ scenario() {
 }
 
 # two_handlers SECOND: the gdb commands of kept and resume: a handler in a
-# hook's slow path, then one in the next hook's wr_resume() at $resume_line,
+# hook's slow path, then one in the next hook's slow_resume() at $resume_line,
 # which prints SECOND first
 two_handlers() {
   cat <<EOF
@@ -122,7 +124,7 @@ break fdr_record_slow
 continue
 delete
 printf "handler 1 in a slow path\n"
-break writer.c:$resume_line
+break slowpath.c:$resume_line
 signal SIGPROF
 delete
 printf "$1\n"
@@ -139,19 +141,19 @@ EOF
 # way on an idle machine. What this scenario claims is the placed two.
 scenario kept 0 "" kept "handle SIGPROF nostop noprint nopass
 $(two_handlers "handler 2 after the kept calls")" \
-  "^handler 2 after the kept calls$" "hit Breakpoint [0-9.]*, wr_resume "
+  "^handler 2 after the kept calls$" "hit Breakpoint [0-9.]*, slow_resume "
 
 scenario resume 0 "max_depth=100000" counted "$(two_handlers "handler 2 after the report")" \
-  "^handler 2 after the report$" "hit Breakpoint [0-9.]*, wr_resume "
+  "^handler 2 after the report$" "hit Breakpoint [0-9.]*, slow_resume "
 
 # the first thread to leave is the worker (main ends with exit())
-scenario exit 1 "" counted "break writer.c:$leaving_line
+scenario exit 1 "" counted "break registry.c:$leaving_line
 run
 delete
 printf \"handler 1 before leaving\\n\"
-break writer.c:$moved_line
+break registry.c:$moved_line
 signal SIGPROF
 delete
 printf \"handler 2 after the move\\n\"
-signal SIGPROF" "^handler 2 after the move$" "hit Breakpoint [0-9.]*, wr_thread_exit .*writer.c:$moved_line"
+signal SIGPROF" "^handler 2 after the move$" "hit Breakpoint [0-9.]*, slow_thread_exit .*registry.c:$moved_line"
 echo "PASS"

@@ -701,7 +701,7 @@ Test(endings, every_way_out_leaves_a_parseable_trace_that_says_how_it_ended)
 			/*
 			 * _exit before the flush thread created the file (it does
 			 * when the first buffer is claimed): nothing was written,
-			 * so there is no file (runtime/file_writer.c).
+			 * so there is no file (runtime/file/trace_file.c).
 			 */
 			snprintf(fig + strlen(fig), sizeof(fig) - strlen(fig),
 				 "%s%s: 0/%ld calls (no file: nothing written yet)", *fig ? "; " : "",
@@ -735,7 +735,7 @@ Test(endings, every_way_out_leaves_a_parseable_trace_that_says_how_it_ended)
 /*
  * The process ends (_exit, from a preloaded write()) at the very first
  * write to its trace file: the file is written before it gets its name
- * (runtime/file_writer.c), so there is no file at all, never an empty one
+ * (runtime/file/trace_file.c), so there is no file at all, never an empty one
  * (before, _exit on one thread while the flush thread created the file
  * left a 0-byte trace now and then).
  */

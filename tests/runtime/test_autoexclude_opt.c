@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/runtime/test_autoexclude_opt.c - the auto_exclude option's text
- * (runtime/autoexclude_opt.c): DURATION[;after=N], off, and what is refused.
+ * (runtime/record/autoexclude_opt.c): DURATION[;after=N], off, and what is refused.
  */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -16,8 +16,9 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "config.h"
 #include "malloc_count.h"
-#include "runtime.h"
+#include "say.h"
 
 static bool cpuid_rdtscp(void)
 {

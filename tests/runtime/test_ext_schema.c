@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/runtime/test_ext_schema.c - the runtime's encoder (ext_writer.c)
+ * tests/runtime/test_ext_schema.c - the runtime's encoder (runtime/format/ext_encode.c)
  * against the table the tools decode with (common/fdrx.def).
  *
  * Every kind of the table is encoded by the runtime, with each of its
@@ -17,7 +17,7 @@
 #include <fdrtrace/format.h>
 #include <fdrtrace/reader.h>
 
-#include "ext_writer.h"
+#include "ext_encode.h"
 #include "fdrx_schema.h"
 
 /* What a field must decode to: a number, or a string, or an array's bytes. */

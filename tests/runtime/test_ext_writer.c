@@ -12,7 +12,7 @@
 
 #include <fdrtrace/format.h>
 
-#include "ext_writer.h"
+#include "ext_encode.h"
 
 #define GUARD 0xa5
 static uint8_t buf[70000 + 64];

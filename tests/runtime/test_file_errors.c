@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/runtime/test_file_errors.c - the trace file's error paths
- * (runtime/file_writer.c): a file that cannot be created, a write the
+ * (runtime/file/trace_file.c): a file that cannot be created, a write the
  * device refuses (/dev/full: ENOSPC), a write cut short by the file size
  * limit (RLIMIT_FSIZE with SIGXFSZ ignored: EFBIG after a partial write),
  * the limit known in advance, and max_size. For each: what the call
@@ -9,7 +9,7 @@
  * as lost to an I/O error, and a trace that still reads to a close marker
  * "stopped" naming the errno.
  *
- * file_writer.c is compiled with the format code it uses (ext_writer.c,
+ * trace_file.c is compiled with the format code it uses (ext_encode.c,
  * config.c's fdr_u64_text()); the rest of the runtime is stood in for
  * below: messages are kept, fdr_stop_on_error() is counted, the clock is
  * CLOCK_MONOTONIC in nanoseconds. The traces are read back with the
@@ -30,9 +30,14 @@
 
 #include "../integration/trace_check.h"
 #include "clock.h"
-#include "runtime.h"
+#include "config.h"
+#include "records.h"
+#include "say.h"
+#include "slowpath.h"
+#include "state.h"
+#include "trace_file.h"
 
-/* ---- the rest of the runtime, as file_writer.c sees it ---- */
+/* ---- the rest of the runtime, as trace_file.c sees it ---- */
 
 struct fdr_config fdr_cfg;
 struct fdr_clock_info fdr_clock;
@@ -82,11 +87,6 @@ uint64_t fdr_clock_read_monotonic(void)
 }
 
 unsigned fdr_clock_cpu_slow(void)
-{
-	return 0;
-}
-
-int32_t fdr_flush_tid(void)
 {
 	return 0;
 }

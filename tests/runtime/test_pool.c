@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/runtime/test_pool.c - the buffer pool and the full-buffer queue
- * (runtime/buffer_queue.c) through their internal API: get and put,
+ * (runtime/buffers/buffer_queue.c) through their internal API: get and put,
  * exhaustion with and without growth, the order in which full buffers
  * reach the flush side, and on_full=wait's fdr_pool_get_wait().
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/runtime/test_ring.c - the ring policy (runtime/ring.c) over the
+ * tests/runtime/test_ring.c - the ring policy (runtime/record/ring.c) over the
  * real pool (buffer_queue.c): the oldest buffer handed over is the one
  * taken back, what a dump then writes (the newest, oldest first), and the
  * records counted as overwritten, so that kept + dropped = made.
@@ -14,8 +14,11 @@
 #include <string.h>
 
 #include "buffer_queue.h"
-#include "ext_writer.h"
-#include "runtime.h"
+#include "config.h"
+#include "ext_encode.h"
+#include "records.h"
+#include "ring.h"
+#include "state.h"
 
 /* ---- the rest of the runtime, as ring.c sees it ---- */
 
@@ -28,7 +31,7 @@ static const uint8_t *written[MAX_WRITES];
 static uint64_t written_len[MAX_WRITES];
 static unsigned writes;
 
-int fdr_file_write_buffer(const uint8_t *data, uint64_t len)
+static int file_write(const uint8_t *data, uint64_t len)
 {
 	cr_assert_lt(writes, MAX_WRITES);
 	written[writes] = data;
@@ -113,7 +116,7 @@ Test(ring, nothing_handed_over_nothing_to_take_back)
 	setup();
 	cr_assert_eq(fdr_ring_newest(), 0);
 	cr_assert_null(fdr_ring_take_oldest());
-	fdr_ring_write(true, UINT64_MAX);
+	fdr_ring_write(true, UINT64_MAX, file_write);
 	cr_assert_eq(writes, 0);
 	cr_assert_eq(fdr_orphan_rec[FDRTRACE_DROP_OVERWRITTEN], 0);
 }
@@ -142,7 +145,7 @@ Test(ring, keeps_the_newest_buffers_and_counts_the_records_overwritten)
 			cr_assert_eq(fdr_orphan_rec[r], 0, "reason %u", r);
 
 	/* a dump writes what is kept, buffers 7 to 10, oldest first */
-	fdr_ring_write(true, UINT64_MAX);
+	fdr_ring_write(true, UINT64_MAX, file_write);
 	cr_assert_eq(writes, COUNT);
 	for (unsigned w = 0; w < writes; w++) {
 		cr_assert_eq(tag_of(w), 7 + w, "write %u holds buffer %u", w, tag_of(w));
@@ -183,7 +186,7 @@ Test(ring, a_dump_writes_up_to_its_bound_and_skips_a_buffer_being_written)
 	cr_assert_eq(fdr_ring_newest(), 3);
 	fill_and_put(claim(), 4, 2, 0, 0, 0);	/* handed over after the bound was read */
 
-	fdr_ring_write(true, 3);
+	fdr_ring_write(true, 3, file_write);
 	cr_assert_eq(writes, 3);
 	for (unsigned w = 0; w < 3; w++)
 		cr_assert_eq(tag_of(w), 1 + w);
@@ -195,7 +198,7 @@ Test(ring, a_dump_writes_up_to_its_bound_and_skips_a_buffer_being_written)
 	atomic_store(&fdr_pool_buffer(0)->ring_state, FDR_RING_BUSY);
 	cr_assert_eq(fdr_ring_take_oldest(), fdr_pool_buffer(1), "the oldest not busy");
 	writes = 0;
-	fdr_ring_write(false, UINT64_MAX);
+	fdr_ring_write(false, UINT64_MAX, file_write);
 	cr_assert_eq(writes, 2);
 	cr_assert_eq(tag_of(0), 3);
 	cr_assert_eq(tag_of(1), 4);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The system's unwinder (runtime/sysunwind.c): a signal handler is told
+ * The system's unwinder (runtime/unwind/sysunwind.c): a signal handler is told
  * from the rest at any depth, on an alternate stack, and no longer once
  * left by siglongjmp; a thread or a program whose signal mask blocks a
  * signal for good is not taken for a handler (GNU make blocks SIGCHLD:

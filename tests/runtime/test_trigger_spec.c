@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/runtime/test_trigger_spec.c - the trigger option (runtime/trigger.c):
+ * tests/runtime/test_trigger_spec.c - the trigger option (runtime/record/trigger.c):
  * which specs are taken, what a bad one is told, and that what was parsed
  * (the glob, the duration in ticks, several triggers) is what fires.
  *
  * trigger.c is compiled alone; what it calls in the rest of the runtime is
- * replaced below: fdr_say() keeps the message, fdr_flush_request_trigger()
+ * replaced below: fdr_say() keeps the message, the flush thread's request (drain.h)
  * counts the snapshots asked for, and the clock runs at 1 GHz, so that a
  * tick is a nanosecond.
  */
@@ -15,9 +15,13 @@
 #include <string.h>
 
 #include "clock.h"
+#include "config.h"
+#include "drain.h"
 #include "funcid_map.h"
 #include "modules.h"
-#include "runtime.h"
+#include "say.h"
+#include "state.h"
+#include "trigger.h"
 
 /* ---- the rest of the runtime, as trigger.c sees it ---- */
 
@@ -37,10 +41,13 @@ void fdr_say(const char *fmt, ...)
 	says++;
 }
 
-void fdr_flush_request_trigger(void)
+/* the flush thread's side, as the record layer reaches it (drain.h) */
+static void request_trigger(void)
 {
 	requests++;
 }
+
+static const struct fdr_drain test_drain = { .trigger = request_trigger };
 
 uintptr_t fdr_funcid_addr(uint32_t id)
 {
@@ -69,6 +76,7 @@ static void setup(const char *spec)
 	said[0] = '\0';
 	says = 0;
 	requests = 0;
+	fdr_drain_connect(&test_drain);
 	fdr_trigger_reset_child();	/* no snapshot claimed, no call open */
 	fdr_trigger_init();
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/runtime/test_writer_slow.c - the hooks' slow path
- * (runtime/writer.c, fdr_record_slow()) driven directly, as a hook does
+ * (runtime/record/slowpath.c, fdr_record_slow()) driven directly, as a hook does
  * when its fast path cannot write: an id cache miss, a CPU change, a
  * clock delta too large for a record, a full buffer swapped for a free
  * one, and an empty pool (drops counted, then reported as a gap).
@@ -16,8 +16,11 @@
 
 #include "buffer_queue.h"
 #include "clock.h"
+#include "config.h"
 #include "funcid_map.h"
-#include "runtime.h"
+#include "slowpath.h"
+#include "state.h"
+#include "thread.h"
 
 #define SIZE 4096u
 #define COUNT 4u
@@ -29,7 +32,7 @@ static void setup(void)
 	fdr_clock.freq = 1000000000u;
 	cr_assert_eq(fdr_pool_init(SIZE, COUNT, COUNT), 0);
 	cr_assert_eq(fdr_funcid_init(), 0);
-	cr_assert_eq(fdr_writer_init(), 0);
+	cr_assert_eq(fdr_registry_init(), 0);
 	atomic_store(&fdr_phase, FDR_PHASE_RECORDING);
 	atomic_store(&fdr_gate, FDR_GATE_ON);
 }

@@ -43,7 +43,7 @@ struct info_thread {
 	uint64_t records, ring_no, ring_before, ring_records;
 };
 
-/* The name the runtime gives its own flush thread (runtime/flush_thread.c). */
+/* The name the runtime gives its own flush thread (runtime/flush/flush_thread.c). */
 #define INFO_RUNTIME_THREAD "fdrtrace-flush"
 
 struct info {

@@ -113,7 +113,7 @@ static long run_field(const char *name, size_t end, size_t *start)
 
 /*
  * NAME.PID.fdr, or NAME.PID.N.fdr (N from 2: a later image after an exec,
- * runtime/file_writer.c), numbered only when NAME.PID.fdr is in @names too,
+ * runtime/file/trace_file.c), numbered only when NAME.PID.fdr is in @names too,
  * which tells it from a NAME ending in digits ("python3.11.PID.fdr").
  */
 pid_t run_name_pid(const char *name, char *const *names, size_t n)

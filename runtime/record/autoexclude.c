@@ -1,0 +1,979 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime/record/autoexclude.c - auto_exclude: hot short functions counted,
+ * not timed.
+ *
+ * Contract:
+ *   - fdr_ax_init() runs once at the start of recording, before the gate
+ *     opens: with the option on it maps the per-function array and sets
+ *     fdr_gate_rec to FDR_GATE_COUNTED, the value every start of
+ *     recording stores in the gate (lifecycle.c). The hooks' inline fast
+ *     path is not changed: it sees a gate that is not FDR_GATE_ON and calls
+ *     fdr_record_inactive() (slowpath.c), which calls fdr_ax_record().
+ *   - fdr_ax_record() is a hook: owner thread, maybe in a signal handler;
+ *     no locks, no allocation, no system call, errno untouched. It takes
+ *     the thread's guard first (a handler meanwhile goes to
+ *     fdr_record_reentry(), as for the inline path), looks the function up
+ *     *before* reading the clock, and either counts the call (no clock, no
+ *     store in the buffer) or reads the clock and writes the record with the
+ *     same inline writer as the fast path (fdr_record_at(): the records are
+ *     byte for byte what they would be without auto_exclude).
+ *   - A call is counted when its function is decided counted-only
+ *     (ax_fn[id].state == AX_COUNTED) or when a counted call is open on the
+ *     thread (@nest > 0): a recorded call never appears under the wrong
+ *     caller. Exits are matched by nesting, not looked up: an exit while
+ *     @nest > 0 closes the innermost counted call, so an exit of a call
+ *     whose entry was recorded is recorded (a function decided while one of
+ *     its calls was open keeps that call whole).
+ *   - A longjmp out of a counted call leaves @nest high. The addresses of
+ *     the innermost AX_NEST open counted calls are kept: an exit that does
+ *     not match the innermost closes the innermost kept level with its
+ *     address (the levels above it were jumped over), and an exit that
+ *     matches none is a recorded call's (every counted call was jumped
+ *     over: @nest goes back to 0). Past AX_NEST levels exits are trusted
+ *     as they come. Until the first exit after the longjmp, the calls it
+ *     made are counted, not recorded: their counts stay exact.
+ *   - The decision: the exits of recorded calls of undecided functions
+ *     add their durations to the function's evidence (ax_fn[id], relaxed
+ *     atomics: shared by all threads until decided), from a per-thread
+ *     stack of open calls (AX_SHADOW deep; deeper calls, or a longjmp's
+ *     leftovers, give no evidence). The exits that bring a function to N,
+ *     2N, 4N ... 16N timed calls decide (ax_decide()), on the calls since
+ *     the previous point: mean below DURATION -> AX_COUNTED (written down
+ *     in ax_dec[], which the flush thread puts in the trace); else the next
+ *     point judges again, and after 16N the function stays AX_TIMED for
+ *     the life of the process. A latency trigger's function stays timed.
+ *     A counted function is sampled (ax_sample()) and may be timed again.
+ *   - Counts: per thread, a table of AX_SLOTS (function id, count) written
+ *     by the owner only (relaxed stores), read by fdr_ax_emit() under the
+ *     thread's slot lock, which alone writes @taken (what the trace has).
+ *     A thread whose table is full for an id, and a thread that ends, add
+ *     into a process-wide table (atomic adds; written with tid 0); a call
+ *     neither table has room for is counted as lost, and the records say so.
+ *
+ * Memory ordering: ax_fn[id].state is stored with release by the decider
+ * and read relaxed by hooks (a stale value only means one more call timed
+ * or counted a moment late; either is exact). A table slot's id is stored
+ * with release after its first count, and read with acquire by emitters.
+ * ax_dec[i].ready is stored with release after the entry, read with acquire.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "autoexclude.h"
+#include "clock.h"
+#include "ext_encode.h"
+#include "filter.h"
+#include "funcid_map.h"
+#include "say.h"
+#include "slowpath.h"
+#include "state.h"
+#include "thread.h"
+#include "trigger.h"
+#include "fastpath_inline.h"
+
+#define AX_SLOTS 256u		/* a thread's table of counts (power of two) */
+#define AX_PROBE 8u		/* slots looked at for an id before the process-wide table */
+#define AX_NEST 64u		/* open counted calls whose address is kept */
+#define AX_SHADOW 32u		/* open recorded calls of undecided functions, per thread */
+#define AX_GLOBAL (1u << 14)	/* the process-wide table (power of two) */
+#define AX_GPROBE 64u
+#define AX_DECISIONS 4096u	/* functions that may be decided counted-only */
+#define AX_CHUNK 128u		/* pairs in one FDRTRACE_EXT_COUNTED record */
+/*
+ * A counted function keeps being watched: one in AX_SAMPLE_EVERY of a
+ * thread's outermost counted calls is timed (two clock reads), and the
+ * function is timed again for good when most of a window of AX_SAMPLE_MIN
+ * such calls (over the process's threads) took longer than DURATION: it
+ * was short at first, not any more (a dispatcher whose first calls were
+ * trivial), and counting it would hide its time. Most, not the mean: a
+ * call preempted for a time slice, or a rare long path the first N calls
+ * had too, does not undo it.
+ */
+#define AX_SAMPLE_EVERY 64u
+#define AX_SAMPLE_MIN 8u
+
+enum ax_state {
+	AX_UNDECIDED = 0,
+	AX_TIMED = 1,		/* decided: every call recorded */
+	AX_COUNTED = 2,		/* decided: counted, not recorded */
+};
+
+/* Per function id: the evidence and the decision (16 bytes). */
+struct ax_fn {
+	_Atomic uint32_t calls;		/* timed calls whose duration is in @sum */
+	_Atomic uint32_t state;		/* enum ax_state */
+	_Atomic uint64_t sum;		/* their durations, clock ticks */
+	/*
+	 * Undecided: @samples and @ssum are @calls and @sum at the last
+	 * decision point (ax_decide()), where the window of the next begins,
+	 * and @slow is the next point (0: N). Counted: the outermost calls
+	 * timed, this window (ax_sample()), @slow of them longer than
+	 * DURATION, and their durations.
+	 */
+	_Atomic uint32_t samples;
+	_Atomic uint32_t slow;
+	_Atomic uint64_t ssum;
+};
+
+/* Decision points: N, 2N, 4N ... AX_POINTS_MAX x N timed calls; timed for good after. */
+#define AX_POINTS_MAX 16u
+
+struct ax_open {
+	uintptr_t addr;
+	uint32_t id;
+	uint64_t tsc;
+};
+
+/*
+ * One thread's state (initial-exec TLS, all zero at the start). @nest,
+ * @nest_addr, @nest_out, @open, @shadow, @epoch, @pending_id and
+ * @sample_*: owner only. @ids and @counts: written by the owner, read by
+ * emitters under the slot lock; @taken:
+ * written by emitters under the slot lock, read by the owner once it has
+ * left the registry (fdr_ax_thread_exit()).
+ */
+struct fdr_ax_thread {
+	uint32_t nest;
+	uint32_t open;
+	uint32_t epoch;
+	uint32_t pending_id;	/* ax_slow() to ax_record_slow(): the undecided function */
+	uint32_t sample_left;	/* outermost counted calls until the next one timed */
+	uint32_t sample_id;	/* the one being timed (0: none) */
+	uint64_t sample_tsc;	/* its entry */
+	uintptr_t nest_addr[AX_NEST];
+	uint8_t nest_out[AX_NEST]; /* 1: the call open at level i is left out (filter, max_depth) */
+	struct ax_open shadow[AX_SHADOW];
+	_Atomic uint32_t ids[AX_SLOTS];
+	_Atomic uint64_t counts[AX_SLOTS];
+	_Atomic uint64_t taken[AX_SLOTS];
+};
+
+struct ax_global_slot {
+	_Atomic uint32_t id;
+	_Atomic uint64_t pending;	/* not yet in the trace */
+	_Atomic uint64_t total;		/* since the process's trace began (snapshots) */
+};
+
+struct ax_decision {
+	_Atomic uint32_t ready;
+	uint32_t id, calls;
+	uint64_t tsc, sum;
+	bool undone;		/* timed again: @calls and @sum are the samples */
+};
+
+bool fdr_ax_on;
+static uint64_t ax_ticks;	/* DURATION, clock ticks */
+static uint32_t ax_after;	/* N */
+static struct ax_fn *ax_fn;	/* fdr_funcid_capacity() entries, mapped as touched */
+static struct ax_global_slot *ax_global;
+static _Atomic uint64_t ax_lost_pending, ax_lost_total;
+static struct ax_decision ax_dec[AX_DECISIONS];
+static _Atomic uint32_t ax_dec_next;
+static uint32_t ax_dec_written;	/* file lock: decisions in the trace */
+static uint64_t ax_last_emit_ns; /* flush thread: fdr_ax_emit_periodic() */
+static _Atomic bool ax_flush_asked; /* fdr_ax_flush_soon() */
+
+static fdr_tls struct fdr_ax_thread ax_self;
+
+notrace void fdr_ax_init(void)
+{
+	uint64_t ns;
+	uint32_t after;
+	void *m;
+	int on = fdr_ax_parse(fdr_cfg.auto_exclude, &ns, &after);
+
+	fdr_ax_on = false;
+	fdr_gate_rec = FDR_GATE_ON;
+	if (on < 0) {
+		fdr_say("fdrtrace: FDRTRACE_OPTIONS: auto_exclude='%.200s': expected DURATION[;after=N] "
+			"(DURATION a whole number of ns, us or ms; N from %u to %u) or off; "
+			"auto_exclude off\n",
+			fdr_cfg.auto_exclude, FDR_AX_AFTER_MIN, FDR_AX_AFTER_MAX);
+		return;
+	}
+	if (!on)
+		return;
+	if (!ax_fn) {
+		m = mmap(NULL, (size_t)fdr_funcid_capacity() * sizeof(struct ax_fn),
+			 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED) {
+			fdr_say("fdrtrace: auto_exclude: no memory for its tables; auto_exclude off\n");
+			return;
+		}
+		ax_fn = m;
+		m = mmap(NULL, AX_GLOBAL * sizeof(struct ax_global_slot), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED) {
+			munmap(ax_fn, (size_t)fdr_funcid_capacity() * sizeof(struct ax_fn));
+			ax_fn = NULL;
+			fdr_say("fdrtrace: auto_exclude: no memory for its tables; auto_exclude off\n");
+			return;
+		}
+		ax_global = m;
+	}
+	{
+		__extension__ unsigned __int128 t = ns;
+
+		ax_ticks = (uint64_t)(t * fdr_clock.freq / 1000000000u);
+	}
+	if (!ax_ticks)
+		ax_ticks = 1;
+	ax_after = after;
+	fdr_ax_on = true;
+	fdr_gate_rec = FDR_GATE_COUNTED;
+}
+
+/* ---- counting ---- */
+
+/* @n calls of @id into the process-wide table; lost when it has no room. */
+static notrace void ax_count_global(uint32_t id, uint64_t n)
+{
+	uint32_t h = (id * 2654435761u) & (AX_GLOBAL - 1);
+
+	for (uint32_t i = 0; i < AX_GPROBE; i++, h = (h + 1) & (AX_GLOBAL - 1)) {
+		struct ax_global_slot *s = &ax_global[h];
+		uint32_t cur = atomic_load_explicit(&s->id, memory_order_acquire);
+
+		if (!cur) {
+			/* claim it; a loser looks at what the winner put there */
+			if (atomic_compare_exchange_strong_explicit(&s->id, &cur, id,
+								    memory_order_acq_rel,
+								    memory_order_acquire))
+				cur = id;
+		}
+		if (cur == id) {
+			atomic_fetch_add_explicit(&s->pending, n, memory_order_relaxed);
+			atomic_fetch_add_explicit(&s->total, n, memory_order_relaxed);
+			return;
+		}
+	}
+	atomic_fetch_add_explicit(&ax_lost_pending, n, memory_order_relaxed);
+	atomic_fetch_add_explicit(&ax_lost_total, n, memory_order_relaxed);
+}
+
+/* One call of @id counted on this thread (owner). */
+static fdr_always_inline notrace void ax_count(struct fdr_ax_thread *x, uint32_t id)
+{
+	uint32_t h = (id * 2654435761u) >> 24;
+
+	for (uint32_t i = 0; i < AX_PROBE; i++, h = (h + 1) & (AX_SLOTS - 1)) {
+		uint32_t cur = atomic_load_explicit(&x->ids[h], memory_order_relaxed);
+
+		if (likely(cur == id)) {
+			/* owner only writes it: a load and a store, no locked add */
+			atomic_store_explicit(&x->counts[h],
+					      atomic_load_explicit(&x->counts[h],
+								   memory_order_relaxed) + 1,
+					      memory_order_relaxed);
+			return;
+		}
+		if (!cur) {
+			atomic_store_explicit(&x->counts[h], 1, memory_order_relaxed);
+			/* release: the count before the id that makes emitters read it */
+			atomic_store_explicit(&x->ids[h], id, memory_order_release);
+			return;
+		}
+	}
+	ax_count_global(id, 1);
+}
+
+/*
+ * The id of a function called inside a counted call, and whether its call
+ * is counted: not when filter/exclude leave it out or it is deeper than
+ * max_depth (those count as FILTERED drops, as the slow path counts them).
+ */
+static notrace uint32_t ax_nested_id(struct fdr_thread *t, struct fdr_ax_thread *x,
+				     uintptr_t addr, uint32_t id)
+{
+	if (!id) {
+		id = fdr_funcid_find(addr);
+		if (!id)
+			id = fdr_funcid_get(addr);
+	}
+	if (id && fdr_filtering && fdr_filter_skip(id))
+		id = 0;
+	if (id && fdr_all_slow) {
+		uint64_t depth = t->depth_epoch == atomic_load_explicit(&fdr_depth_epoch,
+									 memory_order_relaxed)
+					 ? t->depth
+					 : 0;
+
+		if (depth + x->nest + 1 > fdr_cfg.max_depth)
+			id = 0;
+	}
+	if (!id)
+		atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 1,
+					  memory_order_relaxed);
+	return id;
+}
+
+/* A counted call (@id 0: left out) enters at @addr. */
+static fdr_always_inline notrace void ax_nest_enter(struct fdr_thread *t, struct fdr_ax_thread *x,
+						    uintptr_t addr, uint32_t id)
+{
+	if (x->nest < AX_NEST) {
+		x->nest_addr[x->nest] = addr;
+		/* its exit counts a filtered drop too, as the slow path's would */
+		x->nest_out[x->nest] = !id;
+	}
+	x->nest++;
+	if (unlikely(!atomic_load_explicit(&t->ax, memory_order_relaxed)))
+		/* release: pairs with emitters' acquire (under the slot lock) */
+		atomic_store_explicit(&t->ax, x, memory_order_release);
+	if (id)
+		ax_count(x, id);
+}
+
+/* ---- evidence and decisions ---- */
+
+/* Write a decision down for the flush thread. Return: false when there is no room. */
+static notrace bool ax_note(uint32_t id, uint32_t calls, uint64_t sum, uint64_t tsc, bool undone)
+{
+	uint32_t i = atomic_fetch_add_explicit(&ax_dec_next, 1, memory_order_relaxed);
+
+	if (i >= AX_DECISIONS)
+		return false;
+	ax_dec[i].id = id;
+	ax_dec[i].calls = calls;
+	ax_dec[i].sum = sum;
+	ax_dec[i].tsc = tsc;
+	ax_dec[i].undone = undone;
+	/* release: the entry before the flag the flush thread reads */
+	atomic_store_explicit(&ax_dec[i].ready, 1, memory_order_release);
+	return true;
+}
+
+/*
+ * A decision point: @n timed calls of @id, N x 2^k. Judged on the calls
+ * since the previous point (the first: all N): the first calls of a
+ * function are timed while its callees are still recorded, and the
+ * hooks' own cost inflates them; later windows, with the short callees
+ * counted, say what the function costs. Only the thread whose call made
+ * @n comes here, and the points come in order.
+ */
+static notrace fdr_noinline void ax_decide(uint32_t id, struct ax_fn *f, uint32_t n,
+					  uint32_t point, uint64_t tsc)
+{
+	uint64_t total = atomic_load_explicit(&f->sum, memory_order_relaxed);
+	uint32_t base_n = atomic_load_explicit(&f->samples, memory_order_relaxed);
+	uint64_t sum = total - atomic_load_explicit(&f->ssum, memory_order_relaxed);
+	uint32_t calls = n - base_n;
+	__extension__ unsigned __int128 limit = (unsigned __int128)ax_ticks * calls;
+	uint32_t state = AX_TIMED;
+
+	/* a counted function may be timed again later (ax_sample()): one slot kept for that */
+	if (sum < limit && !(fdr_triggering && fdr_trigger_uncached(id)) &&
+	    atomic_load_explicit(&ax_dec_next, memory_order_relaxed) < AX_DECISIONS / 2 &&
+	    ax_note(id, calls, sum, tsc, false)) {
+		state = AX_COUNTED;
+		/* the fields are the samples' from now on */
+		atomic_store_explicit(&f->samples, 0, memory_order_relaxed);
+		atomic_store_explicit(&f->slow, 0, memory_order_relaxed);
+		atomic_store_explicit(&f->ssum, 0, memory_order_relaxed);
+	} else if ((uint64_t)point < (uint64_t)ax_after * AX_POINTS_MAX) {
+		/* not short yet: the next point judges the calls from here */
+		atomic_store_explicit(&f->samples, n, memory_order_relaxed);
+		atomic_store_explicit(&f->ssum, total, memory_order_relaxed);
+		return;
+	}
+	atomic_store_explicit(&f->state, state, memory_order_release);
+}
+
+/*
+ * The end of a sampled outermost counted call of @id, @d ticks long:
+ * time the function again for good if it is not short any more.
+ */
+static notrace fdr_noinline void ax_sample(uint32_t id, uint64_t d, uint64_t tsc)
+{
+	struct ax_fn *f = &ax_fn[id];
+	uint64_t ssum = atomic_fetch_add_explicit(&f->ssum, d, memory_order_relaxed) + d;
+	uint32_t slow = atomic_fetch_add_explicit(&f->slow, d > ax_ticks, memory_order_relaxed) +
+			(d > ax_ticks);
+	uint32_t n = atomic_fetch_add_explicit(&f->samples, 1, memory_order_relaxed) + 1;
+	uint32_t expect = AX_COUNTED;
+
+	if (n < AX_SAMPLE_MIN)
+		return;
+	if (2 * slow <= n) {
+		/* a window of samples: the next says what the calls are like by then */
+		atomic_store_explicit(&f->samples, 0, memory_order_relaxed);
+		atomic_store_explicit(&f->slow, 0, memory_order_relaxed);
+		atomic_store_explicit(&f->ssum, 0, memory_order_relaxed);
+		return;
+	}
+	/* one thread undoes it (the CAS), and says so */
+	if (atomic_compare_exchange_strong_explicit(&f->state, &expect, AX_TIMED,
+						    memory_order_release, memory_order_relaxed))
+		ax_note(id, n, ssum, tsc, true);
+}
+
+/* An outermost counted call of @id begins: time one in AX_SAMPLE_EVERY. */
+static fdr_always_inline notrace void ax_sample_enter(struct fdr_ax_thread *x, uint32_t id)
+{
+	if (likely(--x->sample_left < AX_SAMPLE_EVERY))
+		return;
+	x->sample_left = AX_SAMPLE_EVERY - 1;
+	x->sample_id = id;
+	x->sample_tsc = fdr_clock_read(&(unsigned){ 0 });
+}
+
+/* An exit closed counted calls: the sampled one, if it was the outermost. */
+static fdr_always_inline notrace void ax_sample_exit(struct fdr_ax_thread *x)
+{
+	uint64_t tsc;
+
+	if (likely(!x->sample_id) || x->nest)
+		return;
+	tsc = fdr_clock_read(&(unsigned){ 0 });
+	if (tsc > x->sample_tsc)
+		ax_sample(x->sample_id, tsc - x->sample_tsc, tsc);
+	x->sample_id = 0;
+}
+
+/* The exit of the counted call at @level (0: the outermost). */
+static fdr_always_inline notrace void ax_close(struct fdr_thread *t, struct fdr_ax_thread *x,
+					       uint32_t level)
+{
+	x->nest = level;
+	if (level < AX_NEST && unlikely(x->nest_out[level]))
+		atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 1,
+					  memory_order_relaxed);
+	ax_sample_exit(x);
+}
+
+/* An exit while counted calls are open: true when it closes one of them. */
+static notrace bool ax_nest_exit(struct fdr_thread *t, struct fdr_ax_thread *x, uintptr_t addr)
+{
+	uint32_t n = x->nest;
+
+	if (n > AX_NEST || x->nest_addr[n - 1] == addr) {
+		ax_close(t, x, n - 1);
+		return true;
+	}
+	/* a longjmp left counted calls: the innermost kept level it closes, if any */
+	for (uint32_t i = n - 1; i-- > 0;) {
+		if (x->nest_addr[i] == addr) {
+			ax_close(t, x, i);
+			return true;
+		}
+	}
+	x->nest = 0;	/* every counted call was jumped over: this is a recorded call's exit */
+	x->sample_id = 0;
+	return false;
+}
+
+static fdr_always_inline notrace void ax_shadow_enter(struct fdr_ax_thread *x, uintptr_t addr,
+						      uint32_t id, uint64_t tsc)
+{
+	if (unlikely(x->open == AX_SHADOW))
+		x->open = 0;	/* full of a longjmp's leftovers, or very deep: start again */
+	x->shadow[x->open++] = (struct ax_open){ .addr = addr, .id = id, .tsc = tsc };
+}
+
+static fdr_always_inline notrace void ax_shadow_exit(struct fdr_ax_thread *x, uintptr_t addr,
+						     uint64_t tsc)
+{
+	struct ax_open *o;
+	struct ax_fn *f;
+	uint32_t n, raw, point;
+
+	if (!x->open || x->shadow[x->open - 1].addr != addr)
+		return;
+	o = &x->shadow[--x->open];
+	f = &ax_fn[o->id];
+	if (atomic_load_explicit(&f->state, memory_order_relaxed) != AX_UNDECIDED ||
+	    tsc < o->tsc)
+		return;
+	/*
+	 * Loads and stores, not locked adds (the hooks' cost is what the
+	 * evidence measures): threads timing the same function at once may
+	 * lose one another's calls and durations, which only makes the
+	 * evidence a little later. The point (N, 2N, 4N ...) is claimed with
+	 * a compare-and-swap: one thread decides at each.
+	 */
+	n = atomic_load_explicit(&f->calls, memory_order_relaxed) + 1;
+	atomic_store_explicit(&f->calls, n, memory_order_relaxed);
+	atomic_store_explicit(&f->sum, atomic_load_explicit(&f->sum, memory_order_relaxed) +
+				       (tsc - o->tsc), memory_order_relaxed);
+	raw = atomic_load_explicit(&f->slow, memory_order_relaxed);
+	point = raw ? raw : ax_after;
+	if (unlikely(n >= point) &&
+	    atomic_compare_exchange_strong_explicit(&f->slow, &raw, 2 * point,
+						    memory_order_relaxed, memory_order_relaxed))
+		ax_decide(o->id, f, n, point, tsc);
+}
+
+/* recording restarted (fdrtrace_start()): the calls open at the stop may have returned unseen */
+static notrace void ax_restart(struct fdr_ax_thread *x)
+{
+	x->epoch = atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed);
+	x->nest = 0;
+	x->open = 0;
+	x->sample_id = 0;
+}
+
+/* ---- the hook ---- */
+
+/* What the out-of-line part tells the hook. */
+enum ax_do {
+	AX_DO_RECORD,		/* record the call */
+	AX_DO_TIME,		/* record it, and time it for the decision (undecided) */
+	AX_DO_NOTHING,		/* counted (or left out): the guard is released */
+};
+
+/*
+ * A function found by its address, not in the id cache: put it there, as
+ * the writer's slow path does for a recorded call (slowpath.c), or its
+ * counted calls would all look it up again, while a function whose id
+ * shares its cache entry keeps it (zstd: a third of the calls). Not a
+ * filtered function (the slow path caches it as ~addr when it records
+ * it) nor a latency trigger's (never cached). @ce->ax is left as it is: a
+ * stale id of another function means "look it up", and this function's
+ * own id there means timed for good, which stays true.
+ */
+static notrace void ax_cache_fill(struct fdr_fcache_ent *ce, uintptr_t addr, uint32_t id)
+{
+	if ((fdr_filtering && fdr_filter_skip(id)) || (fdr_triggering && fdr_trigger_uncached(id)))
+		return;
+	ce->addr = addr;
+	ce->id = id;
+}
+
+/*
+ * Everything but "a call of a function known to be timed, no counted call
+ * open": decide, count. Owner, guard held; releases it for AX_DO_NOTHING.
+ */
+static notrace fdr_noinline enum ax_do ax_slow(struct fdr_thread *t, uintptr_t addr,
+					       unsigned action, struct fdr_fcache_ent *ce)
+{
+	struct fdr_ax_thread *x = &ax_self;
+	uint32_t id = 0, state;
+
+	if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed)))
+		ax_restart(x);
+	if (action == FDRTRACE_FN_EXIT) {
+		if (x->nest && ax_nest_exit(t, x, addr))
+			goto done;
+		return AX_DO_RECORD;
+	}
+	if (unlikely(t->state != FDR_T_ACTIVE || t->ignored))
+		return AX_DO_RECORD;	/* the slow path registers the thread, or drops */
+	if (likely(ce->addr == addr)) {
+		id = ce->id;
+	} else if (ce->addr != ~addr) {
+		id = fdr_funcid_find(addr);
+		if (id)
+			ax_cache_fill(ce, addr, id);
+	}
+	if (x->nest) {
+		/* inside a counted call: counted too (a filtered one as the slow path would) */
+		if (ce->addr == ~addr) {
+			ax_nest_enter(t, x, addr, 0);
+			atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 1,
+						  memory_order_relaxed);
+		} else {
+			ax_nest_enter(t, x, addr, ax_nested_id(t, x, addr, id));
+		}
+		goto done;
+	}
+	if (!id)
+		return AX_DO_RECORD;	/* new (the slow path gives it an id), or filtered */
+	/* not from the cache's tag: a counted function may be timed again (ax_sample()) */
+	state = atomic_load_explicit(&ax_fn[id].state, memory_order_relaxed);
+	if (state == AX_COUNTED) {
+		ax_nest_enter(t, x, addr, id);
+		ax_sample_enter(x, id);
+		goto done;
+	}
+	if (state == AX_TIMED) {
+		if (ce->addr == addr)
+			ce->ax = id;	/* the hook records its calls without coming here */
+		return AX_DO_RECORD;
+	}
+	x->pending_id = id;
+	return AX_DO_TIME;
+done:
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+	return AX_DO_NOTHING;
+}
+
+/*
+ * The hook's path for everything but a call of a function known to be
+ * timed, with no counted call and no undecided timed call open on the
+ * thread. Owner, guard held.
+ */
+static notrace fdr_noinline void ax_record_slow(struct fdr_thread *t, void *fn, unsigned action,
+						struct fdr_fcache_ent *ce)
+{
+	struct fdr_ax_thread *x = &ax_self;
+	uintptr_t addr = (uintptr_t)fn;
+	int saved_errno = errno;	/* a new id may map memory, a filter may wait */
+	enum ax_do what = ax_slow(t, addr, action, ce);
+	uint64_t tsc;
+	unsigned cpu;
+
+	errno = saved_errno;
+	if (what == AX_DO_NOTHING)
+		return;
+	tsc = fdr_clock_read(&cpu);
+	if (action == FDRTRACE_FN_EXIT)
+		ax_shadow_exit(x, addr, tsc);
+	else if (what == AX_DO_TIME)
+		ax_shadow_enter(x, addr, x->pending_id, tsc);
+	fdr_record_at(t, fn, action, tsc, cpu);	/* releases the guard */
+}
+
+/*
+ * Every call fdr_ax_record() does not finish itself: the recorded calls of
+ * functions not known to be timed, the exits that may end an undecided
+ * timed call, a counted call that samples, a count that misses its
+ * first slot, clocks other than rdtscp, a restart, filters. Owner, guard
+ * held (released by the paths it takes).
+ */
+static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn, unsigned action,
+						 struct fdr_fcache_ent *ce)
+{
+	struct fdr_ax_thread *x = &ax_self;
+	uintptr_t addr = (uintptr_t)fn;
+	uint32_t lo, hi, aux;
+
+	if (unlikely(ce->addr != addr))
+		goto slow;
+	if (likely(!x->nest)) {
+		if (likely(ce->ax == ce->id && !(action == FDRTRACE_FN_EXIT && x->open) &&
+			   fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
+			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+			/* TSC_AUX: (node << 12) | cpu; releases the guard */
+			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+			return;
+		}
+		if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+							      memory_order_relaxed) ||
+			     t->state != FDR_T_ACTIVE || t->ignored ||
+			     fdr_clock.source != FDRTRACE_CLOCK_RDTSCP))
+			goto slow;
+		if (action == FDRTRACE_FN_EXIT) {
+			/* the exit of a recorded call: evidence when it is an undecided one's */
+			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+			ax_shadow_exit(x, addr, ((uint64_t)hi << 32) | lo);
+			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+			return;
+		}
+		switch (atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed)) {
+		case AX_COUNTED:
+			/* the outermost call of a counted function */
+			ax_nest_enter(t, x, addr, ce->id);
+			ax_sample_enter(x, ce->id);
+			goto done;
+		case AX_UNDECIDED:
+			/* recorded, and timed for the decision */
+			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+			ax_shadow_enter(x, addr, ce->id, ((uint64_t)hi << 32) | lo);
+			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+			return;
+		default:
+			goto slow;	/* timed: the cache's tag is set there */
+		}
+	}
+	/* inside a counted call: its calls are counted, its exits close them */
+	if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed)))
+		goto slow;
+	if (action == FDRTRACE_FN_EXIT) {
+		if (likely(x->nest <= AX_NEST && x->nest_addr[x->nest - 1] == addr)) {
+			ax_close(t, x, x->nest - 1);
+			goto done;
+		}
+	} else if (likely(!fdr_all_slow && !fdr_filtering)) {
+		/* (the out-of-line path applies max_depth and the name filters) */
+		ax_nest_enter(t, x, addr, ce->id);
+		goto done;
+	}
+slow:
+	/* every other case, out of line (a tail call: no frame here) */
+	ax_record_slow(t, fn, action, ce);
+	return;
+done:
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+}
+
+/*
+ * The hook. It finishes by itself the calls that come by the million: a
+ * recorded call of a function known to be timed (rdtscp clock), and the
+ * counted calls whose count finds its id in its first slot and that are
+ * not sampled; everything else goes to ax_record_other(), with the guard
+ * held, which does it all again from the start. Every call made here is
+ * a tail call (fdr_record_reentry(), ax_record_other(), fdr_record_at()'s
+ * fdr_record_slow()): no value is live across a call, no frame is set up
+ * (gcc 12 saves two registers here; the one function this was before saved
+ * six on every call).
+ */
+notrace void fdr_ax_record(void *fn, unsigned action)
+{
+	struct fdr_thread *t = &fdr_self;
+	struct fdr_ax_thread *x = &ax_self;
+	uintptr_t addr = (uintptr_t)fn;
+	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
+	uint32_t lo, hi, aux, n, id, h;
+
+	if (unlikely(t->guard)) {
+		fdr_record_reentry(t, addr, action);
+		return;
+	}
+	t->guard = FDR_GUARD_HOOK;
+	atomic_signal_fence(memory_order_seq_cst);
+	n = x->nest;
+	if (n) {
+		/* inside a counted call: as ax_record_other()'s, for the common cases */
+		if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+							      memory_order_relaxed)))
+			goto other;
+		if (action == FDRTRACE_FN_EXIT) {
+			/* the innermost counted call's exit, not the outermost's if sampled */
+			if (unlikely(n > AX_NEST || x->nest_addr[n - 1] != addr ||
+				     x->nest_out[n - 1] || (n == 1 && x->sample_id)))
+				goto other;
+			x->nest = n - 1;
+			goto done;
+		}
+		if (unlikely(ce->addr != addr || fdr_all_slow || fdr_filtering))
+			goto other;
+	} else {
+		if (unlikely(ce->addr != addr))
+			goto other;
+		if (likely(ce->ax == ce->id && fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
+			/*
+			 * A function known to be timed: recorded (the rdtscp
+			 * clock read inline). An exit while undecided calls are
+			 * open (a long-running main() is one) goes out of line
+			 * only when it may be the innermost one's, or for what
+			 * ax_record_other() checks first on that path.
+			 */
+			if (action == FDRTRACE_FN_EXIT && x->open &&
+			    unlikely(x->shadow[x->open - 1].addr == addr ||
+				     x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+								      memory_order_relaxed) ||
+				     t->state != FDR_T_ACTIVE || t->ignored))
+				goto other;
+			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+			/* TSC_AUX: (node << 12) | cpu; releases the guard */
+			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+			return;
+		}
+		/* the outermost call of a counted function, not sampled */
+		if (action == FDRTRACE_FN_EXIT ||
+		    unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+							      memory_order_relaxed) ||
+			     t->state != FDR_T_ACTIVE || t->ignored ||
+			     fdr_clock.source != FDRTRACE_CLOCK_RDTSCP ||
+			     x->sample_left - 1 >= AX_SAMPLE_EVERY) ||
+		    atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed) != AX_COUNTED)
+			goto other;
+	}
+	/* a counted call enters: its id in its first slot, which this thread's table has */
+	id = ce->id;
+	h = (id * 2654435761u) >> 24;
+	/* (a slot holds an id only once ax_nest_enter() has set @t->ax, which nothing clears) */
+	if (unlikely(!id || atomic_load_explicit(&x->ids[h], memory_order_relaxed) != id))
+		goto other;
+	if (!n)
+		x->sample_left--;
+	if (n < AX_NEST) {
+		x->nest_addr[n] = addr;
+		x->nest_out[n] = 0;
+	}
+	x->nest = n + 1;
+	/* owner only writes it: a load and a store, no locked add */
+	atomic_store_explicit(&x->counts[h],
+			      atomic_load_explicit(&x->counts[h], memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+done:
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+	return;
+other:
+	/* a tail call: no frame here */
+	ax_record_other(t, fn, action, ce);
+}
+
+/* ---- into the trace ---- */
+
+struct ax_out {
+	struct fdr_rtbuf *rb;
+	fdr_ax_add_fn add;
+	bool take;
+	uint32_t tid;
+	uint32_t n;
+	uint64_t lost;
+	uint32_t ids[AX_CHUNK];
+	uint64_t calls[AX_CHUNK];
+};
+
+static notrace void ax_out_flush(struct ax_out *o)
+{
+	uint8_t p[16 + AX_CHUNK * 12 + 16];
+	size_t len;
+
+	if (!o->n && !o->lost)
+		return;
+	len = fdr_ext_counted(p, sizeof(p), o->tid, o->lost, o->n, o->ids, o->calls);
+	if (len)
+		o->add(o->rb, p, len);
+	o->n = 0;
+	o->lost = 0;
+}
+
+static notrace void ax_out_add(struct ax_out *o, uint32_t id, uint64_t calls)
+{
+	if (!calls)
+		return;
+	o->ids[o->n] = id;
+	o->calls[o->n] = calls;
+	if (++o->n == AX_CHUNK)
+		ax_out_flush(o);
+}
+
+static notrace void ax_decision_out(struct fdr_rtbuf *rb, fdr_ax_add_fn add, uint32_t i)
+{
+	uint8_t p[64];
+	size_t len = fdr_ext_excluded(p, sizeof(p), ax_dec[i].id, ax_dec[i].tsc, ax_dec[i].calls,
+				      ax_dec[i].sum, ax_ticks, ax_after, ax_dec[i].undone);
+
+	if (len)
+		add(rb, p, len);
+}
+
+notrace void fdr_ax_emit_decisions(struct fdr_rtbuf *rb, fdr_ax_add_fn add)
+{
+	if (!fdr_ax_on)
+		return;
+	for (; ax_dec_written < AX_DECISIONS; ax_dec_written++) {
+		/* acquire: pairs with the decider's release store */
+		if (!atomic_load_explicit(&ax_dec[ax_dec_written].ready, memory_order_acquire))
+			break;
+		ax_decision_out(rb, add, ax_dec_written);
+	}
+}
+
+/* One thread's table (slot lock held by fdr_threads_foreach()). */
+static notrace void ax_emit_thread(struct fdr_thread *t, void *arg)
+{
+	struct ax_out *o = arg;
+	/* acquire: pairs with the owner's release store of @ax */
+	struct fdr_ax_thread *x = atomic_load_explicit(&t->ax, memory_order_acquire);
+
+	if (!x)
+		return;
+	o->tid = (uint32_t)t->tid;
+	for (uint32_t s = 0; s < AX_SLOTS; s++) {
+		/* acquire: pairs with the owner's release store of the id after its first count */
+		uint32_t id = atomic_load_explicit(&x->ids[s], memory_order_acquire);
+		uint64_t c, base;
+
+		if (!id)
+			continue;
+		c = atomic_load_explicit(&x->counts[s], memory_order_relaxed);
+		base = o->take ? atomic_load_explicit(&x->taken[s], memory_order_relaxed) : 0;
+		ax_out_add(o, id, c - base);
+		if (o->take)
+			atomic_store_explicit(&x->taken[s], c, memory_order_relaxed);
+	}
+	ax_out_flush(o);
+}
+
+notrace void fdr_ax_emit(struct fdr_rtbuf *rb, fdr_ax_add_fn add, bool take)
+{
+	struct ax_out o = { .rb = rb, .add = add, .take = take };
+
+	if (!fdr_ax_on)
+		return;
+	if (take) {
+		fdr_ax_emit_decisions(rb, add);
+	} else {
+		for (uint32_t i = 0; i < AX_DECISIONS; i++) {
+			if (!atomic_load_explicit(&ax_dec[i].ready, memory_order_acquire))
+				break;
+			ax_decision_out(rb, add, i);
+		}
+	}
+	fdr_threads_foreach(ax_emit_thread, &o, 100000);
+	/* the process-wide table: threads that ended, ids a thread had no room for */
+	o.tid = 0;
+	for (uint32_t h = 0; h < AX_GLOBAL; h++) {
+		struct ax_global_slot *s = &ax_global[h];
+		uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
+
+		if (id)
+			ax_out_add(&o, id,
+				   take ? atomic_exchange_explicit(&s->pending, 0, memory_order_relaxed)
+					: atomic_load_explicit(&s->total, memory_order_relaxed));
+	}
+	o.lost = take ? atomic_exchange_explicit(&ax_lost_pending, 0, memory_order_relaxed)
+		      : atomic_load_explicit(&ax_lost_total, memory_order_relaxed);
+	ax_out_flush(&o);
+}
+
+notrace void fdr_ax_flush_soon(void)
+{
+	atomic_store_explicit(&ax_flush_asked, true, memory_order_relaxed);
+}
+
+notrace void fdr_ax_emit_periodic(struct fdr_rtbuf *rb, fdr_ax_add_fn add)
+{
+	uint64_t now;
+
+	if (!fdr_ax_on)
+		return;
+	now = fdr_clock_raw_ns();
+	/* the flag is set before the wake that brings the flush thread here */
+	if (now - ax_last_emit_ns < 1000000000u &&
+	    !atomic_exchange_explicit(&ax_flush_asked, false, memory_order_relaxed))
+		return;
+	ax_last_emit_ns = now;
+	fdr_ax_emit(rb, add, true);
+}
+
+notrace void fdr_ax_thread_exit(struct fdr_thread *t)
+{
+	struct fdr_ax_thread *x = atomic_load_explicit(&t->ax, memory_order_relaxed);
+
+	if (!fdr_ax_on || !x)
+		return;
+	/* no emitter holds our slot any more (the caller left the registry): @taken is final */
+	for (uint32_t s = 0; s < AX_SLOTS; s++) {
+		uint32_t id = atomic_load_explicit(&x->ids[s], memory_order_relaxed);
+		uint64_t c = atomic_load_explicit(&x->counts[s], memory_order_relaxed);
+		uint64_t base = atomic_load_explicit(&x->taken[s], memory_order_relaxed);
+
+		if (id && c != base)
+			ax_count_global(id, c - base);
+		atomic_store_explicit(&x->taken[s], c, memory_order_relaxed);
+	}
+}
+
+notrace void fdr_ax_after_fork_child(void)
+{
+	struct fdr_ax_thread *x = &ax_self;
+	int saved_errno;
+
+	if (!fdr_ax_on)
+		return;
+	/* the calls open at the fork stay open in the child: @nest and @shadow stay */
+	for (uint32_t s = 0; s < AX_SLOTS; s++) {
+		atomic_store_explicit(&x->ids[s], 0, memory_order_relaxed);
+		atomic_store_explicit(&x->counts[s], 0, memory_order_relaxed);
+		atomic_store_explicit(&x->taken[s], 0, memory_order_relaxed);
+	}
+	/* zero pages again, without touching them: a child of a shell forks often */
+	saved_errno = errno;
+	if (madvise(ax_global, AX_GLOBAL * sizeof(*ax_global), MADV_DONTNEED) < 0)
+		memset(ax_global, 0, AX_GLOBAL * sizeof(*ax_global));
+	errno = saved_errno;	/* fork()'s caller sees its own */
+	atomic_store_explicit(&ax_lost_pending, 0, memory_order_relaxed);
+	atomic_store_explicit(&ax_lost_total, 0, memory_order_relaxed);
+	ax_dec_written = 0;	/* the child's trace gets every decision it inherits */
+	ax_last_emit_ns = 0;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime/record/fastpath_inline.h - the hooks' fast path, inline.
+ *
+ * Included by compiler-hooks/cyg_profile.c only. In order: test the gate
+ * (one load, one predictable branch when recording is off), take the
+ * per-thread guard, read the clock (and CPU), look the function up in the
+ * thread's direct-mapped id cache, check CPU, delta and room, store one
+ * 8-byte record and publish the new position with a release store (a
+ * plain mov on x86-64). Anything unusual goes to fdr_record_slow()
+ * (slowpath.c), which also releases the guard. No locks, syscalls or
+ * allocation here, and errno is untouched.
+ *
+ * The two TSC clocks are read inline here, with no call on any path, so
+ * that the compiler needs no stack frame and no saved registers: a clock
+ * that needs a call (CLOCK_MONOTONIC_RAW, or a CPU number without rseq)
+ * takes fdr_record_generic(), the same path around fdr_clock_read().
+ */
+#ifndef FDR_FASTPATH_INLINE_H
+#define FDR_FASTPATH_INLINE_H
+
+#include <string.h>
+
+#include "clock.h"
+#include "slowpath.h"
+#include "state.h"
+#include "thread.h"
+
+void fdr_record_generic(void *fn, unsigned action) fdr_hidden fdr_noinline;
+
+/* Everything after the clock read; the caller checked the gate and holds the guard. */
+static fdr_always_inline notrace void fdr_record_at(struct fdr_thread *t, void *fn,
+						    unsigned action, uint64_t tsc, unsigned cpu)
+{
+	uintptr_t addr = (uintptr_t)fn;
+	struct fdr_fcache_ent *ce;
+	uint64_t delta, rec;
+	uint8_t *pos;
+
+	ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
+	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
+	delta = tsc - t->last_tsc;	/* huge when the TSC went backwards */
+	if (unlikely(ce->addr != addr || cpu != t->cpu || delta > UINT32_MAX ||
+		     pos >= atomic_load_explicit(&t->end, memory_order_relaxed)))
+		goto slow_path;
+	/* short calls may be erased at their exit: the slow path decides (@action is a constant) */
+	if (action == FDRTRACE_FN_EXIT && unlikely(fdr_min_ticks))
+		goto slow_path;
+
+	rec = fdrtrace_func_word(action, ce->id) | (delta << 32);
+	memcpy(pos, &rec, sizeof(rec));
+	t->last_tsc = tsc;
+	/* release: the record's bytes before the position that covers them (snapshot readers) */
+	atomic_store_explicit(&t->pos, pos + sizeof(rec), memory_order_release);
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = 0;
+	return;
+
+slow_path:
+	fdr_record_slow(t, addr, action, tsc, cpu);
+}
+
+static fdr_always_inline notrace void fdr_record(void *fn, unsigned action)
+{
+	struct fdr_thread *t = &fdr_self;
+	uint32_t lo, hi, aux;
+	unsigned cpu;
+
+	/* relaxed: the slow path re-reads the gate with acquire before it touches shared state */
+	if (unlikely(atomic_load_explicit(&fdr_gate, memory_order_relaxed) != FDR_GATE_ON))
+		goto inactive;
+	if (unlikely(t->guard))
+		goto reentry;
+	t->guard = FDR_GUARD_HOOK;
+	/*
+	 * The guard is set before the clock is read, as a signal handler on
+	 * this thread sees it. A handler's calls then either all come before
+	 * this record's clock (no guard yet: recorded as they come, before
+	 * this record) or are kept while the guard is held, and the slow
+	 * path, to which the handler sends this hook or the next, writes
+	 * those before this record's clock ahead of it and the rest after
+	 * (held.c, slow_put_held()). Reading the clock first put the calls of
+	 * a handler that came in between ahead of an earlier record: time went
+	 * back in the trace.
+	 */
+	atomic_signal_fence(memory_order_seq_cst);
+	if (likely(fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
+		__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+		cpu = aux & 0xfffu;	/* TSC_AUX: (node << 12) | cpu */
+	} else {
+#if FDR_HAVE_RSEQ
+		int32_t id;
+
+		if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSC || !fdr_clock.cpu_from_rseq))
+			goto generic;
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		/* cpu_id of this thread's struct rseq (see clock_inline.h) */
+		__asm__ __volatile__("movl %%fs:(%1), %0"
+				     : "=r"(id)
+				     : "r"(__rseq_offset + FDR_RSEQ_CPU_ID_OFFSET));
+		if (unlikely(id < 0))
+			goto generic;
+		cpu = (unsigned)id;
+#else
+		goto generic;
+#endif
+	}
+	fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, cpu);
+	return;
+
+generic:
+	fdr_record_generic(fn, action);
+	return;
+reentry:
+	fdr_record_reentry(t, (uintptr_t)fn, action);
+	return;
+inactive:
+	if (atomic_load_explicit(&fdr_gate, memory_order_relaxed) != FDR_GATE_OFF)
+		fdr_record_inactive(fn, action);
+}
+
+#endif /* FDR_FASTPATH_INLINE_H */

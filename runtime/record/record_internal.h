@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime/record/record_internal.h - what the slow path's files share
+ * (slowpath.c, registry.c, held.c, events.c): the registry's slots and the
+ * helpers each calls in another. Nothing outside runtime/record/ includes
+ * it; the interface is slowpath.h.
+ */
+#ifndef FDR_RECORD_INTERNAL_H
+#define FDR_RECORD_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "thread.h"
+
+/* Calls kept by handlers (held.c, slow_hold()) and not yet written or counted? */
+static inline notrace bool slow_held(const struct fdr_thread *t)
+{
+	return atomic_load_explicit(&t->held_tail, memory_order_relaxed) !=
+	       atomic_load_explicit(&t->held_head, memory_order_relaxed);
+}
+
+notrace uint8_t *slow_cap_end(struct fdr_buffer *b) fdr_hidden;
+notrace int slow_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu) fdr_hidden;
+notrace void slow_count(struct fdr_thread *t, unsigned reason, uint64_t bufs) fdr_hidden;
+notrace void slow_gap_note(struct fdr_gap *g, unsigned action, uint32_t id,
+			   uint64_t tsc) fdr_hidden;
+notrace uint32_t slow_held_cap(struct fdr_thread *t) fdr_hidden;
+notrace void slow_held_grow(struct fdr_thread *t) fdr_hidden;
+notrace bool slow_held_next(struct fdr_thread *t, uint64_t upto, struct fdr_held_call *h,
+			    uintptr_t *addr, unsigned *action) fdr_hidden;
+notrace uint32_t slow_held_id(struct fdr_thread *t, uintptr_t addr) fdr_hidden;
+notrace bool slow_in_handler(struct fdr_thread *t) fdr_hidden;
+notrace uint8_t *slow_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload,
+				 size_t len) fdr_hidden;
+notrace uint8_t *slow_put_drops(struct fdr_thread *t, uint8_t *p, uint8_t *lim,
+				bool *short_of_room) fdr_hidden;
+notrace uint8_t *slow_put_func(struct fdr_thread *t, uint8_t *p, unsigned action,
+			       uint32_t id, uint64_t tsc) fdr_hidden;
+notrace uint8_t *slow_put_held(struct fdr_thread *t, uint8_t *p, const uint8_t *lim,
+			       uint64_t upto, bool *short_of_room) fdr_hidden;
+notrace int slow_register(struct fdr_thread *t) fdr_hidden;
+notrace void slow_slot_lock(uint32_t slot, struct fdr_thread *t) fdr_hidden;
+notrace void slow_slot_unlock(uint32_t slot, struct fdr_thread *t) fdr_hidden;
+
+#endif /* FDR_RECORD_INTERNAL_H */

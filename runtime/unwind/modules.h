@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime/unwind/modules.h - loaded modules and function names.
+ *
+ * Off the hot path: called from the flush thread (and at init/exit) to say
+ * which objects are mapped (dl_iterate_phdr: path, load base, size, GNU
+ * build-id) and what a function address is called (dladdr, then the
+ * module's .symtab where dladdr finds nothing). May allocate and take
+ * locks; never called from a hook or a signal handler.
+ */
+#ifndef FDR_MODULES_H
+#define FDR_MODULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "build_id.h"
+#include "compiler.h"
+
+#define FDR_MODULE_UNKNOWN 0xffffffffu
+
+/**
+ * struct fdr_module - one mapped object
+ * @id: stable index for the life of the process, from 0
+ * @load_base: dlpi_addr (0 for a non-PIE executable)
+ * @start, @size: the span of its PT_LOAD segments in memory
+ * @build_id: the NT_GNU_BUILD_ID note, @build_id_len bytes (0 if none)
+ * @path: the file's path (the executable's real path for "")
+ */
+struct fdr_module {
+	uint32_t id;
+	uint64_t load_base;
+	uint64_t start;
+	uint64_t size;
+	uint8_t build_id[FDR_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	char path[4096];
+};
+
+/**
+ * fdr_modules_scan - refresh the module list, report what changed
+ * @mapped: called for each module not reported before
+ * @unmapped: called for each module reported before and now gone (may be NULL)
+ * @arg: passed to both
+ *
+ * Return: 0 or a negative errno.
+ */
+int fdr_modules_scan(void (*mapped)(const struct fdr_module *m, void *arg),
+		     void (*unmapped)(const struct fdr_module *m, void *arg), void *arg);
+
+/**
+ * fdr_symbol_lookup - name and module of a function address
+ * @addr: the address the hook was given
+ * @name: set to the (mangled) symbol name, "" when unknown
+ * @name_len: size of @name
+ * @module_id: set to the module's id, or FDR_MODULE_UNKNOWN
+ *
+ * Return: 0 when a name was found, -ENOENT otherwise (@module_id may still
+ * be set).
+ */
+int fdr_symbol_lookup(uintptr_t addr, char *name, size_t name_len, uint32_t *module_id);
+
+/**
+ * fdr_modules_foreach_reported - visit every module reported and still mapped
+ * @fn: called with each, in id order, under the module list's lock
+ * @arg: passed to @fn
+ *
+ * For a new file of the same run (a snapshot), which must name every
+ * module again.
+ */
+void fdr_modules_foreach_reported(void (*fn)(const struct fdr_module *m, void *arg), void *arg);
+
+/* Free what the module list holds (at the end of the run, and in a fork child). */
+void fdr_modules_reset(void);
+
+#endif /* FDR_MODULES_H */

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""
+tests/runtime/check_layers.py - no layer of the runtime calls up.
+
+usage: check_layers.py NM VERSION_SCRIPT NAME=LIBRARY.a ...   (bottom layer first)
+
+The runtime is built as one static library per layer (runtime/meson.build,
+docs/design.md). A layer compiles with the include directories of its own
+and the lower layers only, so an upward #include fails to build; but a
+stray prototype would still let a lower layer call a function of a higher
+one, and the link of libfdrtrace would not mind. This reads each layer's
+objects with nm and fails when an object references a symbol that no
+object of its own layer or a lower one defines and a higher layer does.
+Symbols no layer defines (the C library, libunwind, liburcu) are not ours
+to judge, nor the C library's functions the runtime interposes (the
+exported names of VERSION_SCRIPT other than the hooks and fdrtrace_*): a
+call of sigaction() is a call of the C library's, which the program's
+view (signals/sigview.c) happens to stand in front of. Exit 0 when every reference points down or sideways, 1 when not,
+2 on a usage or nm error.
+"""
+import os
+import re
+import subprocess
+import sys
+
+
+def interposed(script):
+    """The C library's names the version script exports."""
+    text = re.sub(r"/\*.*?\*/", "", open(script).read(), flags=re.S)
+    glob = text.split("global:", 1)[1].split("local:", 1)[0]
+    return {n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", glob)
+            if not n.startswith(("fdrtrace_", "__cyg_profile_"))}
+
+
+def symbols(nm, lib):
+    """{object: (defined set, undefined set)} of the archive @lib."""
+    out = subprocess.run([nm, "-A", lib], check=True, capture_output=True,
+                         text=True).stdout
+    objs = {}
+    for line in out.splitlines():
+        # "LIB:OBJ:0000000000000000 T name" or "LIB:OBJ:                 U name"
+        if not line.startswith(lib + ":"):
+            continue
+        obj, _, rest = line[len(lib) + 1:].partition(":")
+        parts = rest.split()
+        if len(parts) < 2:
+            continue
+        kind, name = parts[-2], parts[-1]
+        d, u = objs.setdefault(obj, (set(), set()))
+        if kind == "U":
+            u.add(name)
+        elif kind.isupper() and kind not in "N":
+            d.add(name)
+    return objs
+
+
+def main():
+    if len(sys.argv) < 4 or any("=" not in a for a in sys.argv[3:]):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    nm = sys.argv[1]
+    layers = [a.split("=", 1) for a in sys.argv[3:]]
+    try:
+        libc = interposed(sys.argv[2])
+        objs = [symbols(nm, lib) for _, lib in layers]
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"check_layers: {e}", file=sys.stderr)
+        return 2
+    defined = [set().union(*(d for d, _ in o.values())) if o else set() for o in objs]
+    bad = 0
+    for i, (name, _) in enumerate(layers):
+        here_or_below = set().union(*defined[:i + 1]) | libc
+        for obj, (_, undef) in sorted(objs[i].items()):
+            for sym in sorted(undef - here_or_below):
+                above = [layers[j][0] for j in range(i + 1, len(layers)) if sym in defined[j]]
+                if above:
+                    print(f"UPWARD: {name}/{os.path.basename(obj)} uses {sym}, defined in {', '.join(above)}")
+                    bad += 1
+    names = " < ".join(n for n, _ in layers)
+    if bad:
+        print(f"check_layers: {bad} upward reference(s); layers: {names}")
+        return 1
+    print(f"ok: every layer references only its own and lower layers: {names}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
