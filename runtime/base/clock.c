@@ -33,7 +33,7 @@
  *     at least 1 ms (CLK_CAL_NS) when the start comes that late, else a
  *     provisional value: CPUID 0x16 base MHz when present (a nominal value,
  *     MHz-rounded, not the TSC rate on every CPU), else an estimate over
- *     0.2 ms (CLK_EST_NS). The calibrated, provisional and 0x16 values are
+ *     at least 25 us (CLK_EST_NS). The calibrated, provisional and 0x16 values are
  *     refined over the run by fdr_clock_refine(): in the header as the run
  *     goes, at the end, and in a crash's dump.
  */
@@ -99,10 +99,10 @@ __extension__ typedef unsigned __int128 clk_u128;
  * The start is lazy (the first hook), and the calibration's start pair is
  * the constructor's (fdr_clock_anchor()): when the first hook comes less
  * than CLK_CAL_NS after it, the start waits only until the interval is
- * CLK_EST_NS long (a provisional frequency, a few hundred ppm), which the
+ * CLK_EST_NS long (a provisional frequency, 0.1% at worst), which the
  * run's pairs refine (in the header by the flush thread, at the close).
  */
-#define CLK_EST_NS 200000ull	/* 0.2 ms */
+#define CLK_EST_NS 25000ull	/* 25 us */
 #define CLK_REFINE_MIN_NS 4000000ull	/* 4 ms: four calibrations */
 
 /* ------------------------------------------------------------------ */
@@ -545,9 +545,13 @@ notrace void fdr_clock_finish(void)
 		fdr_clock.freq = cal;
 		fdr_clock.freq_source = FDRTRACE_FREQ_CALIBRATED;
 		clk_refinable = true;
-		/* an estimate over less than 1 ms: any interval twice as long improves on it */
+		/*
+		 * An estimate over less than 1 ms: a pair's error is fixed, so
+		 * any longer interval from the same start pair improves on it
+		 * (the close's always does).
+		 */
 		clk_provisional = age < CLK_CAL_NS;
-		clk_prov_min_ns = 2 * (age > CLK_EST_NS ? age : CLK_EST_NS);
+		clk_prov_min_ns = (age > CLK_EST_NS ? age : CLK_EST_NS) + 1;
 	} else if (clk_cal_fallback) {
 		fdr_clock.freq = clk_cal_fallback;
 		fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
