@@ -546,11 +546,11 @@ notrace void fdr_clock_finish(void)
 		clk_refinable = true;
 		/*
 		 * An estimate over less than 1 ms: a pair's error is fixed, so
-		 * any longer interval from the same start pair improves on it
-		 * (the close's always does).
+		 * an interval twice as long from the same start pair halves it
+		 * (a short process's close, 0.5 ms or more after the load, has one).
 		 */
 		clk_provisional = age < CLK_CAL_NS;
-		clk_prov_min_ns = (age > CLK_EST_NS ? age : CLK_EST_NS) + 1;
+		clk_prov_min_ns = 2 * (age > CLK_EST_NS ? age : CLK_EST_NS);
 	} else if ((cal = clk_cpuid_0x16()) != 0) {
 		fdr_clock.freq = cal;
 		fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
