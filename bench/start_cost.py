@@ -24,7 +24,10 @@ temporary directory, removed after each run; verbosity=0.
 
 Printed: per configuration, the median wall time, its 10th and 90th
 percentile (ms) and the ratio of medians to the plain/untraced run of the
-same workload; then the median CPU time (user + system of the process and
+same workload; for a traced ("fdr") run, also the ratio to the same
+library's "off" run ("x off"): the program as built for fdrtrace (linked
+with the library, or under `fdrtrace record`, which preloads it) run
+without tracing, the baseline a user who turns tracing on compares with; then the median CPU time (user + system of the process and
 its threads, from wait4) and its ratio, which a busy machine disturbs far
 less than the wall time (a traced run hands work to its flush thread and
 waits for it: on a loaded machine each hand-over waits for a CPU).
@@ -92,7 +95,7 @@ def main():
             print(f"[{i + 1}] {lib}")
     print(f"{a.runs} runs per configuration, interleaved; wall ms per run")
     print(f"{'workload':24}{'configuration':22}{'wall':>9}{'p10':>9}{'p90':>9}{'ratio':>8}"
-          f"{'cpu':>9}{'ratio':>8}")
+          f"{'cpu':>9}{'ratio':>8}{'x off':>8}{'cpu x off':>10}")
     for w in workloads:
         ref = statistics.median(times[(w, 'plain')])
         cref = statistics.median(cpus[(w, 'plain')])
@@ -101,10 +104,19 @@ def main():
             med = statistics.median(t)
             cmed = statistics.median(cpus[(w, c)])
             p10, p90 = t[len(t) // 10], t[len(t) * 9 // 10]
-            out[f"{w}: {c}"] = {"median_ms": med, "ratio": med / ref, "cpu_ms": cmed,
-                                "cpu_ratio": cmed / cref if cref else None}
+            off = c.replace("preloaded, fdr", "preloaded, off")
+            vs_off = ""
+            row = {"median_ms": med, "ratio": med / ref, "cpu_ms": cmed,
+                   "cpu_ratio": cmed / cref if cref else None}
+            if off != c:
+                omed = statistics.median(times[(w, off)])
+                ocpu = statistics.median(cpus[(w, off)])
+                row["ratio_off"] = med / omed
+                row["cpu_ratio_off"] = cmed / ocpu if ocpu else None
+                vs_off = f"{med / omed:7.2f}x{(cmed / ocpu if ocpu else 0):9.2f}x"
+            out[f"{w}: {c}"] = row
             print(f"{w:24}{c:22}{med:9.3f}{p10:9.3f}{p90:9.3f}{med / ref:7.2f}x"
-                  f"{cmed:9.3f}{(cmed / cref if cref else 0):7.2f}x")
+                  f"{cmed:9.3f}{(cmed / cref if cref else 0):7.2f}x{vs_off}")
     if a.json:
         print(json.dumps(out, indent=1))
 

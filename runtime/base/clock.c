@@ -31,13 +31,14 @@
  *     (kHz); sysfs tsc_freq_khz; calibration against CLOCK_MONOTONIC_RAW
  *     from the constructor's start pair (fdr_clock_anchor()) to the start:
  *     at least 1 ms (CLK_CAL_NS) when the start comes that late, else a
- *     provisional value: CPUID 0x16 base MHz when present (a nominal value,
- *     MHz-rounded, not the TSC rate on every CPU), else an estimate over
- *     0.2 ms (CLK_EST_NS). The calibrated, provisional and 0x16 values are
- *     refined over the run by fdr_clock_refine(): in the header as the run
- *     goes, at the end, and in a crash's dump.
+ *     provisional estimate over at least 25 us (CLK_EST_NS); CPUID 0x16's
+ *     base MHz (a nominal value, MHz-rounded, not the TSC rate on every
+ *     CPU) only when the calibration fails. The calibrated, provisional and
+ *     0x16 values are refined over the run by fdr_clock_refine(): in the
+ *     header as the run goes, at the end, and in a crash's dump.
  */
 #include <cpuid.h>
+#include <sys/platform/x86.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -61,9 +62,8 @@ static uint64_t clk_tsc0, clk_ns0;
 static bool clk_started;
 /* The frequency came from a source that the run's pairs can improve on. */
 static bool clk_refinable;
-/* A calibration is under way: fdr_clock_finish() ends it (0x16's value: the fallback). */
+/* A calibration is under way: fdr_clock_finish() ends it (CPUID 0x16's value: the fallback). */
 static bool clk_cal_pending;
-static uint64_t clk_cal_fallback;
 /*
  * The start pair was taken by fdr_clock_anchor() (the constructor: a TSC
  * read, not yet knowing the source) and is kept by fdr_clock_begin() for a
@@ -99,10 +99,10 @@ __extension__ typedef unsigned __int128 clk_u128;
  * The start is lazy (the first hook), and the calibration's start pair is
  * the constructor's (fdr_clock_anchor()): when the first hook comes less
  * than CLK_CAL_NS after it, the start waits only until the interval is
- * CLK_EST_NS long (a provisional frequency, a few hundred ppm), which the
+ * CLK_EST_NS long (a provisional frequency, 0.1% at worst), which the
  * run's pairs refine (in the header by the flush thread, at the close).
  */
-#define CLK_EST_NS 200000ull	/* 0.2 ms */
+#define CLK_EST_NS 25000ull	/* 25 us */
 #define CLK_REFINE_MIN_NS 4000000ull	/* 4 ms: four calibrations */
 
 /* ------------------------------------------------------------------ */
@@ -177,7 +177,6 @@ struct clk_cpu {
 	bool flag_nonstop;
 	uint64_t freq_0x15;	/* Hz, 0 when incomplete */
 	uint64_t freq_hv;	/* Hz from 0x40000010, 0 when absent */
-	uint64_t freq_0x16;	/* Hz (base MHz * 1e6), 0 when absent */
 };
 
 /*
@@ -190,38 +189,36 @@ static notrace void clk_cpuid_leaf(unsigned leaf, unsigned sub, unsigned r[4])
 	__cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
 }
 
+/*
+ * What CPUID says. In a VM every CPUID is a trap to the hypervisor (6 us
+ * each on the 2-core KVM guest of docs/performance.md: eight of them were a
+ * tenth of a short process's start), so leaves 1, 0x80000001 and
+ * 0x80000007 are taken from glibc, which executed them at start-up
+ * (<sys/platform/x86.h>; zero where the CPU lacks the leaf, as below), and
+ * only the frequency's leaves are executed here. CPUID 0x16 (a nominal
+ * value) is read only when the calibration fails (clk_cpuid_0x16()).
+ */
 static notrace void clk_cpuid(struct clk_cpu *c)
 {
-	unsigned r[4], max_basic, max_ext;
+	const struct cpuid_feature *f;
+	unsigned r[4], max_basic;
 
 	memset(c, 0, sizeof(*c));
+	f = __x86_get_cpuid_feature_leaf(CPUID_INDEX_1);
+	c->hypervisor = (f->cpuid_array[2] >> 31) & 1;		/* ECX */
+	f = __x86_get_cpuid_feature_leaf(CPUID_INDEX_80000001);
+	c->rdtscp = (f->cpuid_array[3] >> 27) & 1;		/* EDX */
+	f = __x86_get_cpuid_feature_leaf(CPUID_INDEX_80000007);
+	c->invariant = (f->cpuid_array[3] >> 8) & 1;		/* EDX */
 	clk_cpuid_leaf(0, 0, r);
 	max_basic = r[0];
-	clk_cpuid_leaf(0x80000000u, 0, r);
-	max_ext = r[0] >= 0x80000000u ? r[0] : 0;
-	if (max_basic >= 1) {
-		clk_cpuid_leaf(1, 0, r);
-		c->hypervisor = (r[2] >> 31) & 1;
-	}
-	if (max_ext >= 0x80000001u) {
-		clk_cpuid_leaf(0x80000001u, 0, r);
-		c->rdtscp = (r[3] >> 27) & 1;
-	}
-	if (max_ext >= 0x80000007u) {
-		clk_cpuid_leaf(0x80000007u, 0, r);
-		c->invariant = (r[3] >> 8) & 1;
-	}
 	if (max_basic >= 0x15) {
 		/* EAX denominator, EBX numerator, ECX crystal Hz: all or nothing. */
 		clk_cpuid_leaf(0x15, 0, r);
 		if (r[0] && r[1] && r[2])
 			c->freq_0x15 = (uint64_t)r[2] * r[1] / r[0];
 	}
-	if (max_basic >= 0x16) {
-		clk_cpuid_leaf(0x16, 0, r);
-		c->freq_0x16 = (uint64_t)(r[0] & 0xffff) * 1000000u;
-	}
-	if (c->hypervisor) {
+	if (c->hypervisor && !c->freq_0x15) {
 		/* 0x40000000 EAX: the highest hypervisor leaf. */
 		clk_cpuid_leaf(0x40000000u, 0, r);
 		if (r[0] >= 0x40000010u && r[0] < 0x40000100u) {
@@ -229,6 +226,18 @@ static notrace void clk_cpuid(struct clk_cpu *c)
 			c->freq_hv = (uint64_t)r[0] * 1000u;
 		}
 	}
+}
+
+/* CPUID 0x16's base frequency (Hz, a nominal MHz value), 0 when absent. */
+static notrace uint64_t clk_cpuid_0x16(void)
+{
+	unsigned r[4];
+
+	clk_cpuid_leaf(0, 0, r);
+	if (r[0] < 0x16)
+		return 0;
+	clk_cpuid_leaf(0x16, 0, r);
+	return (uint64_t)(r[0] & 0xffff) * 1000000u;
 }
 
 /*
@@ -511,7 +520,6 @@ notrace int fdr_clock_begin(enum fdr_clock_choice choice)
 		} else {
 			/* measured by fdr_clock_finish(), over what initialisation does meanwhile */
 			clk_cal_pending = true;
-			clk_cal_fallback = c.freq_0x16;
 			if (!clk_anchored)
 				clk_start_pair();
 			clk_anchored = false;	/* used: a later begin takes its own pair */
@@ -526,30 +534,25 @@ notrace int fdr_clock_begin(enum fdr_clock_choice choice)
 
 notrace void fdr_clock_finish(void)
 {
-	uint64_t cal;
-
-	uint64_t age;
+	uint64_t cal, age;
 
 	if (!clk_cal_pending)
 		return;
 	clk_cal_pending = false;
 	age = clk_started ? fdr_clock_raw_ns() - clk_ns0 : 0;
-	if (age < CLK_CAL_NS && clk_cal_fallback) {
-		/* provisional: CPUID 0x16's nominal value, measured over the run later */
-		fdr_clock.freq = clk_cal_fallback;
-		fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
-		clk_refinable = true;
-		clk_provisional = true;
-		clk_prov_min_ns = CLK_CAL_NS;
-	} else if ((cal = clk_calibrate_end(age < CLK_CAL_NS ? CLK_EST_NS : 0)) != 0) {
+	if ((cal = clk_calibrate_end(age < CLK_CAL_NS ? CLK_EST_NS : 0)) != 0) {
 		fdr_clock.freq = cal;
 		fdr_clock.freq_source = FDRTRACE_FREQ_CALIBRATED;
 		clk_refinable = true;
-		/* an estimate over less than 1 ms: any interval twice as long improves on it */
+		/*
+		 * An estimate over less than 1 ms: a pair's error is fixed, so
+		 * an interval twice as long from the same start pair halves it
+		 * (a short process's close, 0.5 ms or more after the load, has one).
+		 */
 		clk_provisional = age < CLK_CAL_NS;
 		clk_prov_min_ns = 2 * (age > CLK_EST_NS ? age : CLK_EST_NS);
-	} else if (clk_cal_fallback) {
-		fdr_clock.freq = clk_cal_fallback;
+	} else if ((cal = clk_cpuid_0x16()) != 0) {
+		fdr_clock.freq = cal;
 		fdr_clock.freq_source = FDRTRACE_FREQ_CPUID;
 		clk_refinable = true;
 	} else {

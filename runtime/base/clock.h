@@ -69,7 +69,7 @@ void fdr_clock_anchor(void);
  * frequency must be calibrated, the calibration's start pair is the
  * anchor (fdr_clock_anchor()), or taken now without one, and
  * fdr_clock.freq stays 0 until fdr_clock_finish(), which waits at most
- * until the pair is 0.2 ms old (a provisional value, refined over the run).
+ * until the pair is 25 us old (a provisional value, refined over the run).
  *
  * Context: initialisation only. Return: 0 (a clock is always found).
  */

@@ -75,14 +75,17 @@ static const char page_tail[] =
 	"- The TSC frequency is taken from the first of: CPUID leaf 0x15 when it gives\n"
 	"  crystal, numerator and denominator; the hypervisor's TSC leaf 0x40000010;\n"
 	"  /sys/devices/system/cpu/cpu0/tsc_freq_khz; a calibration against\n"
-	"  CLOCK_MONOTONIC_RAW over at least 1 ms, measured while the rest of\n"
-	"  initialisation runs (about 0.5 ms of start-up is spent waiting for it here);\n"
-	"  CPUID leaf 0x16's base frequency (whole MHz, nominal) only when calibration\n"
-	"  fails. A calibrated (or 0x16) frequency is measured again over the run: the\n"
-	"  file's header gets that value at 100 ms of run and each time the run has\n"
-	"  grown fourfold (a trace cut by SIGKILL keeps the last), and, once the run\n"
-	"  lasted at least 4 ms, at the close or a crash's dump, whose close record\n"
-	"  carries it too.\n";
+	"  CLOCK_MONOTONIC_RAW from the library's load to the start of recording (the\n"
+	"  first hook), which waits only when that interval is under 25 us; CPUID leaf\n"
+	"  0x16's base frequency (whole MHz, nominal) only when calibration fails. A\n"
+	"  calibration over less than 1 ms is provisional: the first interval twice\n"
+	"  as long replaces it. A calibrated (or 0x16) frequency is measured again\n"
+	"  over the run: the file's header gets that value at 100 ms of run and each\n"
+	"  time the run has grown fourfold (a trace cut by SIGKILL keeps the last),\n"
+	"  and at the close or a crash's dump (once the run lasted 4 ms, or twice a\n"
+	"  provisional calibration's interval), whose close record carries it too.\n"
+	"  CPUID leaves 1, 0x80000001 and 0x80000007 are read from glibc's copy\n"
+	"  (`<sys/platform/x86.h>`): in a VM every CPUID traps to the hypervisor.\n";
 
 static void put_u64(FILE *f, uint64_t v, int suffixes)
 {

@@ -27,6 +27,8 @@ int fdr_flush_start(void) fdr_hidden;
 bool fdr_flush_running(void) fdr_hidden;
 /* wake the flush thread (a futex; async-signal-safe) */
 void fdr_flush_wake(void) fdr_hidden;
+/* A first record: wake the flush thread unless its first wait is still on. */
+void fdr_flush_wake_recorded(void) fdr_hidden;
 /* the flush thread's id: the thread id the runtime buffers carry (0 before it starts) */
 int32_t fdr_flush_tid(void) fdr_hidden;
 /* a buffer was queued: wake the flush thread when a batch is ready or the pool runs low */

@@ -117,6 +117,23 @@ notrace void fdr_flush_wake(void)
 		syscall(SYS_futex, &fl_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* The first wait (fl_first_wait()) is over: from now on a first record wakes the thread. */
+static atomic_int fl_first_over;
+
+notrace void fdr_flush_wake_recorded(void)
+{
+	/*
+	 * The file is linked by the round after the first record. During
+	 * the first wait that round comes at its end anyway (FL_FIRST_NS): a
+	 * wake-up now would make every short process's flush thread run its
+	 * first round and fault in its pages ahead beside the program (about
+	 * 125 page faults of CPU time) for nothing. Relaxed: a late view
+	 * costs one wake-up, or a file linked at the next round.
+	 */
+	if (atomic_load_explicit(&fl_first_over, memory_order_relaxed))
+		fdr_flush_wake();
+}
+
 /*
  * The most one round of the loop takes from the queue, in bytes (at least
  * FDR_WRITE_BATCH buffers): fl_mutex is held for a round, and a fork
@@ -514,11 +531,16 @@ static notrace void fl_start_records(int32_t tid, bool forked)
  * before the first round and outside fl_mutex: the id map's level 0 and
  * first id -> address entries, the pool's least lead (the start faulted
  * its first 16 KiB only). None once a full buffer waits: the loop goes
- * on with them after its drains. A new function's first call then takes no page
- * fault from the first fraction of a millisecond on, while the finish of
- * a process that ends sooner does not wait for them (it needs only
- * fl_mutex; the steps stop when it is asked for). Only this thread calls
- * fdr_funcid_prepare() and fdr_pool_prefault_step(): they need no lock.
+ * on with them after its drains. They come after the first wait
+ * (fl_first_wait(): FL_FIRST_NS, or sooner when woken: a flush, a batch
+ * of full buffers, a new level of the id map wanted): about 125 page
+ * faults, which a process that ends sooner (a build's compiler driver, a
+ * shell's command) never needs and never pays; its first calls fault in
+ * only the pages they touch. A new function's first call takes no page
+ * fault once they are in, and the finish of a process never waits for
+ * them (it needs only fl_mutex; the steps stop when it is asked for).
+ * Only this thread calls fdr_funcid_prepare() and
+ * fdr_pool_prefault_step(): they need no lock.
  */
 static notrace void fl_pages_ahead(void)
 {
@@ -560,6 +582,7 @@ static notrace void fl_first_wait(uint64_t interval_ns)
 	    atomic_load_explicit(&fl_seq, memory_order_seq_cst) == seq)
 		syscall(SYS_futex, &fl_seq, FUTEX_WAIT_PRIVATE, seq, &to, NULL, 0);
 	atomic_store_explicit(&fl_sleeping, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_first_over, 1, memory_order_relaxed);
 }
 
 static notrace void *fl_main(void *arg)
@@ -587,8 +610,8 @@ static notrace void *fl_main(void *arg)
 	pthread_mutex_unlock(&fl_mutex);
 	fl_prefault = true;
 	fl_prefault_all = (bool)(uintptr_t)arg;
-	fl_pages_ahead();
 	fl_first_wait(interval_ns);
+	fl_pages_ahead();
 	for (;;) {
 		uint32_t seq = atomic_load_explicit(&fl_seq, memory_order_seq_cst);
 		struct timespec to = { 0, 50000000 };

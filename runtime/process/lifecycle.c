@@ -930,6 +930,7 @@ out:
 static const struct fdr_drain lc_drain = {
 	.start = fdr_start_lazy,
 	.wake = fdr_flush_wake,
+	.recorded = fdr_flush_wake_recorded,
 	.queued = fdr_flush_queued,
 	.starved = fdr_flush_starved,
 	.wait_buffer = fdr_flush_wait_buffer,

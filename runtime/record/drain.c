@@ -31,6 +31,7 @@ static notrace bool dr_false(void)
 static const struct fdr_drain dr_none = {
 	.start = dr_no_start,
 	.wake = dr_nothing,
+	.recorded = dr_nothing,
 	.queued = dr_nothing,
 	.starved = dr_nothing,
 	.wait_buffer = dr_no_buffer,

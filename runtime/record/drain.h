@@ -25,6 +25,8 @@ struct fdr_buffer;
  * @start:	start recording from a hook that found the gate LAZY
  *		(process layer); true when recording
  * @wake:	wake the flush thread (async-signal-safe)
+ * @recorded:	the process's first record: its trace file is wanted
+ *		(async-signal-safe)
  * @queued:	a buffer was queued (stream policy): wake the flush thread
  *		when a batch is ready or the pool runs low
  * @starved:	a thread found the pool empty: grow it, when allowed
@@ -38,6 +40,7 @@ struct fdr_buffer;
 struct fdr_drain {
 	bool (*start)(void);
 	void (*wake)(void);
+	void (*recorded)(void);
 	void (*queued)(void);
 	void (*starved)(void);
 	struct fdr_buffer *(*wait_buffer)(void);
@@ -67,6 +70,7 @@ static inline notrace const struct fdr_drain *fdr_drain_get(void)
 
 static inline notrace bool fdr_drain_start(void) { return fdr_drain_get()->start(); }
 static inline notrace void fdr_drain_wake(void) { fdr_drain_get()->wake(); }
+static inline notrace void fdr_drain_recorded(void) { fdr_drain_get()->recorded(); }
 static inline notrace void fdr_drain_queued(void) { fdr_drain_get()->queued(); }
 static inline notrace void fdr_drain_starved(void) { fdr_drain_get()->starved(); }
 static inline notrace struct fdr_buffer *fdr_drain_wait_buffer(void)

@@ -300,13 +300,14 @@ notrace int slow_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 
 	/*
 	 * A record (or a drop) is on its way: the process needs its trace
-	 * file. The flush thread creates it; wake it once (as a handover does).
+	 * file. The flush thread links it at its next round: wake it once
+	 * (not during its first wait, whose end is that round).
 	 * acq_rel: the release pairs with fdr_has_records()'s acquire load
 	 * (state.c); the first thread to set it wakes.
 	 */
 	if (!atomic_load_explicit(&fdr_recorded, memory_order_relaxed) &&
 	    !atomic_exchange_explicit(&fdr_recorded, true, memory_order_acq_rel))
-		fdr_drain_wake();
+		fdr_drain_recorded();
 
 	if (!b && fdr_cfg.policy == FDR_POLICY_RING)
 		b = fdr_ring_take_oldest();

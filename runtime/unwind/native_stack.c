@@ -320,18 +320,27 @@ notrace uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods
 	return n;
 }
 
+/* Frames fdr_native_init() unwinds: enough for every lazy set-up (two steps). */
+#define NATIVE_INIT_FRAMES 3u
+
 notrace void fdr_native_init(void)
 {
-	uint64_t addrs[FDR_NATIVE_MAX];
-	uint32_t mods[FDR_NATIVE_MAX];
+	uint64_t addrs[NATIVE_INIT_FRAMES];
+	uint32_t mods[NATIVE_INIT_FRAMES];
 	int fds[2];
 
 	if (native_ready)
 		return;
 	native_ready = true;
 	native_lowest_free(fds);
-	/* the whole stack once: libunwind's lazy set-up happens here, its pipe at @fds */
-	if (!fdr_native_here(0, addrs, mods, FDR_NATIVE_MAX))
+	/*
+	 * A few frames: libunwind's lazy set-up (tdep_init, its pools, the
+	 * register-state cache, the pipe at @fds) happens at the first
+	 * unw_init_local() and unw_step(); the frames beyond add nothing but
+	 * a signal-masked dl_iterate_phdr() each (2 sigprocmask calls, the
+	 * module's unwind table searched), about 70 us at every start.
+	 */
+	if (!fdr_native_here(0, addrs, mods, NATIVE_INIT_FRAMES))
 		native_ready = false;
 	if (native_pipe_note(fds))
 		native_pipe_move();

@@ -228,10 +228,11 @@ Test(clock, clock_never_goes_back_on_one_cpu)
 }
 
 /*
- * Under 4 ms of run (clock.c's CLK_REFINE_MIN_NS, four calibrations) the
- * refinement keeps the initial frequency; a thread preempted for longer
- * between the two calls (a loaded machine) measures over what ran, and
- * must then agree with the calibration within 0.1%.
+ * fdr_clock_init() right away takes a provisional estimate over 25 us
+ * (clock.c's CLK_EST_NS). The refinement keeps it over less than twice
+ * that; over more (a thread preempted between the two calls on a loaded
+ * machine) it measures again, and must then agree with the estimate
+ * within 0.2% (a pair's error is a few tens of ns at worst).
  */
 Test(clock, refine_keeps_the_frequency_for_a_short_run)
 {
@@ -241,12 +242,12 @@ Test(clock, refine_keeps_the_frequency_for_a_short_run)
 	fdr_clock_init(FDR_CLOCK_AUTO);
 	f = fdr_clock_refine();
 	ran = fdr_clock_run_ns();
-	if (ran < 4000000ull) {
+	if (ran < 50000ull) {
 		cr_assert_eq(f, fdr_clock.freq, "refined after %llu ns", (unsigned long long)ran);
 		return;
 	}
 	err = ((double)f - (double)fdr_clock.freq) / (double)fdr_clock.freq;
-	cr_assert_lt(err < 0 ? -err : err, 0.001, "refined %lu Hz against %lu after %llu ns", f,
+	cr_assert_lt(err < 0 ? -err : err, 0.002, "refined %lu Hz against %lu after %llu ns", f,
 		     fdr_clock.freq, (unsigned long long)ran);
 }
 
