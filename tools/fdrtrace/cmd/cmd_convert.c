@@ -64,7 +64,7 @@ struct cvt {
 void cv_flush(struct cv *cv)
 {
 	if (cv->len)
-		cv->out = ow_hand(&cv->w, cv->out, cv->len);
+		cv->out = ot_hand(&cv->w, cv->out, cv->len);
 	cv->len = 0;
 }
 
@@ -72,7 +72,7 @@ void cv_put(struct cv *cv, const void *p, size_t n)
 {
 	if (n > CV_OUT_SIZE / 2) {
 		cv_flush(cv);
-		ow_drain(&cv->w);	/* behind what was handed over */
+		ot_drain(&cv->w);	/* behind what was handed over */
 		fwrite(p, 1, n, stdout);
 		return;
 	}
@@ -163,7 +163,7 @@ static void cvt_stderr_sync(void *ctx)
 
 	if (cv->out)
 		cv_flush(cv);
-	ow_drain(&cv->w);
+	ot_drain(&cv->w);
 }
 
 static void cvt_enter(struct analysis *a, struct an_thread *t, const struct an_frame *f)
@@ -727,7 +727,7 @@ int cmd_convert(int argc, char **argv)
 		ri_close(&ri);
 		return status;
 	}
-	ow_init(&c.cv.w, stdout, CV_OUT_SIZE);
+	ot_init(&c.cv.w, stdout, CV_OUT_SIZE);
 	tk_ns_init(&c.cv.clk, 0);
 	c.cv.near.ok = false;
 	c.cv.run = ri.run;
@@ -755,7 +755,7 @@ int cmd_convert(int argc, char **argv)
 	tool_stderr_hook(NULL, NULL);
 	if (c.cv.out)
 		cv_flush(&c.cv);
-	ow_drain(&c.cv.w);
+	ot_drain(&c.cv.w);
 	if (c.fmt->fini)
 		c.fmt->fini(&c.cv);
 	free(c.cv.out);

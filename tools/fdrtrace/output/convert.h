@@ -9,7 +9,7 @@
  * them through its struct ord_writer, and writes the header and the
  * process and thread names through struct cv_format. Output goes through
  * one buffer (cv_room()/cv_put()), handed when full to a thread that
- * writes it to stdout (owriter.h) while the next one fills.
+ * writes it to stdout (out_thread.h) while the next one fills.
  *
  * Contract: single-threaded tool code.
  */
@@ -22,7 +22,7 @@
 
 #include "analysis.h"
 #include "order.h"
-#include "owriter.h"
+#include "out_thread.h"
 #include "ticks.h"
 #include "util.h"
 
@@ -45,7 +45,7 @@ struct cv {
 	size_t len;
 	uint64_t events;
 	void *fmt_state;
-	struct owriter w;
+	struct out_thread w;
 	struct tk_ns clk;
 	struct tk_near near;
 	bool run;
@@ -113,7 +113,7 @@ struct sel_opts;
 int cv_xray(const char *path, const struct sel_opts *sel, bool quiet);
 
 /**
- * cv_flush - hand the buffer over to be written to stdout (ow_drain() on
+ * cv_flush - hand the buffer over to be written to stdout (ot_drain() on
  * @cv->w waits until it is)
  * @cv: the conversion
  */
