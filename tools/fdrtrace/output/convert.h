@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * convert.h - what cmd_convert.c shares with its output formats
- * (convert_chrome.c: Chrome Trace Event JSON; convert_perfetto.c:
- * Perfetto's protobuf trace).
+ * convert.h - the convert core: what the command (cmd_convert.c) shares
+ * with the output formats (convert_chrome.c: Chrome Trace Event JSON;
+ * convert_perfetto.c: Perfetto's protobuf trace; convert_xray.c: XRay's
+ * own FDR form). The output buffer is convert.c's.
  *
  * cmd_convert.c runs the analysis, applies the selectors (select.h) and puts
  * each thread's calls and events in start order (order.h); a format writes
@@ -111,6 +112,31 @@ extern const struct cv_format cv_perfetto;
  */
 struct sel_opts;
 int cv_xray(const char *path, const struct sel_opts *sel, bool quiet);
+
+/**
+ * cv_open - set up @cv's output to stdout (no writing thread yet), its
+ * clock (ticks to nanoseconds) and its time axis
+ * @cv: the conversion, zeroed
+ * @run: the conversion is of a run (struct cv)
+ * @run_freq, @run_base: the run's time axis
+ *
+ * Return: 0, or -ENOMEM without memory for the buffer (cv_close() then
+ * too).
+ */
+int cv_open(struct cv *cv, bool run, uint64_t run_freq, uint64_t run_base);
+
+/**
+ * cv_drain - write out what the buffer holds and wait until everything
+ * handed over is written (before a message on stderr, and at the end)
+ * @cv: the conversion (may go on after it)
+ */
+void cv_drain(struct cv *cv);
+
+/**
+ * cv_close - free @cv's buffer, after cv_drain() and the format's fini
+ * @cv: the conversion
+ */
+void cv_close(struct cv *cv);
 
 /**
  * cv_flush - hand the buffer over to be written to stdout (ot_drain() on
