@@ -1,15 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analysis_internal.h - what the analysis core's files share (the core's
- * API is analysis.h).
+ * analysis_internal.h - the bottom of the analysis core (its API is
+ * analysis.h): what all its files share, and the function table's calls
+ * (analysis_names.c).
  *
- *   analysis.c          opening, reading (scan, stream, reorder), the end
- *   analysis_names.c    functions by id, modules, names
- *   analysis_stack.c    threads, calling-context nodes, open-call counts
- *   analysis_stack.h    the call-stack machine's inline fast path
+ * The core's files are a stack; each calls only the ones below it, and
+ * includes the header of the layer right below (which includes the rest):
+ *
+ *   analysis.c          the driver: opening, reading (scan, stream,
+ *                       reorder), the end                 analysis_events.h
+ *   analysis_events.c   each event and run of function records, and the
+ *                       call-stack machine's step per record (an_function())
+ *                                                         analysis_gaps.h
  *   analysis_gaps.c     losses: gaps held and applied, stack records
- *   analysis_events.c   each event and run of function records
- *   analysis_summary.c  the summary lines, an_fini()
+ *                                                         analysis_stack.h
+ *   analysis_stack.c    threads, calling-context nodes, open-call counts;
+ *                       the push and pop inline in        analysis_stack.h
+ *   analysis_names.c    functions by id (an_func_get() in analysis.h is its
+ *                       inline fast path), modules, names  (this header)
+ *   analysis_summary.c  the summary lines, an_fini(): beside the stack,
+ *                       called by the commands             (this header)
  *
  * Contract: included only by those files. Single-threaded tool code.
  */
@@ -45,16 +55,6 @@ static inline uint32_t an_hash32(uint32_t x)
 	return x;
 }
 
-/*
- * A gap read where the thread's records resume, kept until the first record
- * stamped at or after its first TSC (struct an_thread.held).
- */
-struct an_gap_held {
-	uint64_t first_tsc, last_tsc, records;
-	uint32_t reason, exited, depth;
-	uint32_t ids[];
-};
-
 /* analysis_names.c */
 
 /* A payload's string as a name: printable, valid UTF-8, malloc()ed. */
@@ -63,43 +63,5 @@ char *an_strdup_str(struct fdrtrace_str s);
 void an_func_rename(struct analysis *a, struct an_func *f);
 /* Every function's base name, before the commands that print after the run. */
 void an_names_settle(struct analysis *a);
-
-/* analysis_stack.c */
-
-/* The thread of @tid, made on first sight; NULL when out of memory. */
-struct an_thread *an_thread_get(struct analysis *a, int32_t tid);
-/* Forget @t's calls above @depth, whose exits were lost (an_ops.dropped). */
-void an_forget(struct analysis *a, struct an_thread *t, uint32_t depth);
-/* Drop @t's counts of open calls per id (made again when needed). */
-void an_open_forget(struct an_thread *t);
-/* A frame of @id pushed (+1) or popped (-1), while @t's counts are kept. */
-void an_open_note(struct an_thread *t, uint32_t id, int delta);
-/* Frames of @id open on @t; UINT32_MAX when not known (walk the stack then). */
-uint32_t an_open_count(struct an_thread *t, uint32_t id);
-/* Is a call of @id open on @t (another thread has calls of it open too)? */
-bool an_open_on(struct an_thread *t, uint32_t id);
-
-/* analysis_gaps.c */
-
-/* Apply the gap @t holds (struct an_gap_held), where its time says. */
-void an_gap_apply(struct analysis *a, struct an_thread *t);
-/* An FDRx drop gap in @t's own buffer: held until its time comes. */
-void an_gap_hold(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x);
-/* FDRTRACE_EXT_STACK: the calls open on the thread when its buffer began. */
-void an_seed_stack(struct analysis *a, const struct fdrtrace_ext *x, uint64_t tsc);
-
-/* Apply @t's held gap, if any, before what is not a function record. */
-static inline void an_gap_settle(struct analysis *a, struct an_thread *t)
-{
-	if (t && t->held)
-		an_gap_apply(a, t);
-}
-
-/* analysis_events.c */
-
-/* What one event of the reader does to the analysis. */
-void an_event(struct analysis *a, const struct fdrtrace_event *ev);
-/* A run of function records from the reader's batch path, on a->cur. */
-void an_functions(struct analysis *a, const struct fdrtrace_func_run *run);
 
 #endif /* FDR_TOOL_ANALYSIS_INTERNAL_H */
