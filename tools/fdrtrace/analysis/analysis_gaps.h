@@ -5,8 +5,9 @@
  * record a buffer opens with. Calls only the stack (analysis_stack.h)
  * and what is below it.
  *
- * Contract: included only by the analysis core's files above the gaps
- * (analysis_events.c, analysis.c). Single-threaded tool code.
+ * Contract: included only by analysis_gaps.c and the core's files above
+ * it (analysis_events.h, so analysis_events.c and analysis.c).
+ * Single-threaded tool code.
  */
 #ifndef FDR_TOOL_ANALYSIS_GAPS_H
 #define FDR_TOOL_ANALYSIS_GAPS_H
