@@ -3,7 +3,7 @@
  * common/build_id.h - the GNU build-id, shared by the runtime
  * (runtime/unwind/modules.c, which reads it from the program headers of mapped
  * objects and from module files) and the fdrtrace command
- * (tools/fdrtrace/symbolizer.c, which reads it from ELF files with libelf):
+ * (tools/fdrtrace/symbols/symbolizer.c, which reads it from ELF files with libelf):
  * finding the NT_GNU_BUILD_ID note in a note area, and the path of the
  * separate debug file a build-id names (DIR/.build-id/xx/rest.debug).
  *

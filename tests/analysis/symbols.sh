@@ -1,7 +1,7 @@
 #!/bin/bash
 # symbols.sh FDRTRACE LIBFDRTRACE WORKDIR [CLANG LLVM_XRAY]
 #
-# Names, source files and lines from ELF files (tools/fdrtrace/symbolizer.c),
+# Names, source files and lines from ELF files (tools/fdrtrace/symbols/symbolizer.c),
 # on real programs traced with fdrtrace's runtime (preloaded), on a trace
 # written by LLVM's XRay runtime, and on crafted traces:
 #   1. two static functions named helper in a.c and b.c: every command

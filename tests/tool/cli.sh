@@ -174,7 +174,7 @@ if [ -w /dev/full ]; then
 fi
 
 # replay and convert hand each full megabyte of output to a second thread
-# (owriter.c) that writes it while the next one is formatted. Outputs of
+# (out_thread.c) that writes it while the next one is formatted. Outputs of
 # several megabytes: complete and in order, and a failed write still ends
 # the command with status 1 and the right message (the thread's errno).
 awk 'BEGIN {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analysis_stack.h - the call-stack machine's fast path, inline: what one
- * function record does to its thread's stack (an_function()), and the
- * push and pop under it. Included by the analysis files that apply
- * records (the events and runs, the gaps); the slow parts are in
- * analysis_stack.c.
+ * analysis_stack.h - the call-stack machine: threads by id, and a call's
+ * push and pop, inline (the fast path of what a function record does;
+ * the record's step, an_function(), is analysis_events.c's). The slow
+ * parts are in analysis_stack.c. Calls only analysis_names.c, below it
+ * (analysis_internal.h).
  *
  * Contract: single-threaded tool code; nothing here allocates but a
  * thread's stack when it grows.
@@ -12,7 +12,24 @@
 #ifndef FDR_TOOL_ANALYSIS_STACK_H
 #define FDR_TOOL_ANALYSIS_STACK_H
 
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
 #include "analysis_internal.h"
+
+/* The thread of @tid, made on first sight; NULL when out of memory. */
+struct an_thread *an_thread_get(struct analysis *a, int32_t tid);
+/* Forget @t's calls above @depth, whose exits were lost (an_ops.dropped). */
+void an_forget(struct analysis *a, struct an_thread *t, uint32_t depth);
+/* Drop @t's counts of open calls per id (made again when needed). */
+void an_open_forget(struct an_thread *t);
+/* A frame of @id pushed (+1) or popped (-1), while @t's counts are kept. */
+void an_open_note(struct an_thread *t, uint32_t id, int delta);
+/* Frames of @id open on @t; UINT32_MAX when not known (walk the stack then). */
+uint32_t an_open_count(struct an_thread *t, uint32_t id);
+/* Is a call of @id open on @t (another thread has calls of it open too)? */
+bool an_open_on(struct an_thread *t, uint32_t id);
 
 /*
  * A call of @fn is pushed on @t: is it nested in another of @fn's there?
@@ -144,61 +161,6 @@ static inline __attribute__((always_inline)) void an_close_top(struct analysis *
 	an_open_leave(f);
 	if (__builtin_expect(t->open != NULL, 0))
 		an_open_note(t, f->id, -1);
-}
-
-/*
- * One function record of @t (@action, function @id, at @tsc): an entry
- * pushes a call; an exit closes the innermost call of @id, and those
- * above it as unwound; an exit with no open call of @id is counted as
- * unmatched. @plain as at an_push().
- */
-static inline __attribute__((always_inline)) void an_function(struct analysis *a, struct an_thread *t, unsigned action, uint32_t id,
-			uint64_t tsc, bool plain)
-{
-	struct an_func *fn;
-	uint32_t i;
-
-	/* a record stamped before a held gap began is applied before it */
-	if (__builtin_expect(t->held != NULL, 0) && tsc >= t->held->first_tsc)
-		an_gap_apply(a, t);
-	switch (action) {
-	case FDRTRACE_FN_ENTRY:
-	case FDRTRACE_FN_ENTRY_ARGS:
-		fn = an_func_get(a, id);
-		if (!fn || !an_push(a, t, fn, tsc, false, plain))
-			return;	/* out of memory: the call is lost, the stack stays right */
-		if (!plain && a->ops && a->ops->enter)
-			a->ops->enter(a, t, &t->stack[t->depth - 1]);
-		return;
-	case FDRTRACE_FN_EXIT:
-	case FDRTRACE_FN_TAIL_EXIT:
-		if (__builtin_expect(t->over != 0, 0)) {
-			t->over--;	/* the innermost of the calls too deep to keep */
-			return;
-		}
-		/* Mostly the innermost call's exit. */
-		if (__builtin_expect(t->depth && t->stack[t->depth - 1].id == id, 1)) {
-			an_close_top(a, t, tsc, AN_END_EXIT, plain);
-			return;
-		}
-		if (an_open_count(t, id) == 0) {
-			a->st.unmatched_exits++;
-			return;
-		}
-		for (i = t->depth; i > 0; i--)
-			if (t->stack[i - 1].id == id)
-				break;
-		if (i == 0) {
-			a->st.unmatched_exits++;
-			return;
-		}
-		while (t->depth > i)
-			an_close_top(a, t, tsc, AN_END_UNWOUND, plain);
-		an_close_top(a, t, tsc, AN_END_EXIT, plain);
-		return;
-	default:
-		return;	/* actions 4..7 have no meaning */
-	}
 }
 
 #endif /* FDR_TOOL_ANALYSIS_STACK_H */

@@ -2,7 +2,8 @@
 /*
  * asm.h - what the parts of "fdrtrace assemble" share: the state of one
  * run (cmd_assemble.c: the output and the records), a parsed line and its
- * fields (asm_text.c), and the extension records (asm_ext.c).
+ * fields (asm_text.c), and the extension records (asm_ext.c). Calls go
+ * one way: cmd_assemble.c -> asm_ext.c -> asm_text.c.
  *
  * Contract: included only by cmd_assemble.c, asm_text.c and asm_ext.c;
  * single-threaded. Functions that return int give 0 or a negative errno,
@@ -86,12 +87,10 @@ int asm_check_used(struct asm_state *s, struct asm_line *l);
 int asm_need_hdr(struct asm_state *s, const char *what);
 
 /*
- * asm_event - a custom ("evt cus") or typed event: its marker from @l's
- * fields, then @payload (@n bytes, taken over) or, when NULL, the data= field
+ * asm_ext_encode - "ext KIND field=value ...": an fdrtrace extension record
+ * (asm_ext.c), encoded from @l's fields into *@payload (malloc()ed, *@n
+ * bytes), which cmd_assemble.c writes as a custom event's payload
  */
-int asm_event(struct asm_state *s, struct asm_line *l, bool typed, uint8_t *payload, size_t n);
-
-/* "ext KIND field=value ...": an fdrtrace extension record (asm_ext.c). */
-int asm_ext(struct asm_state *s, struct asm_line *l);
+int asm_ext_encode(struct asm_state *s, struct asm_line *l, uint8_t **payload, size_t *n);
 
 #endif /* FDR_TOOL_ASM_H */

@@ -7,8 +7,8 @@
  * dump comment's "FDRx KIND ..." can be copied into an ext line.
  *
  * Contract: single-threaded; a body is built in memory (at most 65535
- * bytes are kept: a longer one is refused), then written as a custom event
- * by asm_event().
+ * bytes are kept: a longer one is refused) and handed back, for
+ * cmd_assemble.c to write as a custom event. Calls only asm_text.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -291,15 +291,16 @@ static int asm_ext_unknown(struct asm_state *s, const char *name)
  * but its size is event_size=, default the payload's) whose payload is our
  * extension record of that kind. ext_version= and body_len= override the
  * header (for broken test traces); body= appends raw hex after the fields.
+ * The record (header and body) is handed back in *@payload, *@n bytes.
  */
-int asm_ext(struct asm_state *s, struct asm_line *l)
+int asm_ext_encode(struct asm_state *s, struct asm_line *l, uint8_t **payload, size_t *n)
 {
 	struct fdrtrace_ext_header h;
 	struct asm_bytes b = { 0 };
 	uint64_t ver, body_len;
 	uint8_t *extra;
 	unsigned kind = asm_ext_kind(l->subtype);
-	size_t n;
+	size_t extra_n;
 	int rc;
 
 	if (!kind)
@@ -308,9 +309,9 @@ int asm_ext(struct asm_state *s, struct asm_line *l)
 	asm_put(&b, &h, sizeof(h));	/* filled in below */
 	rc = asm_ext_body(s, l, fdrx_fields(kind), &b);
 	if (!rc)
-		rc = asm_hex(s, l, "body", 0, &extra, &n);
-	if (!rc && n)
-		asm_put(&b, extra, n);
+		rc = asm_hex(s, l, "body", 0, &extra, &extra_n);
+	if (!rc && extra_n)
+		asm_put(&b, extra, extra_n);
 	if (!rc)
 		free(extra);
 	if (!rc && b.oom) {
@@ -332,5 +333,7 @@ int asm_ext(struct asm_state *s, struct asm_line *l)
 	h.kind = (uint8_t)kind;
 	h.body_len = (uint16_t)body_len;
 	memcpy(b.p, &h, sizeof(h));
-	return asm_event(s, l, false, b.p, b.n);
+	*payload = b.p;
+	*n = b.n;
+	return 0;
 }

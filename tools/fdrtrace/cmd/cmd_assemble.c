@@ -19,7 +19,8 @@
  * message"; on any error an output file is left as it was (util.h).
  *
  * This file is the command, the output and the FDR records; a line's text
- * and fields are asm_text.c, the "ext KIND" records asm_ext.c (asm.h).
+ * and fields are asm_text.c, the "ext KIND" records' payloads asm_ext.c
+ * (asm.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -280,7 +281,8 @@ static int asm_func(struct asm_state *s, struct asm_line *l, int action)
  * "evt cus" and "evt typ": marker, then the payload: @payload (@n bytes,
  * taken over) when not NULL, else the line's data= field.
  */
-int asm_event(struct asm_state *s, struct asm_line *l, bool typed, uint8_t *payload, size_t n)
+static int asm_event(struct asm_state *s, struct asm_line *l, bool typed, uint8_t *payload,
+		     size_t n)
 {
 	uint8_t rec[FDRTRACE_METADATA_RECORD_SIZE];
 	uint8_t *data = payload;
@@ -434,7 +436,8 @@ static const struct {
 static int asm_line(struct asm_state *s, char *text)
 {
 	struct asm_line l;
-	size_t i;
+	uint8_t *payload;
+	size_t i, n;
 	int rc = asm_parse_line(s, text, &l);
 
 	if (rc <= 0)
@@ -463,8 +466,10 @@ static int asm_line(struct asm_state *s, char *text)
 			return asm_raw(s, &l);
 		}
 	}
-	if (strcmp(l.type, "ext") == 0)
-		return asm_ext(s, &l);
+	if (strcmp(l.type, "ext") == 0) {
+		rc = asm_ext_encode(s, &l, &payload, &n);
+		return rc ? rc : asm_event(s, &l, false, payload, n);
+	}
 	return asm_err(s, "unknown record '%s %s'", l.type, l.subtype);
 }
 

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis_stack.h"
+#include "analysis_events.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------ */

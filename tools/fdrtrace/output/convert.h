@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * convert.h - what cmd_convert.c shares with its output formats
- * (convert_chrome.c: Chrome Trace Event JSON; convert_perfetto.c:
- * Perfetto's protobuf trace).
+ * convert.h - the convert core: what the command (cmd_convert.c) shares
+ * with the output formats (convert_chrome.c: Chrome Trace Event JSON;
+ * convert_perfetto.c: Perfetto's protobuf trace; convert_xray.c: XRay's
+ * own FDR form). The output buffer is convert.c's.
  *
  * cmd_convert.c runs the analysis, applies the selectors (select.h) and puts
  * each thread's calls and events in start order (order.h); a format writes
  * them through its struct ord_writer, and writes the header and the
  * process and thread names through struct cv_format. Output goes through
  * one buffer (cv_room()/cv_put()), handed when full to a thread that
- * writes it to stdout (owriter.h) while the next one fills.
+ * writes it to stdout (out_thread.h) while the next one fills.
  *
  * Contract: single-threaded tool code.
  */
@@ -22,7 +23,7 @@
 
 #include "analysis.h"
 #include "order.h"
-#include "owriter.h"
+#include "out_thread.h"
 #include "ticks.h"
 #include "util.h"
 
@@ -45,7 +46,7 @@ struct cv {
 	size_t len;
 	uint64_t events;
 	void *fmt_state;
-	struct owriter w;
+	struct out_thread w;
 	struct tk_ns clk;
 	struct tk_near near;
 	bool run;
@@ -113,7 +114,32 @@ struct sel_opts;
 int cv_xray(const char *path, const struct sel_opts *sel, bool quiet);
 
 /**
- * cv_flush - hand the buffer over to be written to stdout (ow_drain() on
+ * cv_open - set up @cv's output to stdout (no writing thread yet), its
+ * clock (ticks to nanoseconds) and its time axis
+ * @cv: the conversion, zeroed
+ * @run: the conversion is of a run (struct cv)
+ * @run_freq, @run_base: the run's time axis
+ *
+ * Return: 0, or -ENOMEM without memory for the buffer (cv_close() then
+ * too).
+ */
+int cv_open(struct cv *cv, bool run, uint64_t run_freq, uint64_t run_base);
+
+/**
+ * cv_drain - write out what the buffer holds and wait until everything
+ * handed over is written (before a message on stderr, and at the end)
+ * @cv: the conversion (may go on after it)
+ */
+void cv_drain(struct cv *cv);
+
+/**
+ * cv_close - free @cv's buffer, after cv_drain() and the format's fini
+ * @cv: the conversion
+ */
+void cv_close(struct cv *cv);
+
+/**
+ * cv_flush - hand the buffer over to be written to stdout (ot_drain() on
  * @cv->w waits until it is)
  * @cv: the conversion
  */

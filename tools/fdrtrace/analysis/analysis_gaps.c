@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_stack.h"
+#include "analysis_gaps.h"
 
 static void an_gap(struct analysis *a, struct an_thread *t, const struct fdrtrace_ext *x,
 		   bool followed);

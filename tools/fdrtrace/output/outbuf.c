@@ -23,14 +23,14 @@ int ob_init(struct obuf *ob, FILE *f)
 	ob->buf = malloc(OB_SIZE);
 	ob->len = 0;
 	ob->f = f;
-	ow_init(&ob->w, f, OB_SIZE);
+	ot_init(&ob->w, f, OB_SIZE);
 	return ob->buf ? 0 : -ENOMEM;
 }
 
 void ob_flush(struct obuf *ob)
 {
 	if (ob->len)
-		ob->buf = ow_hand(&ob->w, ob->buf, ob->len);
+		ob->buf = ot_hand(&ob->w, ob->buf, ob->len);
 	ob->len = 0;
 }
 
@@ -38,7 +38,7 @@ void ob_fini(struct obuf *ob)
 {
 	if (ob->buf)
 		ob_flush(ob);
-	ow_drain(&ob->w);
+	ot_drain(&ob->w);
 	free(ob->buf);
 	ob->buf = NULL;
 }
@@ -47,7 +47,7 @@ void ob_put_slow(struct obuf *ob, const void *p, size_t n)
 {
 	ob_flush(ob);
 	if (n > OB_SIZE / 2) {
-		ow_drain(&ob->w);	/* behind what was handed over */
+		ot_drain(&ob->w);	/* behind what was handed over */
 		fwrite(p, 1, n, ob->f);
 		return;
 	}

@@ -2,7 +2,7 @@
 /*
  * info_run.c - "fdrtrace info DIR": the processes of a run directory
  * (run.c), as a tree, with their start, span, records, losses and how
- * each ended.
+ * each ended. Also info_time(), the time line both halves of info print.
  *
  * Contract: single-threaded tool code.
  */
@@ -11,10 +11,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "info.h"
 #include "run.h"
 #include "util.h"
+
+void info_time(const char *label, uint64_t ns)
+{
+	time_t sec = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	char buf[64];
+
+	if (gmtime_r(&sec, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
+		printf("%-17s%s.%06" PRIu64 " UTC (%" PRIu64 ".%09" PRIu64 ")\n", label, buf,
+		       ns % 1000000000u / 1000u, ns / 1000000000u, ns % 1000000000u);
+	else
+		printf("%-17s%" PRIu64 " ns\n", label, ns);
+}
 
 /* A duration for people: "850us", "3.2ms", "1.25s", "2m05s"; "-" when not known. */
 static void info_dur(char *buf, size_t cap, bool known, uint64_t ns)

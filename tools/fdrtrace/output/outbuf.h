@@ -11,7 +11,7 @@
  * fwrite() on the stream, so stdio keeps the error state that
  * tool_finish_stdout() checks, and what the command printed with stdio
  * before stays in front. A full buffer is written by a second thread
- * (owriter.h) while the command fills another: nothing else may write to
+ * (out_thread.h) while the command fills another: nothing else may write to
  * the stream between ob_init() and ob_fini().
  *
  * The formatters print exactly what printf prints for the same value:
@@ -33,7 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "owriter.h"
+#include "out_thread.h"
 
 #define OB_SIZE (1u << 20)	/* bytes handed to stdio at a time */
 #define OB_PIECE 512u		/* the most ob_room() gives */
@@ -49,7 +49,7 @@ struct obuf {
 	char *buf;
 	size_t len;
 	FILE *f;
-	struct owriter w;
+	struct out_thread w;
 };
 
 /**

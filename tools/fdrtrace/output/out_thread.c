@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * owriter.c - output written by a second thread (see owriter.h).
+ * out_thread.c - output written by a second thread (see out_thread.h).
  *
  * Two buffers: the owner always holds one. The other is @spare (free),
  * @job (handed over, waiting) or being written by the thread, and every
  * change between those is made under @lock, which also orders the bytes
- * the owner wrote before ow_hand() before the thread's fwrite() of them.
+ * the owner wrote before ot_hand() before the thread's fwrite() of them.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 
-#include "owriter.h"
+#include "out_thread.h"
 
-void ow_init(struct owriter *w, FILE *f, size_t size)
+void ot_init(struct out_thread *w, FILE *f, size_t size)
 {
 	w->f = f;
 	w->size = size;
@@ -25,9 +25,9 @@ void ow_init(struct owriter *w, FILE *f, size_t size)
 	w->err = 0;
 }
 
-static void *ow_thread(void *arg)
+static void *ot_thread(void *arg)
 {
-	struct owriter *w = arg;
+	struct out_thread *w = arg;
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
@@ -57,7 +57,7 @@ static void *ow_thread(void *arg)
 }
 
 /* Start the thread with a second buffer; false (nothing started) when either is missing. */
-static bool ow_start(struct owriter *w)
+static bool ot_start(struct out_thread *w)
 {
 	sigset_t all, old;
 	int rc;
@@ -73,7 +73,7 @@ static bool ow_start(struct owriter *w)
 	/* signals (SIGINT, SIGPIPE) stay the command's main thread's business */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&w->thread, NULL, ow_thread, w);
+	rc = pthread_create(&w->thread, NULL, ot_thread, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		goto no_thread;
@@ -90,11 +90,11 @@ no_lock:
 	return false;
 }
 
-char *ow_hand(struct owriter *w, char *buf, size_t len)
+char *ot_hand(struct out_thread *w, char *buf, size_t len)
 {
 	char *next;
 
-	if (!w->running && !ow_start(w)) {
+	if (!w->running && !ot_start(w)) {
 		if (len)
 			fwrite(buf, 1, len, w->f);
 		return buf;
@@ -111,7 +111,7 @@ char *ow_hand(struct owriter *w, char *buf, size_t len)
 	return next;
 }
 
-void ow_drain(struct owriter *w)
+void ot_drain(struct out_thread *w)
 {
 	if (!w->running)
 		return;

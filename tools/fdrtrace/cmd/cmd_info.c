@@ -19,7 +19,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <fdrtrace/format.h>
 #include <fdrtrace/reader.h>
@@ -422,19 +421,6 @@ static void info_functions(struct info *in, const struct fdrtrace_func_run *run)
 static int info_is_runtime(const struct info_thread *t)
 {
 	return !t->program_records && strcmp(t->name, INFO_RUNTIME_THREAD) == 0;
-}
-
-void info_time(const char *label, uint64_t ns)
-{
-	time_t sec = (time_t)(ns / 1000000000u);
-	struct tm tm;
-	char buf[64];
-
-	if (gmtime_r(&sec, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
-		printf("%-17s%s.%06" PRIu64 " UTC (%" PRIu64 ".%09" PRIu64 ")\n", label, buf,
-		       ns % 1000000000u / 1000u, ns / 1000000000u, ns % 1000000000u);
-	else
-		printf("%-17s%" PRIu64 " ns\n", label, ns);
 }
 
 static const char *info_clock_name(unsigned c)

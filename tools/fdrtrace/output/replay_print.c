@@ -820,7 +820,7 @@ void rp_stderr_sync(void *ctx)
 	struct obuf *ob = ctx;
 
 	ob_flush(ob);
-	ow_drain(&ob->w);
+	ot_drain(&ob->w);
 }
 
 const struct an_ops rp_ops = {

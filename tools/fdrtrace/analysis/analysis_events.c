@@ -13,7 +13,62 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_stack.h"
+#include "analysis_events.h"
+
+/*
+ * One function record of @t (@action, function @id, at @tsc): an entry
+ * pushes a call; an exit closes the innermost call of @id, and those
+ * above it as unwound; an exit with no open call of @id is counted as
+ * unmatched. @plain as at an_push().
+ */
+static inline __attribute__((always_inline)) void an_function(struct analysis *a, struct an_thread *t, unsigned action, uint32_t id,
+			uint64_t tsc, bool plain)
+{
+	struct an_func *fn;
+	uint32_t i;
+
+	/* a record stamped before a held gap began is applied before it */
+	if (__builtin_expect(t->held != NULL, 0) && tsc >= t->held->first_tsc)
+		an_gap_apply(a, t);
+	switch (action) {
+	case FDRTRACE_FN_ENTRY:
+	case FDRTRACE_FN_ENTRY_ARGS:
+		fn = an_func_get(a, id);
+		if (!fn || !an_push(a, t, fn, tsc, false, plain))
+			return;	/* out of memory: the call is lost, the stack stays right */
+		if (!plain && a->ops && a->ops->enter)
+			a->ops->enter(a, t, &t->stack[t->depth - 1]);
+		return;
+	case FDRTRACE_FN_EXIT:
+	case FDRTRACE_FN_TAIL_EXIT:
+		if (__builtin_expect(t->over != 0, 0)) {
+			t->over--;	/* the innermost of the calls too deep to keep */
+			return;
+		}
+		/* Mostly the innermost call's exit. */
+		if (__builtin_expect(t->depth && t->stack[t->depth - 1].id == id, 1)) {
+			an_close_top(a, t, tsc, AN_END_EXIT, plain);
+			return;
+		}
+		if (an_open_count(t, id) == 0) {
+			a->st.unmatched_exits++;
+			return;
+		}
+		for (i = t->depth; i > 0; i--)
+			if (t->stack[i - 1].id == id)
+				break;
+		if (i == 0) {
+			a->st.unmatched_exits++;
+			return;
+		}
+		while (t->depth > i)
+			an_close_top(a, t, tsc, AN_END_UNWOUND, plain);
+		an_close_top(a, t, tsc, AN_END_EXIT, plain);
+		return;
+	default:
+		return;	/* actions 4..7 have no meaning */
+	}
+}
 
 /*
  * An application's custom or typed event (its payload is not ours): counted,

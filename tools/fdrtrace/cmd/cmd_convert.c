@@ -6,9 +6,10 @@
  * Writes as it reads. The selectors (select.h) decide which calls and
  * events are written, with replay's meaning; order.c puts each thread's
  * calls and events in start order within a bounded window; the format
- * (convert_chrome.c, convert_perfetto.c) writes them. Memory: the analysis
- * core's stacks and names, the selection's state per open call, and at
- * most ORD_WINDOW queued items; never per record.
+ * (convert_chrome.c, convert_perfetto.c) writes them into the convert
+ * core's output buffer (convert.c). Memory: the analysis core's stacks and
+ * names, the selection's state per open call, and at most ORD_WINDOW
+ * queued items; never per record.
  *
  * Contract: single-threaded.
  */
@@ -60,25 +61,6 @@ struct cvt {
 	uint32_t n_kids;
 	uint32_t n_kid_serials;	/* of them, with a fork record's serial */
 };
-
-void cv_flush(struct cv *cv)
-{
-	if (cv->len)
-		cv->out = ow_hand(&cv->w, cv->out, cv->len);
-	cv->len = 0;
-}
-
-void cv_put(struct cv *cv, const void *p, size_t n)
-{
-	if (n > CV_OUT_SIZE / 2) {
-		cv_flush(cv);
-		ow_drain(&cv->w);	/* behind what was handed over */
-		fwrite(p, 1, n, stdout);
-		return;
-	}
-	memcpy(cv_room(cv, n), p, n);
-	cv->len += n;
-}
 
 /* Nesting level of an instant: inside the innermost written call. */
 static uint32_t cvt_level(struct cvt *c, const struct an_thread *t)
@@ -159,11 +141,7 @@ static __attribute__((noinline)) void cvt_wait_put(struct cvt *c, struct analysi
 /* tool_stderr_sync(): what was written so far goes out before a message. */
 static void cvt_stderr_sync(void *ctx)
 {
-	struct cv *cv = ctx;
-
-	if (cv->out)
-		cv_flush(cv);
-	ow_drain(&cv->w);
+	cv_drain(ctx);
 }
 
 static void cvt_enter(struct analysis *a, struct an_thread *t, const struct an_frame *f)
@@ -727,15 +705,10 @@ int cmd_convert(int argc, char **argv)
 		ri_close(&ri);
 		return status;
 	}
-	ow_init(&c.cv.w, stdout, CV_OUT_SIZE);
-	tk_ns_init(&c.cv.clk, 0);
-	c.cv.near.ok = false;
-	c.cv.run = ri.run;
-	c.cv.run_freq = ri.freq;
-	c.cv.run_base = ri.base;
-	c.cv.out = malloc(CV_OUT_SIZE);
+	rc = cv_open(&c.cv, ri.run, ri.freq, ri.base);
 	tool_stderr_hook(cvt_stderr_sync, &c.cv);
-	rc = c.cv.out ? c.fmt->start(&c.cv) : -ENOMEM;
+	if (!rc)
+		rc = c.fmt->start(&c.cv);
 	if (rc)
 		tool_err("out of memory");
 	for (k = 0; !rc && k < ri.n; k++) {
@@ -753,12 +726,10 @@ int cmd_convert(int argc, char **argv)
 		c.fmt->finish(&c.cv, NULL);
 	ri_say_read(&ri, cl.quiet, read);
 	tool_stderr_hook(NULL, NULL);
-	if (c.cv.out)
-		cv_flush(&c.cv);
-	ow_drain(&c.cv.w);
+	cv_drain(&c.cv);
 	if (c.fmt->fini)
 		c.fmt->fini(&c.cv);
-	free(c.cv.out);
+	cv_close(&c.cv);
 	ri_close(&ri);
 	if (tool_output_close(&output, !rc) || rc)
 		status = EXIT_FAIL;

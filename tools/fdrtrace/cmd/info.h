@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * info.h - what the two halves of "fdrtrace info" share: cmd_info.c (one
- * trace) and info_run.c (a run directory).
+ * trace) calls info_run.c (a run directory; the time line both print),
+ * never the reverse.
  *
  * Contract: single-threaded tool code.
  */
