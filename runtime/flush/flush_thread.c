@@ -21,7 +21,7 @@
  *
  * Locks: fl_mutex is held around each round of work; the fork prepare
  * handler takes it so that a child never inherits a half-done write or a
- * held loader lock from fdr_symbol_lookup(). The file lock (trace_file.c)
+ * held loader lock from fdr_symbol_lookup(). The file lock (file_state.c)
  * is taken inside it; the fatal-signal handler takes only the file lock.
  */
 #include <errno.h>
@@ -427,7 +427,7 @@ static notrace void fl_close_range(unsigned lo, unsigned hi)
  * seccomp filter), the table stays shared, as before. Other threads
  * (the fatal-signal handler, the finisher once this thread has ended)
  * write through the process's table, checking the descriptor is still
- * the trace's (open.c, fw_ours()).
+ * the trace's (own.c, fw_ours()).
  */
 static notrace bool fl_own_files(void)
 {
