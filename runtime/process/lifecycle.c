@@ -25,7 +25,7 @@
  *     buffers are snapshot up to their published position (whole records
  *     only) and never written again. A thread whose hook got past the
  *     gate before it closed may hand a full buffer over before its
- *     snapshot: that buffer is written, before the snapshot (slowpath.c,
+ *     snapshot: that buffer is written, before the snapshot (buffer.c,
  *     fdr_thread_handover()); one handed over after it is not (the
  *     snapshot has its records).
  *   - fork: the prepare handler stamps the fork point (thread, clock,
