@@ -71,11 +71,6 @@ notrace void slow_gap_note(struct fdr_gap *g, unsigned action, uint32_t id, uint
 	g->depth = 0;
 }
 
-notrace uint8_t *slow_cap_end(struct fdr_buffer *b)
-{
-	return b->data + fdr_cfg.buffer_size - (fdr_cfg.format_version == 1 ? FDR_V1_TAIL : 0);
-}
-
 /* Append a custom event (marker + payload) at @p; the caller checked room. */
 notrace uint8_t *slow_put_custom(struct fdr_thread *t, uint8_t *p, const uint8_t *payload,
 				 size_t len)

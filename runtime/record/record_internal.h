@@ -17,8 +17,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buffer_queue.h"
 #include "compiler.h"
+#include "config.h"
+#include "records.h"
+#include "state.h"
 #include "thread.h"
+
+/*
+ * The end of the room for records in @b: the buffer's end, less the v1
+ * tail. Inline: the slow path asks it on every hook that comes there
+ * (max_depth), from buffer.c, slowpath.c and the files above.
+ */
+static inline notrace uint8_t *slow_cap_end(struct fdr_buffer *b)
+{
+	return b->data + fdr_cfg.buffer_size - (fdr_cfg.format_version == 1 ? FDR_V1_TAIL : 0);
+}
 
 /* Calls kept by handlers (held.c, slow_hold()) and not yet written or counted? */
 static inline notrace bool slow_held(const struct fdr_thread *t)
@@ -28,7 +42,6 @@ static inline notrace bool slow_held(const struct fdr_thread *t)
 }
 
 /* put.c */
-notrace uint8_t *slow_cap_end(struct fdr_buffer *b) fdr_hidden;
 notrace void slow_count(struct fdr_thread *t, unsigned reason, uint64_t bufs) fdr_hidden;
 notrace void slow_gap_note(struct fdr_gap *g, unsigned action, uint32_t id,
 			   uint64_t tsc) fdr_hidden;
