@@ -21,10 +21,11 @@ view (signals/sigview.c) happens to stand in front of.
 
 Inside a layer the files form a stack too: an object may reference
 symbols another object of its layer defines, but no chain of such
-references may lead back to it (docs/design.md, "Layers"). Each circle
-found is printed with the symbols that make each step of it. An inline
-header and the .c file that defines what it calls are one object here,
-so they are no circle.
+references may lead back to it (docs/design.md, "The runtime in
+layers"). Each circle found is printed with the symbols that make each
+step of it ("a.c (sym) -> b.c": a.c uses sym, which b.c defines). An
+inline header and the .c file that defines what it calls are one object
+here, so they are no circle.
 
 Exit 0 when every reference points down or sideways and no layer has a
 circle, 1 when not, 2 on a usage or nm error.
