@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/process/lifecycle.c - start, finish, fork, fatal signals, control
- * API.
+ * runtime/process/lifecycle.c - the constructor, the lazy start, the
+ * finish, exec. The contract below is the process layer's: fatal.c (fatal
+ * signals, _exit), fork.c, control.c (the API) and ending.c (the close's
+ * claim, the exit line) hold the parts it names.
  *
  * Contract:
  *   - The constructor (priority 101, the thread that loads the library,
