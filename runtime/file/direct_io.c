@@ -5,8 +5,10 @@
  * and why).
  *
  * Contract: under the file lock, like every write; async-signal-safe
- * (pwritev, fcntl, clock_gettime). fw_dio is this file's state; the other
- * files of the layer read fw_dio.fd (is the file written direct?).
+ * (pwritev, fcntl, clock_gettime). fw_dio is this file's state (kept in
+ * file_state.c, with fw_dio_mode() and fw_dio_stop(), which own.c needs
+ * below it); the other files of the layer read fw_dio.fd (is the file
+ * written direct?).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,16 +28,6 @@
 /* ---- direct writes (trace_file.c's opening comment) ---- */
 
 static notrace void fw_dio_begin(off_t end);
-
-/* O_DIRECT on or off for fw_dio.fd (async-signal-safe). Return: 0 or an errno. */
-static notrace int fw_dio_mode(bool on)
-{
-	int fl = fcntl(fw_dio.fd, F_GETFL);
-
-	if (fl < 0 || fcntl(fw_dio.fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) < 0)
-		return errno;
-	return 0;
-}
 
 /*
  * The file fdr_fd was just created (holding the fw_early_len bytes kept
@@ -140,24 +132,6 @@ notrace void fw_dio_watch(uint64_t bytes, uint64_t ns)
 }
 
 /*
- * Stop writing direct (a refusal, an error): the staged bytes go into the
- * file through the page cache, and its offset moves to the end for the
- * buffered writes that follow. Return: 0 or an errno.
- */
-notrace int fw_dio_stop(void)
-{
-	int err = fw_dio_mode(false);
-
-	if (!err && atomic_load_explicit(&fw_dio.unsettled, memory_order_relaxed))
-		err = fw_write_all(fw_dio.fd, fw_dio.stage, fw_dio.len, fw_dio.base);
-	if (!err && lseek(fw_dio.fd, fw_dio.base + (off_t)fw_dio.len, SEEK_SET) < 0)
-		err = errno;
-	atomic_store_explicit(&fw_dio.unsettled, false, memory_order_relaxed);
-	fw_dio.fd = fw_dio.cand = -1;
-	return err;
-}
-
-/*
  * Write @len bytes at @off of fdr_fd through the page cache, whether it is
  * written direct or not (O_DIRECT off around the write: a partial block, a
  * header field). On an error a direct file stops being one
@@ -211,7 +185,6 @@ notrace bool fdr_file_unsettled(void)
 {
 	return atomic_load_explicit(&fw_dio.unsettled, memory_order_relaxed);
 }
-
 
 /*
  * One unit (fw_writev()) written direct: copied into the stage, whole

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/file/file_internal.h - what the files of the file layer share:
- * its state and helpers (trace_file.c, open.c, direct_io.c, rtbuf.c).
- * Nothing outside runtime/file/ includes it; the layer's interface is
- * trace_file.h.
+ * runtime/file/file_internal.h - what the files of the file layer share.
+ * The files form a stack, each calling only those below it:
+ * file_state.c (the state, the lock, the primitives) < own.c (the trace's
+ * own descriptor) < direct_io.c (direct writes) < open.c (the file's
+ * life) < trace_file.c (header and buffers) < rtbuf.c (runtime buffers).
+ * Each group of functions below is owned by the file it names; the state
+ * is file_state.c's. Nothing outside runtime/file/ includes it; the
+ * layer's interface is trace_file.h.
  *
- * Everything here is changed under the file lock (trace_file.c:
+ * Everything here is changed under the file lock (file_state.c:
  * fdr_file_lock()) unless its comment says otherwise.
  */
 #ifndef FDR_FILE_INTERNAL_H
@@ -122,17 +126,27 @@ struct fw_dio_state {
 };
 extern struct fw_dio_state fw_dio fdr_hidden;
 
-notrace uint64_t fw_cpu_ns(void) fdr_hidden;
-notrace void fw_dio_probe(void) fdr_hidden;
+/* file_state.c */
+notrace int fw_dio_mode(bool on) fdr_hidden;
 notrace int fw_dio_stop(void) fdr_hidden;
-notrace void fw_dio_watch(uint64_t bytes, uint64_t ns) fdr_hidden;
-notrace int fw_dio_writev(const struct iovec *iov, int n, size_t total) fdr_hidden;
 notrace int fw_fail(const char *what, int err) fdr_hidden;
 notrace void fw_fsize_probe(void) fdr_hidden;
-notrace bool fw_ours(void) fdr_hidden;
-notrace int fw_write_all(int fd, const uint8_t *p, size_t len, off_t off) fdr_hidden;
-notrace int fw_write_through(const uint8_t *p, size_t len, off_t off) fdr_hidden;
 notrace void fw_prealloc(off_t pos, size_t len) fdr_hidden;
 notrace void fw_report(const char *what, int err) fdr_hidden;
+notrace int fw_write_all(int fd, const uint8_t *p, size_t len, off_t off) fdr_hidden;
+
+/* own.c */
+notrace int fw_open_own(int flags) fdr_hidden;
+notrace bool fw_ours(void) fdr_hidden;
+notrace void fw_own_set(int fd) fdr_hidden;
+notrace bool fw_same(int fd) fdr_hidden;
+notrace bool fw_taken(void) fdr_hidden;
+
+/* direct_io.c */
+notrace uint64_t fw_cpu_ns(void) fdr_hidden;
+notrace void fw_dio_probe(void) fdr_hidden;
+notrace void fw_dio_watch(uint64_t bytes, uint64_t ns) fdr_hidden;
+notrace int fw_dio_writev(const struct iovec *iov, int n, size_t total) fdr_hidden;
+notrace int fw_write_through(const uint8_t *p, size_t len, off_t off) fdr_hidden;
 
 #endif /* FDR_FILE_INTERNAL_H */

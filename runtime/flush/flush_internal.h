@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/flush/flush_internal.h - what the files of the flush layer share
- * (flush_thread.c, names.c, pool.c, snapshot.c): the flush thread's state
- * and the helpers each calls in another. Nothing outside runtime/flush/
- * includes it; the layer's interface is flush.h.
+ * runtime/flush/flush_internal.h - what the files of the flush layer share.
+ * The files form a stack, each calling only those below it: flush_state.c
+ * (the shared state and the wake-up) < names.c (function names, start
+ * records), pool.c (the pool's growth) < snapshot.c (snapshot files) <
+ * flush_thread.c (the thread). Each group below is owned by the file it
+ * names. Nothing outside runtime/flush/ includes it; the layer's
+ * interface is flush.h.
  *
  * The flush thread's own state is changed by the flush thread, or under
  * fl_mutex, unless its comment says otherwise.
@@ -32,32 +35,43 @@ struct fl_cname {
 	_Atomic(char *) name;
 	uint32_t module;
 };
-extern struct fl_cname *fl_cache fdr_hidden;
-extern _Atomic uint32_t fl_cache_upto fdr_hidden;
+/* flush_state.c */
 extern uint8_t *fl_emitted fdr_hidden;	/* per id: FDRTRACE_EXT_FUNC written */
-extern uint32_t fl_grow_target fdr_hidden;
-/* the handover rate's window: its start and the buffers queued then (fl_rate_target()) */
-extern uint64_t fl_rate_t0 fdr_hidden, fl_rate_n0 fdr_hidden;
-extern _Atomic int fl_pressure fdr_hidden;	/* the pool ran low: grow it (fl_grow()) */
 extern struct fdr_rtbuf fl_rb fdr_hidden;
 extern bool fl_running fdr_hidden;
 extern uint32_t fl_scan_from fdr_hidden;
 extern uint8_t fl_scratch[8192] fdr_hidden;
-extern _Atomic int fl_snap_req fdr_hidden;
-extern _Atomic uint32_t fl_snaps fdr_hidden;	/* snapshots written (or failed) */
-extern _Atomic uint64_t fl_stalled_at fdr_hidden;
-/* latency triggers fired, snapshots not yet written */
-extern _Atomic uint32_t fl_trig_req fdr_hidden;
+extern _Atomic uint32_t fl_seq fdr_hidden;	/* the futex word fdr_flush_wake() bumps */
+extern _Atomic int fl_sleeping fdr_hidden;	/* the flush thread waits on fl_seq */
+
+/* names.c */
+extern struct fl_cname *fl_cache fdr_hidden;
+extern _Atomic uint32_t fl_cache_upto fdr_hidden;
 
 notrace void fl_cache_names(void) fdr_hidden;
-notrace bool fl_can_grow(void) fdr_hidden;
 notrace int fl_emitted_init(void) fdr_hidden;
-notrace void fl_grow(struct fdr_rtbuf *rb) fdr_hidden;
-notrace bool fl_growing(void) fdr_hidden;
 notrace size_t fl_id_bytes(void) fdr_hidden;
 notrace void fl_module_again(const struct fdr_module *m, void *arg) fdr_hidden;
 notrace void fl_module_mapped(const struct fdr_module *m, void *arg) fdr_hidden;
 notrace void fl_module_unmapped(const struct fdr_module *m, void *arg) fdr_hidden;
+
+/* pool.c */
+extern uint32_t fl_grow_target fdr_hidden;
+/* the handover rate's window: its start and the buffers queued then (fl_rate_target()) */
+extern uint64_t fl_rate_t0 fdr_hidden, fl_rate_n0 fdr_hidden;
+extern _Atomic int fl_pressure fdr_hidden;	/* the pool ran low: grow it (fl_grow()) */
+extern _Atomic uint64_t fl_stalled_at fdr_hidden;
+
+notrace bool fl_can_grow(void) fdr_hidden;
+notrace void fl_grow(struct fdr_rtbuf *rb) fdr_hidden;
+notrace bool fl_growing(void) fdr_hidden;
+
+/* snapshot.c */
+extern _Atomic int fl_snap_req fdr_hidden;
+extern _Atomic uint32_t fl_snaps fdr_hidden;	/* snapshots written (or failed) */
+/* latency triggers fired, snapshots not yet written */
+extern _Atomic uint32_t fl_trig_req fdr_hidden;
+
 notrace void fl_request(struct fdr_thread *t, void *arg) fdr_hidden;
 notrace void fl_requested_snapshots(void) fdr_hidden;
 

@@ -21,7 +21,7 @@
  *
  * Locks: fl_mutex is held around each round of work; the fork prepare
  * handler takes it so that a child never inherits a half-done write or a
- * held loader lock from fdr_symbol_lookup(). The file lock (trace_file.c)
+ * held loader lock from fdr_symbol_lookup(). The file lock (file_state.c)
  * is taken inside it; the fatal-signal handler takes only the file lock.
  */
 #include <errno.h>
@@ -62,8 +62,6 @@
 #include "trace_file.h"
 #include "trigger.h"
 
-_Atomic uint64_t fdr_written;
-
 static pthread_mutex_t fl_mutex = PTHREAD_MUTEX_INITIALIZER;
 /*
  * Threads in fdr_flush_fork_prepare() waiting for fl_mutex; a futex word.
@@ -76,9 +74,6 @@ static pthread_mutex_t fl_mutex = PTHREAD_MUTEX_INITIALIZER;
  */
 static _Atomic uint32_t fl_fork_waiting;
 static pthread_t fl_thread;
-bool fl_running;
-static _Atomic uint32_t fl_seq;
-static _Atomic int fl_sleeping;
 static _Atomic int fl_stop;
 /*
  * The final round was written by the finisher's thread (fdr_flush_finish()),
@@ -92,30 +87,6 @@ static _Atomic int fl_alive;	/* the thread runs, past its set-up (fdr_flush_aliv
 static const char *fl_exec_path;	/* the finish is for an exec of this file */
 static uint32_t fl_exec_tid;		/* ... called by this thread */
 static uint64_t fl_exec_tsc;		/* ... at this trace clock */
-struct fdr_rtbuf fl_rb;
-uint8_t *fl_emitted;	/* per id: FDRTRACE_EXT_FUNC written */
-uint32_t fl_scan_from = 1;
-uint8_t fl_scratch[8192];
-
-/* The flush thread's id, which the runtime buffers carry (0 before it runs). */
-notrace int32_t fdr_flush_tid(void)
-{
-	return fl_rb.tid;
-}
-
-/* The flush thread runs (started, not finished): a hook may wait for its decisions. */
-notrace bool fdr_flush_running(void)
-{
-	return fl_running;
-}
-
-notrace void fdr_flush_wake(void)
-{
-	/* seq_cst: pairs with the sleeper's store of fl_sleeping then load of fl_seq */
-	atomic_fetch_add_explicit(&fl_seq, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&fl_sleeping, memory_order_seq_cst))
-		syscall(SYS_futex, &fl_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
 
 /* The first wait (fl_first_wait()) is over: from now on a first record wakes the thread. */
 static atomic_int fl_first_over;
@@ -456,7 +427,7 @@ static notrace void fl_close_range(unsigned lo, unsigned hi)
  * seccomp filter), the table stays shared, as before. Other threads
  * (the fatal-signal handler, the finisher once this thread has ended)
  * write through the process's table, checking the descriptor is still
- * the trace's (open.c, fw_ours()).
+ * the trace's (own.c, fw_ours()).
  */
 static notrace bool fl_own_files(void)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * runtime/ext_writer.c - encode fdrtrace extension payloads.
+ * runtime/format/ext_encode.c - encode fdrtrace extension payloads.
  *
  * Contract: pure functions of their arguments, async-signal-safe: no libc
  * at all (own byte copies and string lengths), no allocation, no locks.

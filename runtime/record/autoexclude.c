@@ -9,7 +9,7 @@
  *     fdr_gate_rec to FDR_GATE_COUNTED, the value every start of
  *     recording stores in the gate (lifecycle.c). The hooks' inline fast
  *     path is not changed: it sees a gate that is not FDR_GATE_ON and calls
- *     fdr_record_inactive() (slowpath.c), which calls fdr_ax_record().
+ *     fdr_record_inactive() (inactive.c), which calls fdr_ax_record().
  *   - fdr_ax_record() is a hook: owner thread, maybe in a signal handler;
  *     no locks, no allocation, no system call, errno untouched. It takes
  *     the thread's guard first (a handler meanwhile goes to

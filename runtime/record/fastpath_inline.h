@@ -8,8 +8,11 @@
  * thread's direct-mapped id cache, check CPU, delta and room, store one
  * 8-byte record and publish the new position with a release store (a
  * plain mov on x86-64). Anything unusual goes to fdr_record_slow()
- * (slowpath.c), which also releases the guard. No locks, syscalls or
- * allocation here, and errno is untouched.
+ * (slowpath.c), which also releases the guard; a hook that finds the
+ * guard taken (a signal handler's) goes to fdr_record_reentry() (held.c),
+ * one that finds the gate neither ON nor OFF to fdr_record_inactive()
+ * (inactive.c: it calls auto_exclude, which calls this path back). No
+ * locks, syscalls or allocation here, and errno is untouched.
  *
  * The two TSC clocks are read inline here, with no call on any path, so
  * that the compiler needs no stack frame and no saved registers: a clock

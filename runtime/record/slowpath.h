@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * runtime/record/slowpath.h - the hooks' slow path and what goes with it:
- * the per-thread buffers (slowpath.c), a handler's calls kept (held.c),
- * the control API's records (events.c), the thread registry (registry.c),
- * as the layers above use them.
+ * the per-thread buffers (put.c, buffer.c), a handler's calls kept
+ * (held.c), the control API's records (events.c), the thread registry
+ * (registry.c, thread_exit.c), as the layers above use them.
  */
 #ifndef FDR_SLOWPATH_H
 #define FDR_SLOWPATH_H
@@ -37,6 +37,9 @@ struct fdr_buffer;
  */
 void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
 		     unsigned cpu) fdr_hidden fdr_noinline fdr_cold;
+
+/* ---- a hook while recording is not on (inactive.c) ---- */
+
 /**
  * fdr_record_inactive() - a hook that found the gate neither ON nor OFF
  *
@@ -45,6 +48,9 @@ void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint
  * Context: the hook's thread, no guard held.
  */
 void fdr_record_inactive(void *fn, unsigned action) fdr_hidden fdr_noinline fdr_cold;
+
+/* ---- a thread's buffer (buffer.c; the counters: put.c) ---- */
+
 /**
  * fdr_thread_handover() - hand @t's buffer over (queued in stream policy,
  * marked FULL in ring policy), under its slot lock
@@ -106,12 +112,15 @@ void fdr_thread_set_ignored(struct fdr_thread *t) fdr_hidden;
 /* the largest payload of one custom or typed event */
 size_t fdr_event_max(void) fdr_hidden;
 
-/* ---- the thread registry (registry.c) ---- */
+/* ---- a thread leaving the registry (thread_exit.c) ---- */
 
 /* the thread-exit destructor's key (start of recording). Return: 0 or -EAGAIN */
 int fdr_registry_init(void) fdr_hidden;
 /* fork child (one thread): the parent's other threads leave the registry, counts start again */
 void fdr_registry_after_fork_child(void) fdr_hidden;
+
+/* ---- the thread registry (registry.c) ---- */
+
 /**
  * fdr_threads_foreach() - @fn(t, @arg) for every registered thread, its
  * slot locked meanwhile

@@ -6,7 +6,7 @@
  * Its owner thread writes it (the hooks, the slow path, the thread-exit
  * destructor). Other threads (the finisher at exit, fdrtrace_flush(), the
  * fatal-signal handler) read @pos/@buf and kick @end/@flush_req, but only
- * while they hold the thread's registry slot (slowpath.c: slow_slot_lock()),
+ * while they hold the thread's registry slot (registry.c: slow_slot_lock()),
  * which the owner also takes to hand a buffer over or to leave the
  * registry. Seen by the record layer and the layers above it only.
  */

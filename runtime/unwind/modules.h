@@ -43,6 +43,11 @@ struct fdr_module {
  * @unmapped: called for each module reported before and now gone (may be NULL)
  * @arg: passed to both
  *
+ * Walks the loaded objects (dl_iterate_phdr); a module gone is reported
+ * once and its id never reused.
+ * Context: the flush thread, or initialisation; may allocate. The
+ * callbacks run with the module list's lock held and must not call back
+ * into this file.
  * Return: 0 or a negative errno.
  */
 int fdr_modules_scan(void (*mapped)(const struct fdr_module *m, void *arg),
@@ -55,6 +60,9 @@ int fdr_modules_scan(void (*mapped)(const struct fdr_module *m, void *arg),
  * @name_len: size of @name
  * @module_id: set to the module's id, or FDR_MODULE_UNKNOWN
  *
+ * dladdr() first, then the module's .symtab, read (mapped) once per module.
+ * Context: the flush thread, or initialisation; takes the module list's
+ * lock, may allocate and open the module's file. Never a hook or a handler.
  * Return: 0 when a name was found, -ENOENT otherwise (@module_id may still
  * be set).
  */
@@ -67,10 +75,18 @@ int fdr_symbol_lookup(uintptr_t addr, char *name, size_t name_len, uint32_t *mod
  *
  * For a new file of the same run (a snapshot), which must name every
  * module again.
+ * Context: the flush thread; @fn must not call back into this file.
  */
 void fdr_modules_foreach_reported(void (*fn)(const struct fdr_module *m, void *arg), void *arg);
 
-/* Free what the module list holds (at the end of the run, and in a fork child). */
+/**
+ * fdr_modules_reset - forget every module and free what the list holds
+ *
+ * The next fdr_modules_scan() reports every module again, with ids from 0.
+ * The list's lock is made anew: a fork child may have inherited it held.
+ * Context: a fork child, while it runs alone (or the end of the run): no
+ * other call of this file may run meanwhile; the lock is not taken.
+ */
 void fdr_modules_reset(void);
 
 #endif /* FDR_MODULES_H */

@@ -58,12 +58,39 @@ uint32_t fdr_native_from_signal(void *uc, uint64_t *addrs, uint32_t *mods,
 uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods,
 			 uint32_t max) fdr_hidden;
 
-/* The flush thread reported a module (module_map) or its unmapping. */
+/**
+ * fdr_native_module_mapped - the flush thread reported a module (module_map)
+ * @id:		its id in the trace
+ * @start, @size: the span of its segments in memory
+ *
+ * Kept in a fixed table for fdr_native_module_of(), the entry published
+ * (release) before the count that covers it; past 1024 modules the frames
+ * of later ones get FDR_MODULE_UNKNOWN.
+ * Context: the flush thread (one writer); readers may run meanwhile.
+ */
 void fdr_native_module_mapped(uint32_t id, uint64_t start, uint64_t size) fdr_hidden;
+/**
+ * fdr_native_module_unmapped - the flush thread reported module @id unmapped
+ * @id:		as given to fdr_native_module_mapped()
+ *
+ * Its span is emptied: no frame is found in it from now on.
+ * Context: the flush thread; readers may run meanwhile.
+ */
 void fdr_native_module_unmapped(uint32_t id) fdr_hidden;
-/* The id of the reported module that holds @addr, or FDR_MODULE_UNKNOWN. Async-signal-safe. */
+/**
+ * fdr_native_module_of - the reported module that holds @addr
+ * @addr:	an instruction address
+ *
+ * Context: any thread; async-signal-safe (no lock, acquire on the count).
+ * Return: its id, or FDR_MODULE_UNKNOWN.
+ */
 uint32_t fdr_native_module_of(uint64_t addr) fdr_hidden;
-/* Fork child: module ids start again from 0. */
+/**
+ * fdr_native_reset - forget every reported module
+ *
+ * Module ids start again from 0 in a new trace.
+ * Context: a fork child, while it runs alone.
+ */
 void fdr_native_reset(void) fdr_hidden;
 
 #endif /* FDR_NATIVE_STACK_H */

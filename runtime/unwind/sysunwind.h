@@ -13,7 +13,14 @@
 
 #include "compiler.h"
 
-/* Initialisation: find libgcc_s's unwinder and warm it up (none: the calls below do nothing). */
+/**
+ * fdr_sysunwind_init - find the unwinder of a libgcc_s already loaded
+ *
+ * Looks its calls up (dlopen with RTLD_NOLOAD: libgcc_s is never loaded
+ * for us) and walks once, so that their lazy binding is done here. Without
+ * libgcc_s the calls below do nothing.
+ * Context: initialisation, before recording starts.
+ */
 void fdr_sysunwind_init(void) fdr_hidden;
 
 /**

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # reentry_race.sh GDB REL_TARGET FDRTRACE RECORD_DIR
-# (RECORD_DIR: runtime/record, whose slowpath.c and registry.c it breaks in)
+# (RECORD_DIR: runtime/record, whose slowpath.c and thread_exit.c it breaks in)
 #
 # A signal handler's calls while a hook runs are kept and written by the
 # thread's next hook, in their place; where they cannot be (max_depth, or
@@ -59,8 +59,8 @@ line_of() {
   echo "$n"
 }
 resume_line=$(line_of slowpath.c slow_resume 't->rewind_floor = np;') || exit 1
-leaving_line=$(line_of registry.c slow_thread_exit 't->leaving = true;') || exit 1
-moved_line=$(line_of registry.c slow_thread_exit 't->state = FDR_T_NEW;') || exit 1
+leaving_line=$(line_of thread_exit.c slow_thread_exit 't->leaving = true;') || exit 1
+moved_line=$(line_of thread_exit.c slow_thread_exit 't->state = FDR_T_NEW;') || exit 1
 
 # scenario NAME THREADS OPTIONS WANT GDB_COMMANDS MARKER...: run rel_target
 # sig THREADS 100 under gdb with FDRTRACE_OPTIONS=OPTIONS; the interleaving
@@ -147,13 +147,13 @@ scenario resume 0 "max_depth=100000" counted "$(two_handlers "handler 2 after th
   "^handler 2 after the report$" "hit Breakpoint [0-9.]*, slow_resume "
 
 # the first thread to leave is the worker (main ends with exit())
-scenario exit 1 "" counted "break registry.c:$leaving_line
+scenario exit 1 "" counted "break thread_exit.c:$leaving_line
 run
 delete
 printf \"handler 1 before leaving\\n\"
-break registry.c:$moved_line
+break thread_exit.c:$moved_line
 signal SIGPROF
 delete
 printf \"handler 2 after the move\\n\"
-signal SIGPROF" "^handler 2 after the move$" "hit Breakpoint [0-9.]*, slow_thread_exit .*registry.c:$moved_line"
+signal SIGPROF" "^handler 2 after the move$" "hit Breakpoint [0-9.]*, slow_thread_exit .*thread_exit.c:$moved_line"
 echo "PASS"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-tests/runtime/check_layers.py - no layer of the runtime calls up.
+tests/runtime/check_layers.py - no layer of the runtime calls up, and no
+files of one layer call each other in a circle.
 
 usage: check_layers.py NM VERSION_SCRIPT NAME=LIBRARY.a ...   (bottom layer first)
 
@@ -16,8 +17,18 @@ Symbols no layer defines (the C library, libunwind, liburcu) are not ours
 to judge, nor the C library's functions the runtime interposes (the
 exported names of VERSION_SCRIPT other than the hooks and fdrtrace_*): a
 call of sigaction() is a call of the C library's, which the program's
-view (signals/sigview.c) happens to stand in front of. Exit 0 when every reference points down or sideways, 1 when not,
-2 on a usage or nm error.
+view (signals/sigview.c) happens to stand in front of.
+
+Inside a layer the files form a stack too: an object may reference
+symbols another object of its layer defines, but no chain of such
+references may lead back to it (docs/design.md, "The runtime in
+layers"). Each circle found is printed with the symbols that make each
+step of it ("a.c (sym) -> b.c": a.c uses sym, which b.c defines). An
+inline header and the .c file that defines what it calls are one object
+here, so they are no circle.
+
+Exit 0 when every reference points down or sideways and no layer has a
+circle, 1 when not, 2 on a usage or nm error.
 """
 import os
 import re
@@ -55,6 +66,81 @@ def symbols(nm, lib):
     return objs
 
 
+def short(obj):
+    """"libfdrtrace_record.a.p/record_held.c.o" -> "held.c" (the layer's prefix dropped)."""
+    name = os.path.basename(obj)
+    name = name[:-2] if name.endswith(".o") else name
+    return name.split("_", 1)[1] if "_" in name and not name.startswith("..") else name
+
+
+def edges(objs):
+    """{A: {B: [symbols]}}: object A references symbols object B defines (A != B)."""
+    owner = {}
+    for obj, (d, _) in objs.items():
+        for sym in d:
+            owner.setdefault(sym, obj)
+    out = {obj: {} for obj in objs}
+    for obj, (_, u) in objs.items():
+        for sym in sorted(u):
+            b = owner.get(sym)
+            if b is not None and b != obj:
+                out[obj].setdefault(b, []).append(sym)
+    return out
+
+
+def circles(graph):
+    """The strongly connected components of @graph with more than one node (Tarjan)."""
+    index, low, stack, on, comps = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return comps
+
+
+def one_circle(graph, comp):
+    """A path inside @comp from its first node back to it: [A, B, ..., A]."""
+    start, inside = comp[0], set(comp)
+    seen, path = set(), [start]
+
+    def walk(v):
+        for w in sorted(graph[v]):
+            if w == start:
+                path.append(w)
+                return True
+            if w in inside and w not in seen:
+                seen.add(w)
+                path.append(w)
+                if walk(w):
+                    return True
+                path.pop()
+        return False
+
+    walk(start)
+    return path
+
+
 def main():
     if len(sys.argv) < 4 or any("=" not in a for a in sys.argv[3:]):
         print(__doc__.strip(), file=sys.stderr)
@@ -78,10 +164,25 @@ def main():
                     print(f"UPWARD: {name}/{os.path.basename(obj)} uses {sym}, defined in {', '.join(above)}")
                     bad += 1
     names = " < ".join(n for n, _ in layers)
-    if bad:
-        print(f"check_layers: {bad} upward reference(s); layers: {names}")
+    loops = 0
+    for i, (name, _) in enumerate(layers):
+        graph = edges(objs[i])
+        for comp in circles(graph):
+            path = one_circle(graph, comp)
+            steps = " -> ".join(
+                short(a) + (f" ({', '.join(graph[a][b][:4])}"
+                            f"{', ...' if len(graph[a][b]) > 4 else ''})")
+                for a, b in zip(path, path[1:])) + " -> " + short(path[-1])
+            print(f"CIRCLE: {name}: {', '.join(short(o) for o in comp)}: {steps}")
+            loops += 1
+    if bad or loops:
+        if loops:
+            print(f"check_layers: {loops} circle(s) between the files of a layer")
+        if bad:
+            print(f"check_layers: {bad} upward reference(s); layers: {names}")
         return 1
-    print(f"ok: every layer references only its own and lower layers: {names}")
+    print(f"ok: every layer references only its own and lower layers: {names}; "
+          "inside each, the files form a stack (no circle)")
     return 0
 
 
