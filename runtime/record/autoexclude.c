@@ -71,7 +71,7 @@
 #include "state.h"
 #include "thread.h"
 #include "trigger.h"
-#include "fastpath_inline.h"
+#include "slowpath_inline.h"
 
 #define AX_SLOTS 256u		/* a thread's table of counts (power of two) */
 #define AX_PROBE 8u		/* slots looked at for an id before the process-wide table */

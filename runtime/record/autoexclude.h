@@ -5,7 +5,7 @@
  *
  * With auto_exclude=DURATION[;after=N] the gate's recording value is
  * FDR_GATE_COUNTED instead of FDR_GATE_ON: the hooks' inline fast path
- * (fastpath_inline.h, unchanged) sends every call to fdr_record_inactive(),
+ * (fastpath_inline.h) sends every call to fdr_record_inactive(),
  * which sends it here. A function whose first N timed calls took less
  * than DURATION on average is then *counted*: its later calls, and every
  * call nested inside one of them, add one to a per-thread count instead

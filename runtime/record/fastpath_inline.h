@@ -11,8 +11,9 @@
  * (slowpath.c), which also releases the guard; a hook that finds the
  * guard taken (a signal handler's) goes to fdr_record_reentry() (held.c),
  * one that finds the gate neither ON nor OFF to fdr_record_inactive()
- * (inactive.c: it calls auto_exclude, which calls this path back). No
- * locks, syscalls or allocation here, and errno is untouched.
+ * (inactive.c: the lazy start, auto_exclude). The store itself is
+ * fdr_record_at() (slowpath_inline.h), which auto_exclude's timed calls
+ * share. No locks, syscalls or allocation here, and errno is untouched.
  *
  * The two TSC clocks are read inline here, with no call on any path, so
  * that the compiler needs no stack frame and no saved registers: a clock
@@ -26,42 +27,9 @@
 
 #include "clock.h"
 #include "slowpath.h"
+#include "slowpath_inline.h"
 #include "state.h"
 #include "thread.h"
-
-void fdr_record_generic(void *fn, unsigned action) fdr_hidden fdr_noinline;
-
-/* Everything after the clock read; the caller checked the gate and holds the guard. */
-static fdr_always_inline notrace void fdr_record_at(struct fdr_thread *t, void *fn,
-						    unsigned action, uint64_t tsc, unsigned cpu)
-{
-	uintptr_t addr = (uintptr_t)fn;
-	struct fdr_fcache_ent *ce;
-	uint64_t delta, rec;
-	uint8_t *pos;
-
-	ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
-	pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
-	delta = tsc - t->last_tsc;	/* huge when the TSC went backwards */
-	if (unlikely(ce->addr != addr || cpu != t->cpu || delta > UINT32_MAX ||
-		     pos >= atomic_load_explicit(&t->end, memory_order_relaxed)))
-		goto slow_path;
-	/* short calls may be erased at their exit: the slow path decides (@action is a constant) */
-	if (action == FDRTRACE_FN_EXIT && unlikely(fdr_min_ticks))
-		goto slow_path;
-
-	rec = fdrtrace_func_word(action, ce->id) | (delta << 32);
-	memcpy(pos, &rec, sizeof(rec));
-	t->last_tsc = tsc;
-	/* release: the record's bytes before the position that covers them (snapshot readers) */
-	atomic_store_explicit(&t->pos, pos + sizeof(rec), memory_order_release);
-	atomic_signal_fence(memory_order_seq_cst);
-	t->guard = 0;
-	return;
-
-slow_path:
-	fdr_record_slow(t, addr, action, tsc, cpu);
-}
 
 static fdr_always_inline notrace void fdr_record(void *fn, unsigned action)
 {

@@ -42,7 +42,7 @@
 #include "config.h"
 #include "drain.h"
 #include "ext_encode.h"
-#include "fastpath_inline.h"
+#include "slowpath_inline.h"
 #include "filter.h"
 #include "fork_stack.h"
 #include "funcid_map.h"
