@@ -17,16 +17,6 @@
 
 #include "analysis_stack.h"
 
-/*
- * A gap read where the thread's records resume, kept until the first record
- * stamped at or after its first TSC (struct an_thread.held).
- */
-struct an_gap_held {
-	uint64_t first_tsc, last_tsc, records;
-	uint32_t reason, exited, depth;
-	uint32_t ids[];
-};
-
 /* Apply the gap @t holds (struct an_gap_held), where its time says. */
 void an_gap_apply(struct analysis *a, struct an_thread *t);
 /* An FDRx drop gap in @t's own buffer: held until its time comes. */

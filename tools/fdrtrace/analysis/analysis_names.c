@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_internal.h"
+#include "analysis_names.h"
 #include "demangle.h"
 #include "printable.h"
 #include "shortname.h"

@@ -4,7 +4,7 @@
  * push and pop, inline (the fast path of what a function record does;
  * the record's step, an_function(), is analysis_events.c's). The slow
  * parts are in analysis_stack.c. Calls only analysis_names.c, below it
- * (analysis_internal.h).
+ * (analysis_names.h, which includes the types).
  *
  * Contract: single-threaded tool code; nothing here allocates but a
  * thread's stack when it grows.
@@ -16,7 +16,32 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "analysis_internal.h"
+#include "analysis_names.h"
+
+/**
+ * an_thread_label - "name" or "thread TID"
+ * @t: the thread
+ * @buf: space for the label
+ * @cap: its size
+ *
+ * Return: @buf.
+ */
+const char *an_thread_label(const struct an_thread *t, char *buf, size_t cap);
+
+/**
+ * an_node_child - the calling-context node of @fn called under @parent
+ * @a: the analysis
+ * @parent: the caller's node; 0 (the root) for an outermost call
+ * @fn: the function, or NULL for a thread's root node
+ * @thread: the thread, for a thread's root node
+ *
+ * Made on first use. The core builds its tree with it when @want_cct; a
+ * command may build its own (stack, of the selected calls) in a->nodes.
+ *
+ * Return: the node's index, or 0 (the root) when out of memory.
+ */
+uint32_t an_node_child(struct analysis *a, uint32_t parent, struct an_func *fn,
+		       struct an_thread *thread);
 
 /* The thread of @tid, made on first sight; NULL when out of memory. */
 struct an_thread *an_thread_get(struct analysis *a, int32_t tid);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_internal.h"
+#include "analysis_summary.h"
 #include "util.h"
 
 double an_seconds(const struct analysis *a, uint64_t ticks)
