@@ -1,31 +1,35 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-tests/runtime/check_layers.py - no layer of the runtime calls up, and no
+tests/check_layers.py - a tree built in layers calls only down, and no
 files of one layer call each other in a circle.
 
-usage: check_layers.py NM VERSION_SCRIPT NAME=LIBRARY.a ...   (bottom layer first)
+usage: check_layers.py NM [--interposed VERSION_SCRIPT] NAME=LIBRARY.a ...
+       (bottom layer first)
 
-The runtime is built as one static library per layer (runtime/meson.build,
-docs/design.md). A layer compiles with the include directories of its own
-and the lower layers only, so an upward #include fails to build; but a
-stray prototype would still let a lower layer call a function of a higher
-one, and the link of libfdrtrace would not mind. This reads each layer's
+The runtime (runtime/meson.build) and the fdrtrace command
+(tools/fdrtrace/meson.build) are each built as one static library per
+layer (docs/design.md). A layer compiles with the include directories of
+its own and the lower layers only, so an upward #include fails to build;
+but a stray prototype would still let a lower layer call a function of a
+higher one, and the final link would not mind. This reads each layer's
 objects with nm and fails when an object references a symbol that no
 object of its own layer or a lower one defines and a higher layer does.
-Symbols no layer defines (the C library, libunwind, liburcu) are not ours
-to judge, nor the C library's functions the runtime interposes (the
-exported names of VERSION_SCRIPT other than the hooks and fdrtrace_*): a
-call of sigaction() is a call of the C library's, which the program's
-view (signals/sigview.c) happens to stand in front of.
+Symbols no layer defines (the C library, libunwind, liburcu, libelf,
+ncurses) are not ours to judge, nor, with --interposed, the C library's
+functions the runtime interposes (the exported names of VERSION_SCRIPT
+other than the hooks and fdrtrace_*): a call of sigaction() is a call of
+the C library's, which the program's view (signals/sigview.c) happens to
+stand in front of.
 
 Inside a layer the files form a stack too: an object may reference
 symbols another object of its layer defines, but no chain of such
-references may lead back to it (docs/design.md, "The runtime in
-layers"). Each circle found is printed with the symbols that make each
-step of it ("a.c (sym) -> b.c": a.c uses sym, which b.c defines). An
-inline header and the .c file that defines what it calls are one object
-here, so they are no circle.
+references may lead back to it. (Between layers every reference points
+down once no UPWARD is reported, so no circle can cross layers.) Each
+circle found is printed with the symbols that make each step of it
+("a.c (sym) -> b.c": a.c uses sym, which b.c defines). An inline header
+and the .c file that defines what it calls are one object here, so they
+are no circle.
 
 Exit 0 when every reference points down or sideways and no layer has a
 circle, 1 when not, 2 on a usage or nm error.
@@ -67,7 +71,7 @@ def symbols(nm, lib):
 
 
 def short(obj):
-    """"libfdrtrace_record.a.p/record_held.c.o" -> "held.c" (the layer's prefix dropped)."""
+    """"libfdrtrace_record.a.p/record_held.c.o" -> "held.c" (a layer's prefix dropped)."""
     name = os.path.basename(obj)
     name = name[:-2] if name.endswith(".o") else name
     return name.split("_", 1)[1] if "_" in name and not name.startswith("..") else name
@@ -142,14 +146,20 @@ def one_circle(graph, comp):
 
 
 def main():
-    if len(sys.argv) < 4 or any("=" not in a for a in sys.argv[3:]):
+    args = sys.argv[1:]
+    libc = set()
+    try:
+        nm = args.pop(0)
+        if args and args[0] == "--interposed":
+            args.pop(0)
+            libc = interposed(args.pop(0))
+        layers = [a.split("=", 1) for a in args]
+        if not layers or any(len(l) != 2 for l in layers):
+            raise IndexError
+        objs = [symbols(nm, lib) for _, lib in layers]
+    except IndexError:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    nm = sys.argv[1]
-    layers = [a.split("=", 1) for a in sys.argv[3:]]
-    try:
-        libc = interposed(sys.argv[2])
-        objs = [symbols(nm, lib) for _, lib in layers]
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"check_layers: {e}", file=sys.stderr)
         return 2
