@@ -507,12 +507,7 @@ static notrace void lc_start(void)
 		lc_start_failed();
 		return;
 	}
-	/*
-	 * After the flush thread took its descriptor table: libunwind's pipe
-	 * is the process's, and the flush thread (which never unwinds) holds
-	 * no copy of it. Before the handlers, which may need both.
-	 */
-	fdr_native_init();	/* libunwind's lazy set-up, before the handlers can need it */
+	fdr_native_init();	/* native stacks allowed: libunwind sets up at the first one */
 	fdr_sysunwind_init();	/* the cheap walks: fork stacks, on_full=wait's handler check */
 	lc_install_signals();
 	/* release: everything above before any hook sees the gate open */

@@ -4,10 +4,16 @@
  * unwinder.
  *
  * Contract:
- *   - fdr_native_init() runs once at initialisation: it unwinds its own
- *     stack, so that libunwind's lazy set-up (tdep_init: the local address
- *     space, memory validation; the register-state cache's memory, which
- *     libunwind maps on first use) happens there and not in a handler.
+ *   - fdr_native_init() (at initialisation) only allows stacks from then
+ *     on. libunwind's own one-time set-up (tdep_init: the local address
+ *     space, memory validation and its pipe; the register-state cache's
+ *     memory) happens at the first stack taken, whichever it is: nothing
+ *     is unwound at the start (2026-12-02: that walk cost every traced
+ *     process 65-100 us and 12 page faults of its start, for a crash
+ *     stack most never take). The set-up is as safe in the handler as the
+ *     unwind itself (below): tdep_init takes its lock with every signal
+ *     blocked, maps its pools with mmap, opens its pipe with pipe2 and
+ *     probes with mincore; no malloc, no stdio.
  *   - fdr_native_from_signal() runs in the fatal-signal handler, on the
  *     faulting thread. It calls only unw_init_local2(), unw_get_reg() and
  *     unw_step(), which libunwind(3) documents as safe in a signal handler
@@ -32,7 +38,8 @@
  *     handler, 200 ms in fdrtrace_start(); nanosleep), so that its frames
  *     get module ids.
  *   - libunwind's validation pipe: libunwind 1.6 opens a pipe at its first
- *     unwind (here, at initialisation: the two lowest free descriptors)
+ *     unwind (the two lowest free descriptors then; in the fatal-signal
+ *     handler, where the process dies, it is left there)
  *     and, when it must check an address (a frame without unwind
  *     information, the outermost frames), reads a byte from the pipe's
  *     read end and writes one byte at the address to its write end. A
@@ -40,7 +47,8 @@
  *     shell's `exec 3>file 4>file`): libunwind then read from one and
  *     wrote a byte of memory into the other (seen: bytes appended to a
  *     user's file at a crash). So the pipe is noted after set-up
- *     (native_pipe_note()) and its ends moved high (native_pipe_move(),
+ *     (native_pipe_note(), by the first fdr_native_here()) and its ends
+ *     moved high (native_pipe_move(),
  *     fdr_fd_high()), which gives the program its usual numbers back.
  *     Before each unwind (native_pipe_guard()) the ends are lent back at
  *     libunwind's numbers, where these are free; in the fatal-signal
@@ -87,7 +95,17 @@ struct native_mod {
 
 static struct native_mod native_mods[NS_MODS];
 static _Atomic uint32_t native_count;
-static bool native_ready;
+static bool native_ready;	/* stacks allowed (fdr_native_init()) */
+/*
+ * libunwind's set-up, by the first stack of an ordinary thread
+ * (fdr_native_here()): NATIVE_SETUP_NONE, then RUNNING for the one that
+ * claimed it (CAS), which notes the pipe; DONE after. A stack taken
+ * meanwhile, or in the fatal-signal handler first, just unwinds
+ * (libunwind's own lock serialises its set-up); its pipe is then not noted
+ * (not guarded), as any pipe not where expected.
+ */
+enum { NATIVE_SETUP_NONE, NATIVE_SETUP_RUNNING, NATIVE_SETUP_DONE };
+static _Atomic int native_setup;
 
 notrace void fdr_native_module_mapped(uint32_t id, uint64_t start, uint64_t size)
 {
@@ -306,42 +324,36 @@ notrace uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods
 	bool lent[2];
 	int next[2], saved;
 
+	int expect = NATIVE_SETUP_NONE, fds[2];
+	bool first;
+
 	if (!native_ready || !max)
 		return 0;
-	if (from)
-		native_wait_modules(200);	/* not at initialisation: we are before the flush thread */
+	native_wait_modules(200);
 	saved = errno;
+	/* acq_rel: pairs with the DONE store below (the pipe noted before it) */
+	first = atomic_compare_exchange_strong_explicit(&native_setup, &expect,
+							NATIVE_SETUP_RUNNING,
+							memory_order_acq_rel,
+							memory_order_acquire);
+	if (first)
+		native_lowest_free(fds);	/* where libunwind's set-up will put its pipe */
 	if (native_pipe_guard(false, lent, next)) {
 		if (unw_getcontext(&ctx) >= 0 && unw_init_local(&cur, &ctx) >= 0)
 			n = native_walk(&cur, from, addrs, mods, max);
 		native_pipe_after(lent, next);
 	}
+	if (first) {
+		if (native_pipe_note(fds))
+			native_pipe_move();	/* the program's numbers given back */
+		/* release: the note above before DONE */
+		atomic_store_explicit(&native_setup, NATIVE_SETUP_DONE, memory_order_release);
+	}
 	errno = saved;
 	return n;
 }
 
-/* Frames fdr_native_init() unwinds: enough for every lazy set-up (two steps). */
-#define NATIVE_INIT_FRAMES 3u
-
 notrace void fdr_native_init(void)
 {
-	uint64_t addrs[NATIVE_INIT_FRAMES];
-	uint32_t mods[NATIVE_INIT_FRAMES];
-	int fds[2];
-
-	if (native_ready)
-		return;
 	native_ready = true;
-	native_lowest_free(fds);
-	/*
-	 * A few frames: libunwind's lazy set-up (tdep_init, its pools, the
-	 * register-state cache, the pipe at @fds) happens at the first
-	 * unw_init_local() and unw_step(); the frames beyond add nothing but
-	 * a signal-masked dl_iterate_phdr() each (2 sigprocmask calls, the
-	 * module's unwind table searched), about 70 us at every start.
-	 */
-	if (!fdr_native_here(0, addrs, mods, NATIVE_INIT_FRAMES))
-		native_ready = false;
-	if (native_pipe_note(fds))
-		native_pipe_move();
 }

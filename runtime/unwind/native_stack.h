@@ -21,12 +21,13 @@
 #define FDR_NATIVE_MAX 64u
 
 /**
- * fdr_native_init - let libunwind do its lazy set-up now
+ * fdr_native_init - allow native stacks from now on
  *
- * Unwinds the calling thread's stack once, so that libunwind's one-time
- * initialisation (its address space, memory validation, the global
- * register-state cache's memory) is done here and never in a signal
- * handler.
+ * Nothing is unwound here: libunwind's one-time set-up (its address
+ * space, memory validation and its pipe, the register-state cache's
+ * memory) happens at the first stack taken, in the fatal-signal handler
+ * or fdrtrace_start(), where it is as safe as the unwind itself
+ * (native_stack.c's contract).
  *
  * Context: initialisation, before the fatal-signal handlers are installed.
  */

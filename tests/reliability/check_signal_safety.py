@@ -49,8 +49,10 @@ ALLOWED = {
 # unw_step(3)), and in libunwind 1.6 (Debian 12): no malloc (its pools
 # mmap), its locks are taken with every signal blocked (our handler never
 # interrupts a holder on its own thread), dl_iterate_phdr's loader lock is
-# recursive, and the lazy set-up was done at initialisation
-# (fdr_native_init()). The reasons are spelled out in native_stack.c.
+# recursive, and its one-time set-up, done at the first stack (maybe this
+# one), takes the same lock with every signal blocked, maps its pools and
+# opens its pipe with system calls (mmap, pipe2, mincore) and nothing else.
+# The reasons are spelled out in native_stack.c.
 LIBUNWIND = {
     "_ULx86_64_init_local2": "unw_init_local2(3): from the signal's ucontext, UNW_INIT_SIGNAL_FRAME",
     "_ULx86_64_get_reg": "unw_get_reg(3): a frame's instruction pointer, from the cursor",
