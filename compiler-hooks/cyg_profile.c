@@ -20,7 +20,7 @@
 #include "fastpath_inline.h"
 #include "lifecycle.h"
 
-__attribute__((used)) static void (*const cyg_keep_ctor)(void) = fdr_lifecycle_ctor;
+__attribute__((used)) static void (*const cyg_keep_ctor)(int, char **, char **) = fdr_lifecycle_ctor;
 
 fdr_export notrace void __cyg_profile_func_enter(void *fn, void *call_site);
 fdr_export notrace void __cyg_profile_func_exit(void *fn, void *call_site);

@@ -151,7 +151,13 @@ struct fdr_fork_point {
 };
 extern struct fdr_fork_point fdr_fork_point fdr_hidden;
 
-/* Read /proc/self/cmdline into fdr_cmdline (start of recording; async-signal-safe). */
+/*
+ * fdr_note_args - where the constructor's @argc arguments at @argv lie
+ * (glibc passes them to constructors), for fdr_read_cmdline(): nothing is
+ * copied; a layout other than one area of NUL-ended strings is not noted.
+ */
+void fdr_note_args(int argc, char **argv) fdr_hidden;
+/* The command line into fdr_cmdline, as /proc/self/cmdline gives it (start of recording; async-signal-safe). */
 void fdr_read_cmdline(void) fdr_hidden;
 
 #endif /* FDR_STATE_H */

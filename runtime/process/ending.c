@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "config.h"
 #include "lifecycle_internal.h"
+#include "modules.h"
 #include "say.h"
 #include "slowpath.h"
 #include "state.h"
@@ -43,13 +44,12 @@ bool lc_quiet;
 notrace void lc_program_name(void)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t n = fdr_modules_exe(exe, sizeof(exe));	/* read once: the module scan's too */
 	const char *name = program_invocation_short_name;
 
 	if (n > 0) {
 		char *slash;
 
-		exe[n] = '\0';
 		slash = strrchr(exe, '/');
 		name = slash ? slash + 1 : exe;
 	}

@@ -637,7 +637,7 @@ static const struct fdr_drain lc_drain = {
  * (fdr_start_lazy()). A process that never runs an instrumented function
  * leaves no file, starts no thread, maps no pool and calibrates nothing.
  */
-static notrace void lc_init(void)
+static notrace void lc_init(int argc, char **argv)
 {
 	int saved = errno;
 
@@ -654,6 +654,7 @@ static notrace void lc_init(void)
 		return;
 	}
 	fdr_clock_anchor();
+	fdr_note_args(argc, argv);	/* the command line, read at the start without /proc */
 	lc_armed_pid = getpid();
 	if (fdr_cfg.logfile_base[0] != '/')
 		lc_take_start_dir();	/* where the program started, whenever it records */
@@ -680,8 +681,11 @@ static notrace void lc_init(void)
 __attribute__((used)) static int (*const lc_keep_exec)(const char *, char *const[],
 						       char *const[]) = execve;
 
-__attribute__((constructor(101))) notrace void fdr_lifecycle_ctor(void)
+/* glibc calls constructors with (argc, argv, envp), as the main program's main(). */
+__attribute__((constructor(101))) notrace void fdr_lifecycle_ctor(int argc, char **argv,
+								  char **envp)
 {
-	lc_init();
+	(void)envp;
+	lc_init(argc, argv);
 }
 

@@ -16,7 +16,7 @@
  * The constructor (priority 101): reads the options and arms recording.
  * Named so that the hooks' object can hold on to it (cyg_profile.c).
  */
-void fdr_lifecycle_ctor(void) fdr_hidden;
+void fdr_lifecycle_ctor(int argc, char **argv, char **envp) fdr_hidden;
 
 /* creds.c, before set*id, setgroups, initgroups, chroot: name the trace while we may (lifecycle.c) */
 void fdr_before_identity_change(void) fdr_hidden;

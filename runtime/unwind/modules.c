@@ -113,6 +113,35 @@ static size_t mod_count, mod_cap;
 static char mod_exe[sizeof(((struct fdr_module *)0)->path)];
 static bool mod_exe_known;
 
+/* mod_exe, read when it is not known yet ("" when it cannot be). Under mod_lock. */
+static notrace void mod_exe_read(void)
+{
+	ssize_t n;
+
+	if (mod_exe_known)
+		return;
+	n = readlink("/proc/self/exe", mod_exe, sizeof(mod_exe) - 1);
+	mod_exe[n > 0 ? n : 0] = '\0';
+	mod_exe_known = n > 0;
+}
+
+notrace size_t fdr_modules_exe(char *path, size_t cap)
+{
+	size_t n;
+
+	pthread_mutex_lock(&mod_lock);
+	mod_exe_read();
+	n = strnlen(mod_exe, sizeof(mod_exe));
+	if (cap) {
+		if (n >= cap)
+			n = cap - 1;
+		memcpy(path, mod_exe, n);
+		path[n] = '\0';
+	}
+	pthread_mutex_unlock(&mod_lock);
+	return n;
+}
+
 /* ------------------------------------------------------------------ */
 /* ELF notes                                                           */
 /* ------------------------------------------------------------------ */
@@ -293,12 +322,7 @@ static notrace int mod_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg
 		memcpy(m.path, info->dlpi_name, n);
 		m.path[n] = '\0';
 	} else if (!s->main_seen) {
-		if (!mod_exe_known) {
-			ssize_t n = readlink("/proc/self/exe", mod_exe, sizeof(mod_exe) - 1);
-
-			mod_exe[n > 0 ? n : 0] = '\0';
-			mod_exe_known = n > 0;
-		}
+		mod_exe_read();
 		memcpy(m.path, mod_exe, sizeof(m.path));
 		s->main_seen = true;
 		hooks = true;	/* the program: instrumented, or linked with a static libfdrtrace */

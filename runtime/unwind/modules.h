@@ -80,6 +80,18 @@ int fdr_symbol_lookup(uintptr_t addr, char *name, size_t name_len, uint32_t *mod
 void fdr_modules_foreach_reported(void (*fn)(const struct fdr_module *m, void *arg), void *arg);
 
 /**
+ * fdr_modules_exe - the main program's path (/proc/self/exe, read once)
+ * @path:	set to the path, cut to @cap - 1 bytes and NUL-ended; "" when
+ *		it cannot be read
+ * @cap:	room at @path
+ *
+ * The same path the main program's module record gives, read once per
+ * image (a process that chroots later keeps it). Takes mod_lock.
+ * Return: the length written.
+ */
+size_t fdr_modules_exe(char *path, size_t cap) fdr_hidden;
+
+/**
  * fdr_modules_reset - forget every module and free what the list holds
  *
  * The next fdr_modules_scan() reports every module again, with ids from 0.
