@@ -488,6 +488,14 @@ static notrace void lc_start(void)
 		lc_start_failed();
 		return;
 	}
+	/*
+	 * libgcc's unwinder: on_full=wait asks it whether a hook runs in a
+	 * handler from the first record on, so it is found now; else the
+	 * flush thread finds it as it starts, before it lets a fork in (a
+	 * fork's stack is its only other use), and off this thread's start.
+	 */
+	if (fdr_cfg.on_full == FDR_ON_FULL_WAIT)
+		fdr_sysunwind_init();
 	/* release: pairs with the phase's acquire loads (state.h) */
 	atomic_store_explicit(&fdr_phase, FDR_PHASE_RECORDING, memory_order_release);
 	/*
@@ -508,7 +516,6 @@ static notrace void lc_start(void)
 		return;
 	}
 	fdr_native_init();	/* native stacks allowed: libunwind sets up at the first one */
-	fdr_sysunwind_init();	/* the cheap walks: fork stacks, on_full=wait's handler check */
 	lc_install_signals();
 	/* release: everything above before any hook sees the gate open */
 	atomic_store_explicit(&fdr_gate, fdr_gate_rec, memory_order_release);

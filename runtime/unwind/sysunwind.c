@@ -85,9 +85,15 @@ static notrace int su_find_libc(struct dl_phdr_info *info, size_t size, void *ar
 
 notrace void fdr_sysunwind_init(void)
 {
+	static bool su_tried;	/* once per image: a fork child has its parent's */
 	uintptr_t warm[4];
+	void *h;
+
+	if (su_tried)
+		return;
+	su_tried = true;
 	/* kept open: a libgcc_s that a plugin loaded stays while we may call it */
-	void *h = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	h = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
 
 	if (!h || !su_sym(h, "_Unwind_Backtrace", &su_backtrace, sizeof(su_backtrace)) ||
 	    !su_sym(h, "_Unwind_GetRegionStart", &su_region_start, sizeof(su_region_start)) ||

@@ -18,8 +18,11 @@
  *
  * Looks its calls up (dlopen with RTLD_NOLOAD: libgcc_s is never loaded
  * for us) and walks once, so that their lazy binding is done here. Without
- * libgcc_s the calls below do nothing.
- * Context: initialisation, before recording starts.
+ * libgcc_s the calls below do nothing. Once per process image: later
+ * calls (a fork child's flush thread) return at once.
+ * Context: the start (on_full=wait: before the gate opens), or the flush
+ * thread's set-up, before it lets a fork in (fdr_flush_alive_wait());
+ * never two threads at once.
  */
 void fdr_sysunwind_init(void) fdr_hidden;
 
