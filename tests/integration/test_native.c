@@ -196,6 +196,28 @@ Test(native, a_crash_never_reads_or_writes_the_programs_files_at_libunwinds_desc
 	tc_done(&r);
 }
 
+/*
+ * libunwind sets itself up at the first native stack, not at the start: a
+ * traced process that takes none holds no pipe of libunwind's (its
+ * descriptors are those it has untraced), and its crash still has a stack
+ * (the crash tests above take their first stack in the handler).
+ */
+Test(native, a_process_that_takes_no_stack_holds_no_pipe_of_libunwinds)
+{
+	const char *argv[] = { NATIVE_TARGET, "pipes", NULL };
+	static const char *const off[] = { NULL };
+	struct tc_run r, plain;
+
+	tc_run(&plain, argv, off);
+	tc_assert_exited_ok(&plain);
+	tc_run(&r, argv, MODE_ON);
+	tc_assert_exited_ok(&r);
+	cr_assert(strstr(plain.out, "pipes "), "untraced output: %s", plain.out);
+	cr_expect_str_eq(r.out, plain.out, "traced, the program sees other descriptors");
+	tc_done(&r);
+	tc_done(&plain);
+}
+
 /* The same before fdrtrace_start(), in a program that goes on: no start stack, file untouched. */
 Test(native, fdrtrace_start_leaves_the_programs_files_at_libunwinds_descriptors_alone)
 {

@@ -19,6 +19,9 @@
  *                 shell's `exec 3>F` does: libunwind's validation pipe is
  *                 one; then as thread
  *   start_fds F   the same, then as start
+ *   pipes         some calls, then print "pipes N": the pipes among its
+ *                 descriptors above 2 (libunwind's validation pipe is one,
+ *                 once libunwind has set itself up)
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -99,6 +102,18 @@ static void take_pipe_fds(const char *path)
 		exit(3);
 }
 
+/* The pipes among descriptors 3 and up (to 4096): what a program that lists its files sees. */
+static int count_pipes(void)
+{
+	struct stat st;
+	int n = 0;
+
+	for (int i = 3; i < 4096; i++)
+		if (!fstat(i, &st) && S_ISFIFO(st.st_mode))
+			n++;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -130,6 +145,9 @@ int main(int argc, char **argv)
 		work(10);
 		resume_here();
 		work(10);
+	} else if (!strcmp(mode, "pipes")) {
+		work(100);
+		printf("pipes %d\n", count_pipes());
 	} else if (!strcmp(mode, "fast_slow")) {
 		work(2000);
 		slow();
