@@ -75,9 +75,11 @@ void fdr_flush_names_wait(unsigned ms) fdr_hidden;
 void fdr_flush_started_wait(unsigned ms) fdr_hidden;
 /*
  * Wait (@ms at most) until the flush thread runs, past its own set-up (the
- * C library's and a sanitizer's thread start, which may allocate): from
- * then on it allocates only under the mutex fdr_flush_fork_prepare()
- * takes. For a fork. Returns at once without a flush thread.
+ * C library's and a sanitizer's thread start, which may allocate; its
+ * descriptor table; libgcc's unwinder for the fork's stack), waking it
+ * out of its first wait for that: from then on it allocates only under
+ * the mutex fdr_flush_fork_prepare() takes. For a fork. Returns at once
+ * without a flush thread.
  */
 void fdr_flush_alive_wait(unsigned ms) fdr_hidden;
 /*

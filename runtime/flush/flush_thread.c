@@ -14,10 +14,10 @@
  * threads for their partial buffers.
  *
  * Its start: the thread that starts it writes the start records in its
- * name (fl_spawn()); it starts on the starter's CPU (fl_pin_here()), sets
- * itself up, then waits 5 ms or for a wake-up before its first round
- * (fl_first_wait()), after which it may run on any CPU the starter could
- * and faults in the pages ahead. The
+ * name (fl_spawn()); it starts on the starter's CPU (fl_pin_here()) and
+ * waits 5 ms or for a wake-up before its first round (fl_first_wait()),
+ * then sets itself up (fl_set_up()), may run on any CPU the starter
+ * could, and faults in the pages ahead. The
  * finish writes the final round on the exiting thread when it can
  * (fl_finish_here()), else wakes it to and joins it.
  *
@@ -89,6 +89,7 @@ static _Atomic bool fl_finished;
 static uint8_t fl_how = FDRTRACE_CLOSE_EXIT;
 static _Atomic int fl_started;	/* the start records are written (or kept for the file) */
 static _Atomic int fl_alive;	/* the thread runs, past its set-up (fdr_flush_alive_wait()) */
+static _Atomic int fl_setup_req;	/* a fork waits for that set-up: no first wait then */
 static const char *fl_exec_path;	/* the finish is for an exec of this file */
 static uint32_t fl_exec_tid;		/* ... called by this thread */
 static uint64_t fl_exec_tsc;		/* ... at this trace clock */
@@ -592,10 +593,34 @@ static notrace void fl_first_wait(uint64_t interval_ns)
 	if (fdr_queue_empty() && !atomic_load_explicit(&fl_stop, memory_order_acquire) &&
 	    !atomic_load_explicit(&fl_snap_req, memory_order_relaxed) &&
 	    !atomic_load_explicit(&fl_trig_req, memory_order_relaxed) &&
+	    !atomic_load_explicit(&fl_setup_req, memory_order_seq_cst) &&
 	    atomic_load_explicit(&fl_seq, memory_order_seq_cst) == seq)
 		syscall(SYS_futex, &fl_seq, FUTEX_WAIT_PRIVATE, seq, &to, NULL, 0);
 	atomic_store_explicit(&fl_sleeping, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_first_over, 1, memory_order_relaxed);
+}
+
+/*
+ * The thread's own set-up: its time slice, its descriptor table, libgcc's
+ * unwinder for the fork stacks; then fl_alive lets a fork in. After its
+ * first wait (2026-12-02): it shares the starter's CPU until then
+ * (fl_pin_here()), and there it cost a process that ended within that
+ * wait 65 us of its CPU's time, for a thread that never worked. A fork
+ * meanwhile wakes it and waits for this (fdr_flush_alive_wait()). Until
+ * it unshares its table the thread opens nothing; a trace descriptor the
+ * program closed meanwhile is not in the copy, and the file is made
+ * again unnamed or reopened as when the program closes it later (open.c,
+ * fw_same()).
+ */
+static notrace void fl_set_up(void)
+{
+	fl_short_slice();
+	if (fl_own_files())
+		fl_sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	fdr_sysunwind_init();	/* the fork stacks' unwinder, before a fork comes in */
+	/* release: the set-up before a fork (fdr_flush_alive_wait()'s acquire) */
+	atomic_store_explicit(&fl_alive, 1, memory_order_release);
+	syscall(SYS_futex, &fl_alive, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
 
 static notrace void *fl_main(void *arg)
@@ -604,16 +629,9 @@ static notrace void *fl_main(void *arg)
 	uint64_t next = interval_ns ? fdr_clock_ns(CLOCK_MONOTONIC) + interval_ns : 0;
 
 	fdr_self.no_wait = true;	/* instrumented code it calls must never wait for itself */
-	/* system calls only (no allocation): beside the starter's start records */
+	/* a system call only (no allocation): beside the starter's start records */
 	pthread_setname_np(pthread_self(), FL_THREAD_NAME);
-	fl_short_slice();
-	if (fl_own_files())
-		fl_sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	/* the fork stacks' unwinder, before a fork may come (fl_alive); off the starter's path */
-	fdr_sysunwind_init();
 	pthread_mutex_lock(&fl_mutex);
-	atomic_store_explicit(&fl_alive, 1, memory_order_release);
-	syscall(SYS_futex, &fl_alive, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	if (atomic_load_explicit(&fl_finished, memory_order_relaxed)) {
 		/* the process finished before this thread first ran: nothing left to do */
 		pthread_mutex_unlock(&fl_mutex);
@@ -626,6 +644,7 @@ static notrace void *fl_main(void *arg)
 	fl_prefault = true;
 	fl_prefault_all = (bool)(uintptr_t)arg;
 	fl_first_wait(interval_ns);
+	fl_set_up();
 	fl_unpin();	/* a CPU of its own from now on, where there is one */
 	fl_pages_ahead();
 	for (;;) {
@@ -753,6 +772,7 @@ static notrace int fl_spawn(bool forked)
 
 	atomic_store_explicit(&fl_started, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_alive, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_setup_req, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_finished, false, memory_order_relaxed);
 	pthread_mutex_lock(&fl_mutex);
 	sigfillset(&all);
@@ -800,6 +820,12 @@ notrace void fdr_flush_started_wait(unsigned ms)
 
 notrace void fdr_flush_alive_wait(unsigned ms)
 {
+	/* acquire: pairs with fl_set_up()'s release store */
+	if (fl_running && !atomic_load_explicit(&fl_alive, memory_order_acquire)) {
+		/* seq_cst: before the wake's; pairs with fl_first_wait()'s look at it */
+		atomic_store_explicit(&fl_setup_req, 1, memory_order_seq_cst);
+		fdr_flush_wake();	/* out of its first wait, to set itself up now */
+	}
 	fl_word_wait(&fl_alive, ms);
 }
 
@@ -972,6 +998,7 @@ notrace void fdr_flush_reset_child(void)
 	atomic_store_explicit(&fl_fork_waiting, 0, memory_order_relaxed);
 	fl_running = false;
 	atomic_store_explicit(&fl_alive, 0, memory_order_relaxed);
+	atomic_store_explicit(&fl_setup_req, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_finished, false, memory_order_relaxed);
 	atomic_store_explicit(&fl_stop, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_seq, 0, memory_order_relaxed);
