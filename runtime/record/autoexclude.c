@@ -113,6 +113,12 @@ struct ax_fn {
 
 /* auto_exclude's own: the hook and the decisions here, ax_fn their evidence */
 static struct ax_fn *ax_fn;	/* fdr_funcid_capacity() entries, mapped as touched */
+/*
+ * fdr_all_slow || fdr_filtering (max_depth, filter, exclude), set with
+ * them at the start (lc_start(), before fdr_ax_init()): a call inside a
+ * counted call is then counted out of line (ax_nested_id()).
+ */
+static bool ax_nest_slow;
 
 notrace void fdr_ax_init(void)
 {
@@ -123,6 +129,7 @@ notrace void fdr_ax_init(void)
 
 	fdr_ax_on = false;
 	fdr_gate_rec = FDR_GATE_ON;
+	ax_nest_slow = fdr_all_slow || fdr_filtering;
 	if (on < 0) {
 		fdr_say("fdrtrace: FDRTRACE_OPTIONS: auto_exclude='%.200s': expected DURATION[;after=N] "
 			"(DURATION a whole number of ns, us or ms; N from %u to %u) or off; "
@@ -164,31 +171,40 @@ notrace void fdr_ax_init(void)
 
 /* ---- counting ---- */
 
+_Static_assert(FDRTRACE_FUNC_ID_MAX < AX_SLOT_TAG, "an id is never a slot tag");
+_Static_assert(AX_SLOTS == 256u, "ax_hash() gives 8 bits");
 
-/* One call of @id counted on this thread (owner). */
-static fdr_always_inline notrace void ax_count(struct fdr_ax_thread *x, uint32_t id)
+/* Where a thread's table looks for @id first. */
+static fdr_always_inline notrace uint32_t ax_hash(uint32_t id)
 {
-	uint32_t h = (id * 2654435761u) >> 24;
+	return (id * 2654435761u) >> 24;	/* AX_SLOTS 256: the top 8 bits */
+}
+
+/* One call of @id counted on this thread (owner). Return: its slot, AX_SLOTS if none. */
+static fdr_always_inline notrace uint32_t ax_count(struct fdr_ax_thread *x, uint32_t id)
+{
+	uint32_t h = ax_hash(id);
 
 	for (uint32_t i = 0; i < AX_PROBE; i++, h = (h + 1) & (AX_SLOTS - 1)) {
-		uint32_t cur = atomic_load_explicit(&x->ids[h], memory_order_relaxed);
+		uint32_t cur = atomic_load_explicit(&x->slot[h].id, memory_order_relaxed);
 
 		if (likely(cur == id)) {
 			/* owner only writes it: a load and a store, no locked add */
-			atomic_store_explicit(&x->counts[h],
-					      atomic_load_explicit(&x->counts[h],
+			atomic_store_explicit(&x->slot[h].count,
+					      atomic_load_explicit(&x->slot[h].count,
 								   memory_order_relaxed) + 1,
 					      memory_order_relaxed);
-			return;
+			return h;
 		}
 		if (!cur) {
-			atomic_store_explicit(&x->counts[h], 1, memory_order_relaxed);
+			atomic_store_explicit(&x->slot[h].count, 1, memory_order_relaxed);
 			/* release: the count before the id that makes emitters read it */
-			atomic_store_explicit(&x->ids[h], id, memory_order_release);
-			return;
+			atomic_store_explicit(&x->slot[h].id, id, memory_order_release);
+			return h;
 		}
 	}
 	ax_count_global(id, 1);
+	return AX_SLOTS;
 }
 
 /*
@@ -221,21 +237,31 @@ static notrace uint32_t ax_nested_id(struct fdr_thread *t, struct fdr_ax_thread 
 	return id;
 }
 
-/* A counted call (@id 0: left out) enters at @addr. */
+/*
+ * A counted call (@id 0: left out) enters at @addr; @ce is its id cache
+ * entry. A function the entry holds, and not as timed for good, gets its
+ * slot there (@ce->ax = AX_SLOT_TAG | slot), which the hook's next call
+ * uses instead of the hash, so that an id not in its first slot (a
+ * collision) is counted inline too.
+ */
 static fdr_always_inline notrace void ax_nest_enter(struct fdr_thread *t, struct fdr_ax_thread *x,
-						    uintptr_t addr, uint32_t id)
+						    struct fdr_fcache_ent *ce, uintptr_t addr,
+						    uint32_t id)
 {
-	if (x->nest < AX_NEST) {
-		x->nest_addr[x->nest] = addr;
-		/* its exit counts a filtered drop too, as the slow path's would */
-		x->nest_out[x->nest] = !id;
-	}
+	uint32_t s;
+
+	/* ~addr, left out: its exit counts a filtered drop too, as the slow path's would */
+	if (x->nest < AX_NEST)
+		x->nest_addr[x->nest] = id ? addr : ~addr;
 	x->nest++;
 	if (unlikely(!atomic_load_explicit(&t->ax, memory_order_relaxed)))
 		/* release: pairs with emitters' acquire (under the slot lock) */
 		atomic_store_explicit(&t->ax, x, memory_order_release);
-	if (id)
-		ax_count(x, id);
+	if (!id)
+		return;
+	s = ax_count(x, id);
+	if (s < AX_SLOTS && ce->addr == addr && ce->id == id && ce->ax != id)
+		ce->ax = AX_SLOT_TAG | s;
 }
 
 /* ---- evidence and decisions ---- */
@@ -305,13 +331,19 @@ static notrace fdr_noinline void ax_sample(uint32_t id, uint64_t d, uint64_t tsc
 		ax_note(id, n, ssum, tsc, true);
 }
 
-/* An outermost counted call of @id begins: time one in AX_SAMPLE_EVERY. */
-static fdr_always_inline notrace void ax_sample_enter(struct fdr_ax_thread *x, uint32_t id)
+/*
+ * An outermost counted call of @id begins at @addr (level 0, just
+ * entered): time one in AX_SAMPLE_EVERY. Its level holds ~addr, so that
+ * its exit goes out of line, to ax_sample_exit().
+ */
+static fdr_always_inline notrace void ax_sample_enter(struct fdr_ax_thread *x, uintptr_t addr,
+						      uint32_t id)
 {
 	if (likely(--x->sample_left < AX_SAMPLE_EVERY))
 		return;
 	x->sample_left = AX_SAMPLE_EVERY - 1;
 	x->sample_id = id;
+	x->nest_addr[0] = ~addr;
 	x->sample_tsc = fdr_clock_read(&(unsigned){ 0 });
 }
 
@@ -333,10 +365,19 @@ static fdr_always_inline notrace void ax_close(struct fdr_thread *t, struct fdr_
 					       uint32_t level)
 {
 	x->nest = level;
-	if (level < AX_NEST && unlikely(x->nest_out[level]))
+	/* ~addr (the top bit: no function's address has it): left out, or sampled */
+	if (level < AX_NEST && unlikely((intptr_t)x->nest_addr[level] < 0) &&
+	    !(level == 0 && x->sample_id))
 		atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 1,
 					  memory_order_relaxed);
 	ax_sample_exit(x);
+}
+
+/* Whether the counted call open at @level (< AX_NEST) is one of @addr (either form). */
+static fdr_always_inline notrace bool ax_level_is(const struct fdr_ax_thread *x, uint32_t level,
+						  uintptr_t addr)
+{
+	return x->nest_addr[level] == addr || x->nest_addr[level] == ~addr;
 }
 
 /* An exit while counted calls are open: true when it closes one of them. */
@@ -344,13 +385,13 @@ static notrace bool ax_nest_exit(struct fdr_thread *t, struct fdr_ax_thread *x, 
 {
 	uint32_t n = x->nest;
 
-	if (n > AX_NEST || x->nest_addr[n - 1] == addr) {
+	if (n > AX_NEST || ax_level_is(x, n - 1, addr)) {
 		ax_close(t, x, n - 1);
 		return true;
 	}
 	/* a longjmp left counted calls: the innermost kept level it closes, if any */
 	for (uint32_t i = n - 1; i-- > 0;) {
-		if (x->nest_addr[i] == addr) {
+		if (ax_level_is(x, i, addr)) {
 			ax_close(t, x, i);
 			return true;
 		}
@@ -466,11 +507,11 @@ static notrace fdr_noinline enum ax_do ax_slow(struct fdr_thread *t, uintptr_t a
 	if (x->nest) {
 		/* inside a counted call: counted too (a filtered one as the slow path would) */
 		if (ce->addr == ~addr) {
-			ax_nest_enter(t, x, addr, 0);
+			ax_nest_enter(t, x, ce, addr, 0);
 			atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 1,
 						  memory_order_relaxed);
 		} else {
-			ax_nest_enter(t, x, addr, ax_nested_id(t, x, addr, id));
+			ax_nest_enter(t, x, ce, addr, ax_nested_id(t, x, addr, id));
 		}
 		goto done;
 	}
@@ -479,8 +520,8 @@ static notrace fdr_noinline enum ax_do ax_slow(struct fdr_thread *t, uintptr_t a
 	/* not from the cache's tag: a counted function may be timed again (ax_sample()) */
 	state = atomic_load_explicit(&ax_fn[id].state, memory_order_relaxed);
 	if (state == AX_COUNTED) {
-		ax_nest_enter(t, x, addr, id);
-		ax_sample_enter(x, id);
+		ax_nest_enter(t, x, ce, addr, id);
+		ax_sample_enter(x, addr, id);
 		goto done;
 	}
 	if (state == AX_TIMED) {
@@ -529,11 +570,11 @@ static notrace fdr_noinline void ax_record_slow(struct fdr_thread *t, void *fn, 
  * first slot, clocks other than rdtscp, a restart, filters. Owner, guard
  * held (released by the paths it takes).
  */
-static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn, unsigned action,
-						 struct fdr_fcache_ent *ce)
+static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn, unsigned action)
 {
 	struct fdr_ax_thread *x = &ax_self;
 	uintptr_t addr = (uintptr_t)fn;
+	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
 	uint32_t lo, hi, aux;
 
 	if (unlikely(ce->addr != addr))
@@ -561,8 +602,8 @@ static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn,
 		switch (atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed)) {
 		case AX_COUNTED:
 			/* the outermost call of a counted function */
-			ax_nest_enter(t, x, addr, ce->id);
-			ax_sample_enter(x, ce->id);
+			ax_nest_enter(t, x, ce, addr, ce->id);
+			ax_sample_enter(x, addr, ce->id);
 			goto done;
 		case AX_UNDECIDED:
 			/* recorded, and timed for the decision */
@@ -578,13 +619,13 @@ static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn,
 	if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed)))
 		goto slow;
 	if (action == FDRTRACE_FN_EXIT) {
-		if (likely(x->nest <= AX_NEST && x->nest_addr[x->nest - 1] == addr)) {
+		if (likely(x->nest <= AX_NEST && ax_level_is(x, x->nest - 1, addr))) {
 			ax_close(t, x, x->nest - 1);
 			goto done;
 		}
-	} else if (likely(!fdr_all_slow && !fdr_filtering)) {
+	} else if (likely(!ax_nest_slow)) {
 		/* (the out-of-line path applies max_depth and the name filters) */
-		ax_nest_enter(t, x, addr, ce->id);
+		ax_nest_enter(t, x, ce, addr, ce->id);
 		goto done;
 	}
 slow:
@@ -594,6 +635,32 @@ slow:
 done:
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
+}
+
+/*
+ * The hook's call of a function known to be timed (@ce->ax == @ce->id):
+ * recorded, the rdtscp clock read inline. An exit while undecided calls
+ * are open (a long-running main() is one) goes out of line only when it
+ * may be the innermost one's, or for what ax_record_other() checks first
+ * on that path. Owner, guard held.
+ */
+static notrace fdr_noinline void ax_record_timed(struct fdr_thread *t, void *fn, unsigned action)
+{
+	struct fdr_ax_thread *x = &ax_self;
+	uintptr_t addr = (uintptr_t)fn;
+	uint32_t lo, hi, aux;
+
+	if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSCP) ||
+	    (action == FDRTRACE_FN_EXIT && x->open &&
+	     unlikely(x->shadow[x->open - 1].addr == addr ||
+		      x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed) ||
+		      t->state != FDR_T_ACTIVE || t->ignored))) {
+		ax_record_other(t, fn, action);
+		return;
+	}
+	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+	/* TSC_AUX: (node << 12) | cpu; releases the guard */
+	fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
 }
 
 /*
@@ -613,7 +680,7 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 	struct fdr_ax_thread *x = &ax_self;
 	uintptr_t addr = (uintptr_t)fn;
 	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
-	uint32_t lo, hi, aux, n, id, h;
+	uint32_t n, id, ax, h;
 
 	if (unlikely(t->guard)) {
 		fdr_record_reentry(t, addr, action);
@@ -628,63 +695,56 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 							      memory_order_relaxed)))
 			goto other;
 		if (action == FDRTRACE_FN_EXIT) {
-			/* the innermost counted call's exit, not the outermost's if sampled */
-			if (unlikely(n > AX_NEST || x->nest_addr[n - 1] != addr ||
-				     x->nest_out[n - 1] || (n == 1 && x->sample_id)))
+			/*
+			 * the innermost counted call's exit (a level that is
+			 * left out, or the outermost if sampled, holds ~addr)
+			 */
+			if (unlikely(n > AX_NEST || x->nest_addr[n - 1] != addr))
 				goto other;
 			x->nest = n - 1;
 			goto done;
 		}
-		if (unlikely(ce->addr != addr || fdr_all_slow || fdr_filtering))
+		if (unlikely(ce->addr != addr || ax_nest_slow))
 			goto other;
 	} else {
 		if (unlikely(ce->addr != addr))
 			goto other;
-		if (likely(ce->ax == ce->id && fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
-			/*
-			 * A function known to be timed: recorded (the rdtscp
-			 * clock read inline). An exit while undecided calls are
-			 * open (a long-running main() is one) goes out of line
-			 * only when it may be the innermost one's, or for what
-			 * ax_record_other() checks first on that path.
-			 */
-			if (action == FDRTRACE_FN_EXIT && x->open &&
-			    unlikely(x->shadow[x->open - 1].addr == addr ||
-				     x->epoch != atomic_load_explicit(&fdr_depth_epoch,
-								      memory_order_relaxed) ||
-				     t->state != FDR_T_ACTIVE || t->ignored))
-				goto other;
-			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-			/* TSC_AUX: (node << 12) | cpu; releases the guard */
-			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+		if (likely(ce->ax == ce->id)) {
+			/* a tail call: the registers it needs are not saved here */
+			ax_record_timed(t, fn, action);
 			return;
 		}
-		/* the outermost call of a counted function, not sampled */
+		/* the outermost call of a counted function, not sampled (any clock) */
 		if (action == FDRTRACE_FN_EXIT ||
 		    unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
 							      memory_order_relaxed) ||
 			     t->state != FDR_T_ACTIVE || t->ignored ||
-			     fdr_clock.source != FDRTRACE_CLOCK_RDTSCP ||
 			     x->sample_left - 1 >= AX_SAMPLE_EVERY) ||
 		    atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed) != AX_COUNTED)
 			goto other;
 	}
-	/* a counted call enters: its id in its first slot, which this thread's table has */
+	/*
+	 * A counted call enters: its id in the slot the cache entry says
+	 * (ax_nest_enter()), or else in its first slot (a function timed for
+	 * good, called inside a counted call), which this thread's table has.
+	 * A stale tag (the entry since given to another function, the table
+	 * cleared in a fork child) names a slot that does not hold the id.
+	 * The id is not 0: an entry holds an address only with its id.
+	 */
 	id = ce->id;
-	h = (id * 2654435761u) >> 24;
+	ax = ce->ax;
+	h = likely(ax & AX_SLOT_TAG) ? ax & (AX_SLOTS - 1) : ax_hash(id);
 	/* (a slot holds an id only once ax_nest_enter() has set @t->ax, which nothing clears) */
-	if (unlikely(!id || atomic_load_explicit(&x->ids[h], memory_order_relaxed) != id))
+	if (unlikely(atomic_load_explicit(&x->slot[h].id, memory_order_relaxed) != id))
 		goto other;
 	if (!n)
 		x->sample_left--;
-	if (n < AX_NEST) {
+	if (n < AX_NEST)
 		x->nest_addr[n] = addr;
-		x->nest_out[n] = 0;
-	}
 	x->nest = n + 1;
 	/* owner only writes it: a load and a store, no locked add */
-	atomic_store_explicit(&x->counts[h],
-			      atomic_load_explicit(&x->counts[h], memory_order_relaxed) + 1,
+	atomic_store_explicit(&x->slot[h].count,
+			      atomic_load_explicit(&x->slot[h].count, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 done:
 	atomic_signal_fence(memory_order_seq_cst);
@@ -692,5 +752,5 @@ done:
 	return;
 other:
 	/* a tail call: no frame here */
-	ax_record_other(t, fn, action, ce);
+	ax_record_other(t, fn, action);
 }

@@ -147,12 +147,12 @@ static notrace void ax_emit_thread(struct fdr_thread *t, void *arg)
 	o->tid = (uint32_t)t->tid;
 	for (uint32_t s = 0; s < AX_SLOTS; s++) {
 		/* acquire: pairs with the owner's release store of the id after its first count */
-		uint32_t id = atomic_load_explicit(&x->ids[s], memory_order_acquire);
+		uint32_t id = atomic_load_explicit(&x->slot[s].id, memory_order_acquire);
 		uint64_t c, base;
 
 		if (!id)
 			continue;
-		c = atomic_load_explicit(&x->counts[s], memory_order_relaxed);
+		c = atomic_load_explicit(&x->slot[s].count, memory_order_relaxed);
 		base = o->take ? atomic_load_explicit(&x->taken[s], memory_order_relaxed) : 0;
 		ax_out_add(o, id, c - base);
 		if (o->take)
@@ -221,8 +221,8 @@ notrace void fdr_ax_thread_exit(struct fdr_thread *t)
 		return;
 	/* no emitter holds our slot any more (the caller left the registry): @taken is final */
 	for (uint32_t s = 0; s < AX_SLOTS; s++) {
-		uint32_t id = atomic_load_explicit(&x->ids[s], memory_order_relaxed);
-		uint64_t c = atomic_load_explicit(&x->counts[s], memory_order_relaxed);
+		uint32_t id = atomic_load_explicit(&x->slot[s].id, memory_order_relaxed);
+		uint64_t c = atomic_load_explicit(&x->slot[s].count, memory_order_relaxed);
 		uint64_t base = atomic_load_explicit(&x->taken[s], memory_order_relaxed);
 
 		if (id && c != base)
@@ -240,8 +240,8 @@ notrace void fdr_ax_after_fork_child(void)
 		return;
 	/* the calls open at the fork stay open in the child: @nest and @shadow stay */
 	for (uint32_t s = 0; s < AX_SLOTS; s++) {
-		atomic_store_explicit(&x->ids[s], 0, memory_order_relaxed);
-		atomic_store_explicit(&x->counts[s], 0, memory_order_relaxed);
+		atomic_store_explicit(&x->slot[s].id, 0, memory_order_relaxed);
+		atomic_store_explicit(&x->slot[s].count, 0, memory_order_relaxed);
 		atomic_store_explicit(&x->taken[s], 0, memory_order_relaxed);
 	}
 	/* zero pages again, without touching them: a child of a shell forks often */

@@ -23,6 +23,12 @@
 #define AX_GPROBE 64u
 #define AX_DECISIONS 4096u	/* functions that may be decided counted-only */
 #define AX_CHUNK 128u		/* pairs in one FDRTRACE_EXT_COUNTED record */
+/*
+ * An id cache entry's @ax (thread.h) that is AX_SLOT_TAG | slot: the
+ * function counted in that slot of this thread's table, when the slot
+ * holds its id (autoexclude.c, ax_nest_enter()). Ids are below it.
+ */
+#define AX_SLOT_TAG 0x80000000u
 
 struct ax_open {
 	uintptr_t addr;
@@ -30,10 +36,19 @@ struct ax_open {
 	uint64_t tsc;
 };
 
+/* A function's calls counted on one thread: one cache line has both (16 bytes). */
+struct ax_slot {
+	_Atomic uint32_t id;		/* 0: free; set once, after the first count */
+	_Atomic uint64_t count;
+};
+
 /*
  * One thread's state (initial-exec TLS, all zero at the start). @nest,
- * @nest_addr, @nest_out, @open, @shadow, @epoch, @pending_id and
- * @sample_*: owner only. @ids and @counts: written by the owner, read by
+ * @nest_addr, @open, @shadow, @epoch, @pending_id and @sample_*: owner
+ * only. @nest_addr[i]: the address of the counted call open at level i,
+ * or ~address (top bit set) when its exit must go out of line: a call
+ * left out (filter, max_depth; its exit counts a drop) or the outermost
+ * call being sampled (@sample_id). @slot: written by the owner, read by
  * emitters under the slot lock; @taken:
  * written by emitters under the slot lock, read by the owner once it has
  * left the registry (fdr_ax_thread_exit()).
@@ -47,10 +62,8 @@ struct fdr_ax_thread {
 	uint32_t sample_id;	/* the one being timed (0: none) */
 	uint64_t sample_tsc;	/* its entry */
 	uintptr_t nest_addr[AX_NEST];
-	uint8_t nest_out[AX_NEST]; /* 1: the call open at level i is left out (filter, max_depth) */
 	struct ax_open shadow[AX_SHADOW];
-	_Atomic uint32_t ids[AX_SLOTS];
-	_Atomic uint64_t counts[AX_SLOTS];
+	struct ax_slot slot[AX_SLOTS];
 	_Atomic uint64_t taken[AX_SLOTS];
 };
 
