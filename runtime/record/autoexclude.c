@@ -172,12 +172,12 @@ notrace void fdr_ax_init(void)
 /* ---- counting ---- */
 
 _Static_assert(FDRTRACE_FUNC_ID_MAX < AX_SLOT_TAG, "an id is never a slot tag");
-_Static_assert(AX_SLOTS == 256u, "ax_hash() gives 8 bits");
+_Static_assert(AX_SLOTS == 1u << AX_SLOT_BITS, "ax_hash() gives AX_SLOT_BITS bits");
 
 /* Where a thread's table looks for @id first. */
 static fdr_always_inline notrace uint32_t ax_hash(uint32_t id)
 {
-	return (id * 2654435761u) >> 24;	/* AX_SLOTS 256: the top 8 bits */
+	return (id * 2654435761u) >> (32 - AX_SLOT_BITS);	/* the top bits */
 }
 
 /* One call of @id counted on this thread (owner). Return: its slot, AX_SLOTS if none. */
