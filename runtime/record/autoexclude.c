@@ -689,7 +689,7 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 	t->guard = FDR_GUARD_HOOK;
 	atomic_signal_fence(memory_order_seq_cst);
 	n = x->nest;
-	if (n) {
+	if (likely(n)) {
 		/* inside a counted call: as ax_record_other()'s, for the common cases */
 		if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
 							      memory_order_relaxed)))
@@ -737,10 +737,9 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 	/* (a slot holds an id only once ax_nest_enter() has set @t->ax, which nothing clears) */
 	if (unlikely(atomic_load_explicit(&x->slot[h].id, memory_order_relaxed) != id))
 		goto other;
-	if (!n)
-		x->sample_left--;
-	if (n < AX_NEST)
-		x->nest_addr[n] = addr;
+	/* no branches: the outermost call counts down to its sample, a deep one's level is scratch */
+	x->sample_left -= !n;
+	x->nest_addr[n < AX_NEST ? n : AX_NEST] = addr;
 	x->nest = n + 1;
 	/* owner only writes it: a load and a store, no locked add */
 	atomic_store_explicit(&x->slot[h].count,

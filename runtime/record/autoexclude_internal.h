@@ -69,7 +69,7 @@ struct fdr_ax_thread {
 	uint32_t sample_left;	/* outermost counted calls until the next one timed */
 	uint32_t sample_id;	/* the one being timed (0: none) */
 	uint64_t sample_tsc;	/* its entry */
-	uintptr_t nest_addr[AX_NEST];
+	uintptr_t nest_addr[AX_NEST + 1];	/* [AX_NEST]: scratch, never read */
 	struct ax_open shadow[AX_SHADOW];
 	struct ax_slot slot[AX_SLOTS];
 	_Atomic uint64_t taken[AX_SLOTS];
