@@ -46,10 +46,17 @@
  *     A counted function is sampled (ax_sample()) and may be timed again.
  *   - Counts: per thread, a table of AX_SLOTS (function id, count) written
  *     by the owner only (relaxed stores), read by fdr_ax_emit() under the
- *     thread's slot lock, which alone writes @taken (what the trace has).
- *     A thread whose table is full for an id, and a thread that ends, add
- *     into a process-wide table (atomic adds; written with tid 0); a call
- *     neither table has room for is counted as lost, and the records say so.
+ *     thread's slot lock, which alone writes @taken (what the trace has);
+ *     the tables and their output are autoexclude_counts.c's. A thread
+ *     whose table is full for an id, and a thread that ends, add into a
+ *     process-wide table (atomic adds; written with tid 0); a call neither
+ *     table has room for is counted as lost, and the records say so.
+ *   - The cost of a counted call is the hook's (issue 34): the id cache
+ *     entry (thread.h) names the function's slot (@ax = AX_SLOT_TAG |
+ *     slot, ax_nest_enter()), which the hook checks against the slot's id
+ *     and increments; a nested counted call's entry is about 55
+ *     instructions in fdr_ax_record() and its exit 25, with no register
+ *     saved and no taken branch before the entry's ret (docs/performance.md).
  *
  * Memory ordering: ax_fn[id].state is stored with release by the decider
  * and read relaxed by hooks (a stale value only means one more call timed
@@ -467,8 +474,9 @@ enum ax_do {
  * shares its cache entry keeps it (zstd: a third of the calls). Not a
  * filtered function (the slow path caches it as ~addr when it records
  * it) nor a latency trigger's (never cached). @ce->ax is left as it is: a
- * stale id of another function means "look it up", and this function's
- * own id there means timed for good, which stays true.
+ * stale id of another function means "look it up", this function's own id
+ * there means timed for good, which stays true, and a slot tag (another
+ * function's) names a slot that does not hold this id.
  */
 static notrace void ax_cache_fill(struct fdr_fcache_ent *ce, uintptr_t addr, uint32_t id)
 {
@@ -566,9 +574,10 @@ static notrace fdr_noinline void ax_record_slow(struct fdr_thread *t, void *fn, 
 /*
  * Every call fdr_ax_record() does not finish itself: the recorded calls of
  * functions not known to be timed, the exits that may end an undecided
- * timed call, a counted call that samples, a count that misses its
- * first slot, clocks other than rdtscp, a restart, filters. Owner, guard
- * held (released by the paths it takes).
+ * timed call, a counted call that samples, a count whose slot the id
+ * cache does not name (a stale tag, a collision of a function timed for
+ * good), clocks other than rdtscp, a restart, filters. Owner, guard held
+ * (released by the paths it takes).
  */
 static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn, unsigned action)
 {
@@ -664,15 +673,15 @@ static notrace fdr_noinline void ax_record_timed(struct fdr_thread *t, void *fn,
 }
 
 /*
- * The hook. It finishes by itself the calls that come by the million: a
- * recorded call of a function known to be timed (rdtscp clock), and the
- * counted calls whose count finds its id in its first slot and that are
- * not sampled; everything else goes to ax_record_other(), with the guard
- * held, which does it all again from the start. Every call made here is
- * a tail call (fdr_record_reentry(), ax_record_other(), fdr_record_at()'s
- * fdr_record_slow()): no value is live across a call, no frame is set up
- * (gcc 12 saves two registers here; the one function this was before saved
- * six on every call).
+ * The hook. It finishes by itself the calls that come by the million:
+ * the counted calls whose id is in the slot the id cache names and that
+ * are not sampled; a recorded call of a function known to be timed goes
+ * to ax_record_timed(), everything else to ax_record_other(), with the
+ * guard held, which does it all again from the start. Every call made
+ * here is a tail call (fdr_record_reentry(), ax_record_timed(),
+ * ax_record_other()): no value is live across a call, no frame is set up,
+ * no register saved (gcc 12; two were before ax_record_timed() took the
+ * record out, six in the one function this was before that).
  */
 notrace void fdr_ax_record(void *fn, unsigned action)
 {
