@@ -647,26 +647,14 @@ done:
 }
 
 /*
- * The hook's call of a function known to be timed (@ce->ax == @ce->id):
- * recorded, the rdtscp clock read inline. An exit while undecided calls
- * are open (a long-running main() is one) goes out of line only when it
- * may be the innermost one's, or for what ax_record_other() checks first
- * on that path. Owner, guard held.
+ * The hook's call of a function known to be timed (@ce->ax == @ce->id),
+ * with the rdtscp clock, which fdr_ax_record() has checked: recorded, the
+ * clock read inline. Owner, guard held.
  */
 static notrace fdr_noinline void ax_record_timed(struct fdr_thread *t, void *fn, unsigned action)
 {
-	struct fdr_ax_thread *x = &ax_self;
-	uintptr_t addr = (uintptr_t)fn;
 	uint32_t lo, hi, aux;
 
-	if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSCP) ||
-	    (action == FDRTRACE_FN_EXIT && x->open &&
-	     unlikely(x->shadow[x->open - 1].addr == addr ||
-		      x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed) ||
-		      t->state != FDR_T_ACTIVE || t->ignored))) {
-		ax_record_other(t, fn, action);
-		return;
-	}
 	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
 	/* TSC_AUX: (node << 12) | cpu; releases the guard */
 	fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
@@ -719,7 +707,21 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 		if (unlikely(ce->addr != addr))
 			goto other;
 		if (likely(ce->ax == ce->id)) {
-			/* a tail call: the registers it needs are not saved here */
+			/*
+			 * A function known to be timed: recorded. An exit while
+			 * undecided calls are open (a long-running main() is
+			 * one) goes out of line only when it may be the
+			 * innermost one's, or for what ax_record_other() checks
+			 * first on that path. The record is a tail call: the
+			 * registers it needs are not saved here.
+			 */
+			if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSCP) ||
+			    (action == FDRTRACE_FN_EXIT && x->open &&
+			     unlikely(x->shadow[x->open - 1].addr == addr ||
+				      x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+								       memory_order_relaxed) ||
+				      t->state != FDR_T_ACTIVE || t->ignored)))
+				goto other;
 			ax_record_timed(t, fn, action);
 			return;
 		}
