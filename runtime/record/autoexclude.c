@@ -54,9 +54,9 @@
  *   - The cost of a counted call is the hook's (issue 34): the id cache
  *     entry (thread.h) names the function's slot (@ax = AX_SLOT_TAG |
  *     slot, ax_nest_enter()), which the hook checks against the slot's id
- *     and increments; a nested counted call's entry is about 55
- *     instructions in fdr_ax_record() and its exit 25, with no register
- *     saved and no taken branch before the entry's ret (docs/performance.md).
+ *     and increments; a nested counted call's entry is 53 instructions
+ *     in fdr_ax_record() (gcc 12) and its exit 26, with no register saved
+ *     and no taken branch before the entry's ret (docs/performance.md).
  *
  * Memory ordering: ax_fn[id].state is stored with release by the decider
  * and read relaxed by hooks (a stale value only means one more call timed
