@@ -46,10 +46,17 @@
  *     A counted function is sampled (ax_sample()) and may be timed again.
  *   - Counts: per thread, a table of AX_SLOTS (function id, count) written
  *     by the owner only (relaxed stores), read by fdr_ax_emit() under the
- *     thread's slot lock, which alone writes @taken (what the trace has).
- *     A thread whose table is full for an id, and a thread that ends, add
- *     into a process-wide table (atomic adds; written with tid 0); a call
- *     neither table has room for is counted as lost, and the records say so.
+ *     thread's slot lock, which alone writes @taken (what the trace has);
+ *     the tables and their output are autoexclude_counts.c's. A thread
+ *     whose table is full for an id, and a thread that ends, add into a
+ *     process-wide table (atomic adds; written with tid 0); a call neither
+ *     table has room for is counted as lost, and the records say so.
+ *   - The cost of a counted call is the hook's (issue 34): the id cache
+ *     entry (thread.h) names the function's slot (@ax = AX_SLOT_TAG |
+ *     slot, ax_nest_enter()), which the hook checks against the slot's id
+ *     and increments; a nested counted call's entry is 53 instructions
+ *     in fdr_ax_record() (gcc 12) and its exit 26, with no register saved
+ *     and no taken branch before the entry's ret (docs/performance.md).
  *
  * Memory ordering: ax_fn[id].state is stored with release by the decider
  * and read relaxed by hooks (a stale value only means one more call timed
@@ -58,12 +65,11 @@
  * ax_dec[i].ready is stored with release after the entry, read with acquire.
  */
 #include <errno.h>
-#include <string.h>
 #include <sys/mman.h>
 
 #include "autoexclude.h"
+#include "autoexclude_internal.h"
 #include "clock.h"
-#include "ext_encode.h"
 #include "filter.h"
 #include "funcid_map.h"
 #include "say.h"
@@ -73,14 +79,6 @@
 #include "trigger.h"
 #include "slowpath_inline.h"
 
-#define AX_SLOTS 256u		/* a thread's table of counts (power of two) */
-#define AX_PROBE 8u		/* slots looked at for an id before the process-wide table */
-#define AX_NEST 64u		/* open counted calls whose address is kept */
-#define AX_SHADOW 32u		/* open recorded calls of undecided functions, per thread */
-#define AX_GLOBAL (1u << 14)	/* the process-wide table (power of two) */
-#define AX_GPROBE 64u
-#define AX_DECISIONS 4096u	/* functions that may be decided counted-only */
-#define AX_CHUNK 128u		/* pairs in one FDRTRACE_EXT_COUNTED record */
 /*
  * A counted function keeps being watched: one in AX_SAMPLE_EVERY of a
  * thread's outermost counted calls is timed (two clock reads), and the
@@ -120,62 +118,14 @@ struct ax_fn {
 /* Decision points: N, 2N, 4N ... AX_POINTS_MAX x N timed calls; timed for good after. */
 #define AX_POINTS_MAX 16u
 
-struct ax_open {
-	uintptr_t addr;
-	uint32_t id;
-	uint64_t tsc;
-};
-
-/*
- * One thread's state (initial-exec TLS, all zero at the start). @nest,
- * @nest_addr, @nest_out, @open, @shadow, @epoch, @pending_id and
- * @sample_*: owner only. @ids and @counts: written by the owner, read by
- * emitters under the slot lock; @taken:
- * written by emitters under the slot lock, read by the owner once it has
- * left the registry (fdr_ax_thread_exit()).
- */
-struct fdr_ax_thread {
-	uint32_t nest;
-	uint32_t open;
-	uint32_t epoch;
-	uint32_t pending_id;	/* ax_slow() to ax_record_slow(): the undecided function */
-	uint32_t sample_left;	/* outermost counted calls until the next one timed */
-	uint32_t sample_id;	/* the one being timed (0: none) */
-	uint64_t sample_tsc;	/* its entry */
-	uintptr_t nest_addr[AX_NEST];
-	uint8_t nest_out[AX_NEST]; /* 1: the call open at level i is left out (filter, max_depth) */
-	struct ax_open shadow[AX_SHADOW];
-	_Atomic uint32_t ids[AX_SLOTS];
-	_Atomic uint64_t counts[AX_SLOTS];
-	_Atomic uint64_t taken[AX_SLOTS];
-};
-
-struct ax_global_slot {
-	_Atomic uint32_t id;
-	_Atomic uint64_t pending;	/* not yet in the trace */
-	_Atomic uint64_t total;		/* since the process's trace began (snapshots) */
-};
-
-struct ax_decision {
-	_Atomic uint32_t ready;
-	uint32_t id, calls;
-	uint64_t tsc, sum;
-	bool undone;		/* timed again: @calls and @sum are the samples */
-};
-
-bool fdr_ax_on;
-static uint64_t ax_ticks;	/* DURATION, clock ticks */
-static uint32_t ax_after;	/* N */
+/* auto_exclude's own: the hook and the decisions here, ax_fn their evidence */
 static struct ax_fn *ax_fn;	/* fdr_funcid_capacity() entries, mapped as touched */
-static struct ax_global_slot *ax_global;
-static _Atomic uint64_t ax_lost_pending, ax_lost_total;
-static struct ax_decision ax_dec[AX_DECISIONS];
-static _Atomic uint32_t ax_dec_next;
-static uint32_t ax_dec_written;	/* file lock: decisions in the trace */
-static uint64_t ax_last_emit_ns; /* flush thread: fdr_ax_emit_periodic() */
-static _Atomic bool ax_flush_asked; /* fdr_ax_flush_soon() */
-
-static fdr_tls struct fdr_ax_thread ax_self;
+/*
+ * fdr_all_slow || fdr_filtering (max_depth, filter, exclude), set with
+ * them at the start (lc_start(), before fdr_ax_init()): a call inside a
+ * counted call is then counted out of line (ax_nested_id()).
+ */
+static bool ax_nest_slow;
 
 notrace void fdr_ax_init(void)
 {
@@ -186,6 +136,7 @@ notrace void fdr_ax_init(void)
 
 	fdr_ax_on = false;
 	fdr_gate_rec = FDR_GATE_ON;
+	ax_nest_slow = fdr_all_slow || fdr_filtering;
 	if (on < 0) {
 		fdr_say("fdrtrace: FDRTRACE_OPTIONS: auto_exclude='%.200s': expected DURATION[;after=N] "
 			"(DURATION a whole number of ns, us or ms; N from %u to %u) or off; "
@@ -227,56 +178,40 @@ notrace void fdr_ax_init(void)
 
 /* ---- counting ---- */
 
-/* @n calls of @id into the process-wide table; lost when it has no room. */
-static notrace void ax_count_global(uint32_t id, uint64_t n)
+_Static_assert(FDRTRACE_FUNC_ID_MAX < AX_SLOT_TAG, "an id is never a slot tag");
+_Static_assert(AX_SLOTS == 1u << AX_SLOT_BITS, "ax_hash() gives AX_SLOT_BITS bits");
+
+/* Where a thread's table looks for @id first. */
+static fdr_always_inline notrace uint32_t ax_hash(uint32_t id)
 {
-	uint32_t h = (id * 2654435761u) & (AX_GLOBAL - 1);
-
-	for (uint32_t i = 0; i < AX_GPROBE; i++, h = (h + 1) & (AX_GLOBAL - 1)) {
-		struct ax_global_slot *s = &ax_global[h];
-		uint32_t cur = atomic_load_explicit(&s->id, memory_order_acquire);
-
-		if (!cur) {
-			/* claim it; a loser looks at what the winner put there */
-			if (atomic_compare_exchange_strong_explicit(&s->id, &cur, id,
-								    memory_order_acq_rel,
-								    memory_order_acquire))
-				cur = id;
-		}
-		if (cur == id) {
-			atomic_fetch_add_explicit(&s->pending, n, memory_order_relaxed);
-			atomic_fetch_add_explicit(&s->total, n, memory_order_relaxed);
-			return;
-		}
-	}
-	atomic_fetch_add_explicit(&ax_lost_pending, n, memory_order_relaxed);
-	atomic_fetch_add_explicit(&ax_lost_total, n, memory_order_relaxed);
+	return (id * 2654435761u) >> (32 - AX_SLOT_BITS);	/* the top bits */
 }
 
-/* One call of @id counted on this thread (owner). */
-static fdr_always_inline notrace void ax_count(struct fdr_ax_thread *x, uint32_t id)
+/* One call of @id counted on this thread (owner). Return: its slot, AX_SLOTS if none. */
+static fdr_always_inline notrace uint32_t ax_count(struct fdr_ax_thread *x, uint32_t id)
 {
-	uint32_t h = (id * 2654435761u) >> 24;
+	uint32_t h = ax_hash(id);
 
 	for (uint32_t i = 0; i < AX_PROBE; i++, h = (h + 1) & (AX_SLOTS - 1)) {
-		uint32_t cur = atomic_load_explicit(&x->ids[h], memory_order_relaxed);
+		uint32_t cur = atomic_load_explicit(&x->slot[h].id, memory_order_relaxed);
 
 		if (likely(cur == id)) {
 			/* owner only writes it: a load and a store, no locked add */
-			atomic_store_explicit(&x->counts[h],
-					      atomic_load_explicit(&x->counts[h],
+			atomic_store_explicit(&x->slot[h].count,
+					      atomic_load_explicit(&x->slot[h].count,
 								   memory_order_relaxed) + 1,
 					      memory_order_relaxed);
-			return;
+			return h;
 		}
 		if (!cur) {
-			atomic_store_explicit(&x->counts[h], 1, memory_order_relaxed);
+			atomic_store_explicit(&x->slot[h].count, 1, memory_order_relaxed);
 			/* release: the count before the id that makes emitters read it */
-			atomic_store_explicit(&x->ids[h], id, memory_order_release);
-			return;
+			atomic_store_explicit(&x->slot[h].id, id, memory_order_release);
+			return h;
 		}
 	}
 	ax_count_global(id, 1);
+	return AX_SLOTS;
 }
 
 /*
@@ -309,41 +244,35 @@ static notrace uint32_t ax_nested_id(struct fdr_thread *t, struct fdr_ax_thread 
 	return id;
 }
 
-/* A counted call (@id 0: left out) enters at @addr. */
+/*
+ * A counted call (@id 0: left out) enters at @addr; @ce is its id cache
+ * entry. A function the entry holds, and not as timed for good, gets its
+ * slot there (@ce->ax = AX_SLOT_TAG | slot), which the hook's next call
+ * uses instead of the hash, so that an id not in its first slot (a
+ * collision) is counted inline too.
+ */
 static fdr_always_inline notrace void ax_nest_enter(struct fdr_thread *t, struct fdr_ax_thread *x,
-						    uintptr_t addr, uint32_t id)
+						    struct fdr_fcache_ent *ce, uintptr_t addr,
+						    uint32_t id)
 {
-	if (x->nest < AX_NEST) {
-		x->nest_addr[x->nest] = addr;
-		/* its exit counts a filtered drop too, as the slow path's would */
-		x->nest_out[x->nest] = !id;
-	}
+	uint32_t s;
+
+	/* ~addr, left out: its exit counts a filtered drop too, as the slow path's would */
+	if (x->nest < AX_NEST)
+		x->nest_addr[x->nest] = id ? addr : ~addr;
 	x->nest++;
 	if (unlikely(!atomic_load_explicit(&t->ax, memory_order_relaxed)))
 		/* release: pairs with emitters' acquire (under the slot lock) */
 		atomic_store_explicit(&t->ax, x, memory_order_release);
-	if (id)
-		ax_count(x, id);
+	if (!id)
+		return;
+	s = ax_count(x, id);
+	if (s < AX_SLOTS && ce->addr == addr && ce->id == id && ce->ax != id)
+		ce->ax = AX_SLOT_TAG | s;
 }
 
 /* ---- evidence and decisions ---- */
 
-/* Write a decision down for the flush thread. Return: false when there is no room. */
-static notrace bool ax_note(uint32_t id, uint32_t calls, uint64_t sum, uint64_t tsc, bool undone)
-{
-	uint32_t i = atomic_fetch_add_explicit(&ax_dec_next, 1, memory_order_relaxed);
-
-	if (i >= AX_DECISIONS)
-		return false;
-	ax_dec[i].id = id;
-	ax_dec[i].calls = calls;
-	ax_dec[i].sum = sum;
-	ax_dec[i].tsc = tsc;
-	ax_dec[i].undone = undone;
-	/* release: the entry before the flag the flush thread reads */
-	atomic_store_explicit(&ax_dec[i].ready, 1, memory_order_release);
-	return true;
-}
 
 /*
  * A decision point: @n timed calls of @id, N x 2^k. Judged on the calls
@@ -409,13 +338,19 @@ static notrace fdr_noinline void ax_sample(uint32_t id, uint64_t d, uint64_t tsc
 		ax_note(id, n, ssum, tsc, true);
 }
 
-/* An outermost counted call of @id begins: time one in AX_SAMPLE_EVERY. */
-static fdr_always_inline notrace void ax_sample_enter(struct fdr_ax_thread *x, uint32_t id)
+/*
+ * An outermost counted call of @id begins at @addr (level 0, just
+ * entered): time one in AX_SAMPLE_EVERY. Its level holds ~addr, so that
+ * its exit goes out of line, to ax_sample_exit().
+ */
+static fdr_always_inline notrace void ax_sample_enter(struct fdr_ax_thread *x, uintptr_t addr,
+						      uint32_t id)
 {
 	if (likely(--x->sample_left < AX_SAMPLE_EVERY))
 		return;
 	x->sample_left = AX_SAMPLE_EVERY - 1;
 	x->sample_id = id;
+	x->nest_addr[0] = ~addr;
 	x->sample_tsc = fdr_clock_read(&(unsigned){ 0 });
 }
 
@@ -437,10 +372,19 @@ static fdr_always_inline notrace void ax_close(struct fdr_thread *t, struct fdr_
 					       uint32_t level)
 {
 	x->nest = level;
-	if (level < AX_NEST && unlikely(x->nest_out[level]))
+	/* ~addr (the top bit: no function's address has it): left out, or sampled */
+	if (level < AX_NEST && unlikely((intptr_t)x->nest_addr[level] < 0) &&
+	    !(level == 0 && x->sample_id))
 		atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 1,
 					  memory_order_relaxed);
 	ax_sample_exit(x);
+}
+
+/* Whether the counted call open at @level (< AX_NEST) is one of @addr (either form). */
+static fdr_always_inline notrace bool ax_level_is(const struct fdr_ax_thread *x, uint32_t level,
+						  uintptr_t addr)
+{
+	return x->nest_addr[level] == addr || x->nest_addr[level] == ~addr;
 }
 
 /* An exit while counted calls are open: true when it closes one of them. */
@@ -448,13 +392,13 @@ static notrace bool ax_nest_exit(struct fdr_thread *t, struct fdr_ax_thread *x, 
 {
 	uint32_t n = x->nest;
 
-	if (n > AX_NEST || x->nest_addr[n - 1] == addr) {
+	if (n > AX_NEST || ax_level_is(x, n - 1, addr)) {
 		ax_close(t, x, n - 1);
 		return true;
 	}
 	/* a longjmp left counted calls: the innermost kept level it closes, if any */
 	for (uint32_t i = n - 1; i-- > 0;) {
-		if (x->nest_addr[i] == addr) {
+		if (ax_level_is(x, i, addr)) {
 			ax_close(t, x, i);
 			return true;
 		}
@@ -530,8 +474,9 @@ enum ax_do {
  * shares its cache entry keeps it (zstd: a third of the calls). Not a
  * filtered function (the slow path caches it as ~addr when it records
  * it) nor a latency trigger's (never cached). @ce->ax is left as it is: a
- * stale id of another function means "look it up", and this function's
- * own id there means timed for good, which stays true.
+ * stale id of another function means "look it up", this function's own id
+ * there means timed for good, which stays true, and a slot tag (another
+ * function's) names a slot that does not hold this id.
  */
 static notrace void ax_cache_fill(struct fdr_fcache_ent *ce, uintptr_t addr, uint32_t id)
 {
@@ -570,11 +515,11 @@ static notrace fdr_noinline enum ax_do ax_slow(struct fdr_thread *t, uintptr_t a
 	if (x->nest) {
 		/* inside a counted call: counted too (a filtered one as the slow path would) */
 		if (ce->addr == ~addr) {
-			ax_nest_enter(t, x, addr, 0);
+			ax_nest_enter(t, x, ce, addr, 0);
 			atomic_fetch_add_explicit(&t->drop_rec[FDRTRACE_DROP_FILTERED], 1,
 						  memory_order_relaxed);
 		} else {
-			ax_nest_enter(t, x, addr, ax_nested_id(t, x, addr, id));
+			ax_nest_enter(t, x, ce, addr, ax_nested_id(t, x, addr, id));
 		}
 		goto done;
 	}
@@ -583,8 +528,8 @@ static notrace fdr_noinline enum ax_do ax_slow(struct fdr_thread *t, uintptr_t a
 	/* not from the cache's tag: a counted function may be timed again (ax_sample()) */
 	state = atomic_load_explicit(&ax_fn[id].state, memory_order_relaxed);
 	if (state == AX_COUNTED) {
-		ax_nest_enter(t, x, addr, id);
-		ax_sample_enter(x, id);
+		ax_nest_enter(t, x, ce, addr, id);
+		ax_sample_enter(x, addr, id);
 		goto done;
 	}
 	if (state == AX_TIMED) {
@@ -629,15 +574,16 @@ static notrace fdr_noinline void ax_record_slow(struct fdr_thread *t, void *fn, 
 /*
  * Every call fdr_ax_record() does not finish itself: the recorded calls of
  * functions not known to be timed, the exits that may end an undecided
- * timed call, a counted call that samples, a count that misses its
- * first slot, clocks other than rdtscp, a restart, filters. Owner, guard
- * held (released by the paths it takes).
+ * timed call, a counted call that samples, a count whose slot the id
+ * cache does not name (a stale tag, a collision of a function timed for
+ * good), clocks other than rdtscp, a restart, filters. Owner, guard held
+ * (released by the paths it takes).
  */
-static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn, unsigned action,
-						 struct fdr_fcache_ent *ce)
+static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn, unsigned action)
 {
 	struct fdr_ax_thread *x = &ax_self;
 	uintptr_t addr = (uintptr_t)fn;
+	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
 	uint32_t lo, hi, aux;
 
 	if (unlikely(ce->addr != addr))
@@ -665,8 +611,8 @@ static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn,
 		switch (atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed)) {
 		case AX_COUNTED:
 			/* the outermost call of a counted function */
-			ax_nest_enter(t, x, addr, ce->id);
-			ax_sample_enter(x, ce->id);
+			ax_nest_enter(t, x, ce, addr, ce->id);
+			ax_sample_enter(x, addr, ce->id);
 			goto done;
 		case AX_UNDECIDED:
 			/* recorded, and timed for the decision */
@@ -682,13 +628,13 @@ static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn,
 	if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed)))
 		goto slow;
 	if (action == FDRTRACE_FN_EXIT) {
-		if (likely(x->nest <= AX_NEST && x->nest_addr[x->nest - 1] == addr)) {
+		if (likely(x->nest <= AX_NEST && ax_level_is(x, x->nest - 1, addr))) {
 			ax_close(t, x, x->nest - 1);
 			goto done;
 		}
-	} else if (likely(!fdr_all_slow && !fdr_filtering)) {
+	} else if (likely(!ax_nest_slow)) {
 		/* (the out-of-line path applies max_depth and the name filters) */
-		ax_nest_enter(t, x, addr, ce->id);
+		ax_nest_enter(t, x, ce, addr, ce->id);
 		goto done;
 	}
 slow:
@@ -701,15 +647,29 @@ done:
 }
 
 /*
- * The hook. It finishes by itself the calls that come by the million: a
- * recorded call of a function known to be timed (rdtscp clock), and the
- * counted calls whose count finds its id in its first slot and that are
- * not sampled; everything else goes to ax_record_other(), with the guard
- * held, which does it all again from the start. Every call made here is
- * a tail call (fdr_record_reentry(), ax_record_other(), fdr_record_at()'s
- * fdr_record_slow()): no value is live across a call, no frame is set up
- * (gcc 12 saves two registers here; the one function this was before saved
- * six on every call).
+ * The hook's call of a function known to be timed (@ce->ax == @ce->id),
+ * with the rdtscp clock, which fdr_ax_record() has checked: recorded, the
+ * clock read inline. Owner, guard held.
+ */
+static notrace fdr_noinline void ax_record_timed(struct fdr_thread *t, void *fn, unsigned action)
+{
+	uint32_t lo, hi, aux;
+
+	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+	/* TSC_AUX: (node << 12) | cpu; releases the guard */
+	fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+}
+
+/*
+ * The hook. It finishes by itself the calls that come by the million:
+ * the counted calls whose id is in the slot the id cache names and that
+ * are not sampled; a recorded call of a function known to be timed goes
+ * to ax_record_timed(), everything else to ax_record_other(), with the
+ * guard held, which does it all again from the start. Every call made
+ * here is a tail call (fdr_record_reentry(), ax_record_timed(),
+ * ax_record_other()): no value is live across a call, no frame is set up,
+ * no register saved (gcc 12; two were before ax_record_timed() took the
+ * record out, six in the one function this was before that).
  */
 notrace void fdr_ax_record(void *fn, unsigned action)
 {
@@ -717,7 +677,7 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 	struct fdr_ax_thread *x = &ax_self;
 	uintptr_t addr = (uintptr_t)fn;
 	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
-	uint32_t lo, hi, aux, n, id, h;
+	uint32_t n, id, ax, h;
 
 	if (unlikely(t->guard)) {
 		fdr_record_reentry(t, addr, action);
@@ -726,69 +686,75 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 	t->guard = FDR_GUARD_HOOK;
 	atomic_signal_fence(memory_order_seq_cst);
 	n = x->nest;
-	if (n) {
+	if (likely(n)) {
 		/* inside a counted call: as ax_record_other()'s, for the common cases */
 		if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
 							      memory_order_relaxed)))
 			goto other;
 		if (action == FDRTRACE_FN_EXIT) {
-			/* the innermost counted call's exit, not the outermost's if sampled */
-			if (unlikely(n > AX_NEST || x->nest_addr[n - 1] != addr ||
-				     x->nest_out[n - 1] || (n == 1 && x->sample_id)))
+			/*
+			 * the innermost counted call's exit (a level that is
+			 * left out, or the outermost if sampled, holds ~addr)
+			 */
+			if (unlikely(n > AX_NEST || x->nest_addr[n - 1] != addr))
 				goto other;
 			x->nest = n - 1;
 			goto done;
 		}
-		if (unlikely(ce->addr != addr || fdr_all_slow || fdr_filtering))
+		if (unlikely(ce->addr != addr || ax_nest_slow))
 			goto other;
 	} else {
 		if (unlikely(ce->addr != addr))
 			goto other;
-		if (likely(ce->ax == ce->id && fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
+		if (likely(ce->ax == ce->id)) {
 			/*
-			 * A function known to be timed: recorded (the rdtscp
-			 * clock read inline). An exit while undecided calls are
-			 * open (a long-running main() is one) goes out of line
-			 * only when it may be the innermost one's, or for what
-			 * ax_record_other() checks first on that path.
+			 * A function known to be timed: recorded. An exit while
+			 * undecided calls are open (a long-running main() is
+			 * one) goes out of line only when it may be the
+			 * innermost one's, or for what ax_record_other() checks
+			 * first on that path. The record is a tail call: the
+			 * registers it needs are not saved here.
 			 */
-			if (action == FDRTRACE_FN_EXIT && x->open &&
-			    unlikely(x->shadow[x->open - 1].addr == addr ||
-				     x->epoch != atomic_load_explicit(&fdr_depth_epoch,
-								      memory_order_relaxed) ||
-				     t->state != FDR_T_ACTIVE || t->ignored))
+			if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSCP) ||
+			    (action == FDRTRACE_FN_EXIT && x->open &&
+			     unlikely(x->shadow[x->open - 1].addr == addr ||
+				      x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+								       memory_order_relaxed) ||
+				      t->state != FDR_T_ACTIVE || t->ignored)))
 				goto other;
-			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-			/* TSC_AUX: (node << 12) | cpu; releases the guard */
-			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+			ax_record_timed(t, fn, action);
 			return;
 		}
-		/* the outermost call of a counted function, not sampled */
+		/* the outermost call of a counted function, not sampled (any clock) */
 		if (action == FDRTRACE_FN_EXIT ||
 		    unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
 							      memory_order_relaxed) ||
 			     t->state != FDR_T_ACTIVE || t->ignored ||
-			     fdr_clock.source != FDRTRACE_CLOCK_RDTSCP ||
 			     x->sample_left - 1 >= AX_SAMPLE_EVERY) ||
 		    atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed) != AX_COUNTED)
 			goto other;
 	}
-	/* a counted call enters: its id in its first slot, which this thread's table has */
+	/*
+	 * A counted call enters: its id in the slot the cache entry says
+	 * (ax_nest_enter()), or else in its first slot (a function timed for
+	 * good, called inside a counted call), which this thread's table has.
+	 * A stale tag (the entry since given to another function, the table
+	 * cleared in a fork child) names a slot that does not hold the id.
+	 * The id is not 0: an entry holds an address only with its id.
+	 */
 	id = ce->id;
-	h = (id * 2654435761u) >> 24;
+	ax = ce->ax;
+	h = likely(ax & AX_SLOT_TAG) ? ax & (AX_SLOTS - 1) : ax_hash(id);
 	/* (a slot holds an id only once ax_nest_enter() has set @t->ax, which nothing clears) */
-	if (unlikely(!id || atomic_load_explicit(&x->ids[h], memory_order_relaxed) != id))
+	if (unlikely(atomic_load_explicit(&x->slot[h].id, memory_order_relaxed) != id))
 		goto other;
-	if (!n)
-		x->sample_left--;
-	if (n < AX_NEST) {
-		x->nest_addr[n] = addr;
-		x->nest_out[n] = 0;
-	}
+	/* no branches: the outermost call counts down to its sample, a deep one's level is scratch */
+	x->sample_left -= !n;
+	x->nest_addr[n < AX_NEST ? n : AX_NEST] = addr;
 	x->nest = n + 1;
 	/* owner only writes it: a load and a store, no locked add */
-	atomic_store_explicit(&x->counts[h],
-			      atomic_load_explicit(&x->counts[h], memory_order_relaxed) + 1,
+	atomic_store_explicit(&x->slot[h].count,
+			      atomic_load_explicit(&x->slot[h].count, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 done:
 	atomic_signal_fence(memory_order_seq_cst);
@@ -796,184 +762,5 @@ done:
 	return;
 other:
 	/* a tail call: no frame here */
-	ax_record_other(t, fn, action, ce);
-}
-
-/* ---- into the trace ---- */
-
-struct ax_out {
-	struct fdr_rtbuf *rb;
-	fdr_ax_add_fn add;
-	bool take;
-	uint32_t tid;
-	uint32_t n;
-	uint64_t lost;
-	uint32_t ids[AX_CHUNK];
-	uint64_t calls[AX_CHUNK];
-};
-
-static notrace void ax_out_flush(struct ax_out *o)
-{
-	uint8_t p[16 + AX_CHUNK * 12 + 16];
-	size_t len;
-
-	if (!o->n && !o->lost)
-		return;
-	len = fdr_ext_counted(p, sizeof(p), o->tid, o->lost, o->n, o->ids, o->calls);
-	if (len)
-		o->add(o->rb, p, len);
-	o->n = 0;
-	o->lost = 0;
-}
-
-static notrace void ax_out_add(struct ax_out *o, uint32_t id, uint64_t calls)
-{
-	if (!calls)
-		return;
-	o->ids[o->n] = id;
-	o->calls[o->n] = calls;
-	if (++o->n == AX_CHUNK)
-		ax_out_flush(o);
-}
-
-static notrace void ax_decision_out(struct fdr_rtbuf *rb, fdr_ax_add_fn add, uint32_t i)
-{
-	uint8_t p[64];
-	size_t len = fdr_ext_excluded(p, sizeof(p), ax_dec[i].id, ax_dec[i].tsc, ax_dec[i].calls,
-				      ax_dec[i].sum, ax_ticks, ax_after, ax_dec[i].undone);
-
-	if (len)
-		add(rb, p, len);
-}
-
-notrace void fdr_ax_emit_decisions(struct fdr_rtbuf *rb, fdr_ax_add_fn add)
-{
-	if (!fdr_ax_on)
-		return;
-	for (; ax_dec_written < AX_DECISIONS; ax_dec_written++) {
-		/* acquire: pairs with the decider's release store */
-		if (!atomic_load_explicit(&ax_dec[ax_dec_written].ready, memory_order_acquire))
-			break;
-		ax_decision_out(rb, add, ax_dec_written);
-	}
-}
-
-/* One thread's table (slot lock held by fdr_threads_foreach()). */
-static notrace void ax_emit_thread(struct fdr_thread *t, void *arg)
-{
-	struct ax_out *o = arg;
-	/* acquire: pairs with the owner's release store of @ax */
-	struct fdr_ax_thread *x = atomic_load_explicit(&t->ax, memory_order_acquire);
-
-	if (!x)
-		return;
-	o->tid = (uint32_t)t->tid;
-	for (uint32_t s = 0; s < AX_SLOTS; s++) {
-		/* acquire: pairs with the owner's release store of the id after its first count */
-		uint32_t id = atomic_load_explicit(&x->ids[s], memory_order_acquire);
-		uint64_t c, base;
-
-		if (!id)
-			continue;
-		c = atomic_load_explicit(&x->counts[s], memory_order_relaxed);
-		base = o->take ? atomic_load_explicit(&x->taken[s], memory_order_relaxed) : 0;
-		ax_out_add(o, id, c - base);
-		if (o->take)
-			atomic_store_explicit(&x->taken[s], c, memory_order_relaxed);
-	}
-	ax_out_flush(o);
-}
-
-notrace void fdr_ax_emit(struct fdr_rtbuf *rb, fdr_ax_add_fn add, bool take)
-{
-	struct ax_out o = { .rb = rb, .add = add, .take = take };
-
-	if (!fdr_ax_on)
-		return;
-	if (take) {
-		fdr_ax_emit_decisions(rb, add);
-	} else {
-		for (uint32_t i = 0; i < AX_DECISIONS; i++) {
-			if (!atomic_load_explicit(&ax_dec[i].ready, memory_order_acquire))
-				break;
-			ax_decision_out(rb, add, i);
-		}
-	}
-	fdr_threads_foreach(ax_emit_thread, &o, 100000);
-	/* the process-wide table: threads that ended, ids a thread had no room for */
-	o.tid = 0;
-	for (uint32_t h = 0; h < AX_GLOBAL; h++) {
-		struct ax_global_slot *s = &ax_global[h];
-		uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
-
-		if (id)
-			ax_out_add(&o, id,
-				   take ? atomic_exchange_explicit(&s->pending, 0, memory_order_relaxed)
-					: atomic_load_explicit(&s->total, memory_order_relaxed));
-	}
-	o.lost = take ? atomic_exchange_explicit(&ax_lost_pending, 0, memory_order_relaxed)
-		      : atomic_load_explicit(&ax_lost_total, memory_order_relaxed);
-	ax_out_flush(&o);
-}
-
-notrace void fdr_ax_flush_soon(void)
-{
-	atomic_store_explicit(&ax_flush_asked, true, memory_order_relaxed);
-}
-
-notrace void fdr_ax_emit_periodic(struct fdr_rtbuf *rb, fdr_ax_add_fn add)
-{
-	uint64_t now;
-
-	if (!fdr_ax_on)
-		return;
-	now = fdr_clock_raw_ns();
-	/* the flag is set before the wake that brings the flush thread here */
-	if (now - ax_last_emit_ns < 1000000000u &&
-	    !atomic_exchange_explicit(&ax_flush_asked, false, memory_order_relaxed))
-		return;
-	ax_last_emit_ns = now;
-	fdr_ax_emit(rb, add, true);
-}
-
-notrace void fdr_ax_thread_exit(struct fdr_thread *t)
-{
-	struct fdr_ax_thread *x = atomic_load_explicit(&t->ax, memory_order_relaxed);
-
-	if (!fdr_ax_on || !x)
-		return;
-	/* no emitter holds our slot any more (the caller left the registry): @taken is final */
-	for (uint32_t s = 0; s < AX_SLOTS; s++) {
-		uint32_t id = atomic_load_explicit(&x->ids[s], memory_order_relaxed);
-		uint64_t c = atomic_load_explicit(&x->counts[s], memory_order_relaxed);
-		uint64_t base = atomic_load_explicit(&x->taken[s], memory_order_relaxed);
-
-		if (id && c != base)
-			ax_count_global(id, c - base);
-		atomic_store_explicit(&x->taken[s], c, memory_order_relaxed);
-	}
-}
-
-notrace void fdr_ax_after_fork_child(void)
-{
-	struct fdr_ax_thread *x = &ax_self;
-	int saved_errno;
-
-	if (!fdr_ax_on)
-		return;
-	/* the calls open at the fork stay open in the child: @nest and @shadow stay */
-	for (uint32_t s = 0; s < AX_SLOTS; s++) {
-		atomic_store_explicit(&x->ids[s], 0, memory_order_relaxed);
-		atomic_store_explicit(&x->counts[s], 0, memory_order_relaxed);
-		atomic_store_explicit(&x->taken[s], 0, memory_order_relaxed);
-	}
-	/* zero pages again, without touching them: a child of a shell forks often */
-	saved_errno = errno;
-	if (madvise(ax_global, AX_GLOBAL * sizeof(*ax_global), MADV_DONTNEED) < 0)
-		memset(ax_global, 0, AX_GLOBAL * sizeof(*ax_global));
-	errno = saved_errno;	/* fork()'s caller sees its own */
-	atomic_store_explicit(&ax_lost_pending, 0, memory_order_relaxed);
-	atomic_store_explicit(&ax_lost_total, 0, memory_order_relaxed);
-	ax_dec_written = 0;	/* the child's trace gets every decision it inherits */
-	ax_last_emit_ns = 0;
+	ax_record_other(t, fn, action);
 }

@@ -41,7 +41,9 @@ struct fdr_fcache_ent {
 	uint32_t id;
 	/*
 	 * auto_exclude (autoexclude.c): @id when the function is known to
-	 * be timed for good; anything else (a stale value of another id: ids
+	 * be timed for good; AX_SLOT_TAG | slot (autoexclude_internal.h):
+	 * its calls are counted in that slot of the thread's table, when the
+	 * slot holds @id; anything else (a stale value of another id: ids
 	 * are unique) means "look it up". The fast path never reads it.
 	 */
 	uint32_t ax;
