@@ -45,7 +45,7 @@ notrace void fdr_say_init(void)
 }
 
 /*
- * The flush thread has a descriptor table of its own (flush_thread.c,
+ * The flush thread has a descriptor table of its own (placement.c,
  * fl_own_files()). It keeps a copy of descriptor 2 only when that is a
  * regular file (the same open file, so messages land at the program's
  * offset; holding a file open ends nothing); a pipe, a FIFO, a terminal

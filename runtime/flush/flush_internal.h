@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * runtime/flush/flush_internal.h - what the files of the flush layer share.
- * The files form a stack, each calling only those below it: flush_state.c
- * (the shared state and the wake-up) < names.c (function names, start
+ * The files form a stack, each calling only those below it: placement.c
+ * (where the thread runs), flush_state.c (the shared state and the
+ * wake-up) < names.c (function names, start
  * records), pool.c (the pool's growth) < snapshot.c (snapshot files) <
  * flush_thread.c (the thread). Each group below is owned by the file it
  * names. Nothing outside runtime/flush/ includes it; the layer's
@@ -44,6 +45,17 @@ extern uint8_t fl_scratch[8192] fdr_hidden;
 extern _Atomic uint32_t fl_seq fdr_hidden;	/* the futex word fdr_flush_wake() bumps */
 extern _Atomic int fl_sleeping fdr_hidden;	/* the flush thread waits on fl_seq */
 
+/* placement.c: where the flush thread runs (the bottom of the layer's stack) */
+/* its time slice and its own descriptor table: once, after its first wait */
+void fl_place_set_up(void) fdr_hidden;
+/* after a drain: to the next CPU when it waited for one an eighth of its time */
+void fl_spread(void) fdr_hidden;
+/* the starter, around pthread_create(): the new thread starts on the starter's CPU */
+void fl_pin_here(void) fdr_hidden;
+/* the starter's mask back (the starter, then the thread after its first wait) */
+void fl_unpin(void) fdr_hidden;
+/* a fork child: the parent thread's schedstat and times are not its own */
+void fl_place_reset_child(void) fdr_hidden;
 /* names.c */
 extern struct fl_cname *fl_cache fdr_hidden;
 extern _Atomic uint32_t fl_cache_upto fdr_hidden;

@@ -77,8 +77,6 @@ static pthread_mutex_t fl_mutex = PTHREAD_MUTEX_INITIALIZER;
  */
 static _Atomic uint32_t fl_fork_waiting;
 static pthread_t fl_thread;
-static bool fl_pinned;		/* fl_pin_here() narrowed the starter's mask to one CPU */
-static cpu_set_t fl_start_mask;	/* the starter's mask before */
 static _Atomic int fl_stop;
 /*
  * The final round was written by the finisher's thread (fdr_flush_finish()),
@@ -222,40 +220,6 @@ names:
 }
 
 /*
- * A short scheduler slice for the flush thread (Linux 6.12 and later,
- * EEVDF: sched_attr.sched_runtime of a SCHED_OTHER thread, allowed
- * unprivileged). Its CPU share stays what its weight gives it; what
- * changes is that when it wakes with full buffers to write, its earlier
- * deadline lets it preempt a thread of the program now, instead of
- * after that thread's slice (several ms, longer on a busy machine, while
- * the pool fills). Older kernels refuse or ignore it: nothing changes.
- * The thread's nice value is kept (sched_setattr sets it too).
- */
-#define FL_SLICE_NS 300000ull
-
-static notrace void fl_short_slice(void)
-{
-	struct {
-		uint32_t size, policy;
-		uint64_t flags;
-		int32_t nice;
-		uint32_t priority;
-		uint64_t runtime, deadline, period;
-	} attr = { .size = sizeof(attr), .policy = 0 /* SCHED_OTHER */ };
-	int nice;
-
-	errno = 0;
-	nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
-	if (nice == -1 && errno)
-		return;
-	if (sched_getscheduler(0) != SCHED_OTHER)
-		return;	/* the program chose a policy for its threads: keep it */
-	attr.nice = nice;
-	attr.runtime = FL_SLICE_NS;
-	syscall(SYS_sched_setattr, 0, &attr, 0);
-}
-
-/*
  * A calibrated frequency is measured again over the run (fdr_clock_refine())
  * and written into the file's header at 100 ms of run, then each time the
  * run has grown fourfold: a trace that is never closed (SIGKILL) has the
@@ -311,154 +275,6 @@ static notrace void fl_settle_idle(struct timespec *to)
 	} else if (!to->tv_sec && (uint64_t)to->tv_nsec > settle_ns - idle) {
 		to->tv_nsec = (long)(settle_ns - idle);
 	}
-}
-
-/*
- * Moving round the CPUs. On a machine whose every CPU runs a thread of
- * the program (2 threads on 2 cores), the scheduler keeps the flush
- * thread where it last ran: woken there, it preempts the same program
- * thread each time and never migrates, the imbalance (a sixth of a
- * core) being below what the load balancer moves a thread for. That
- * thread then pays the whole cost of writing the trace: measured with
- * bench/overhead.py (2 threads), one ran at 1.01x the reference per
- * call and the other at 1.38x, and a program waits for its slowest
- * thread. So after each FL_SPREAD_NS of its own CPU time, if it spent at
- * least an eighth of that time waiting for a CPU (runnable, not running:
- * /proc/thread-self/schedstat; half of it with 2 threads on 2 cores, 1%
- * with 1 thread), the flush thread moves to the next CPU it may run on:
- * its affinity set to that CPU alone, then back to the whole set, read
- * just before, so the program's or the user's choice of CPUs is kept and
- * the scheduler places it freely on its next wake-up. The cost is then
- * shared by every thread of the program (1.22x each). A flush thread
- * with a CPU to itself never moves; neither does one whose set is a
- * single CPU, or where schedstat cannot be read (no /proc, or no
- * descriptor table of its own). About 30 us (four system calls and a
- * migration) once per ms of writing.
- */
-#define FL_SPREAD_NS 1000000ull
-
-/*
- * @cpu_ns repeats schedstat's run time, read from the thread's CPU clock:
- * the check after every drain costs one clock_gettime, and schedstat is
- * read (a proc file generated each time) once per FL_SPREAD_NS only.
- */
-static struct {
-	uint64_t cpu_ns;	/* this thread's CPU time at the last look */
-	uint64_t run_ns, wait_ns;	/* schedstat then */
-} fl_spread_last;
-/*
- * This thread's /proc/thread-self/schedstat, opened as it starts (before
- * the program runs: the runtime opens no file while it does) and only in
- * a descriptor table of its own (fl_own_files()), so that no close-all of
- * the program's can close it or give its number to another file. -1: no
- * moves.
- */
-static int fl_sched_fd = -1;
-
-/* This thread's time running and waiting to run (ns), from schedstat. Return: 0 or -1. */
-static notrace int fl_schedstat(uint64_t *run_ns, uint64_t *wait_ns)
-{
-	char text[96], *end, *next;
-	ssize_t n;
-
-	if (fl_sched_fd < 0)
-		return -1;
-	n = pread(fl_sched_fd, text, sizeof(text) - 1, 0);
-	if (n <= 0)
-		return -1;
-	text[n] = 0;
-	*run_ns = strtoull(text, &end, 10);
-	if (end == text || *end != ' ')
-		return -1;
-	*wait_ns = strtoull(end + 1, &next, 10);
-	return next == end + 1 ? -1 : 0;
-}
-
-static notrace void fl_spread(void)
-{
-	uint64_t now = fdr_clock_ns(CLOCK_THREAD_CPUTIME_ID), run, wait, dr, dw;
-	cpu_set_t all, one;
-	int cur, next;
-
-	if (now - fl_spread_last.cpu_ns < FL_SPREAD_NS)
-		return;
-	fl_spread_last.cpu_ns = now;
-	if (fl_schedstat(&run, &wait))
-		return;
-	dr = run - fl_spread_last.run_ns;
-	dw = wait - fl_spread_last.wait_ns;
-	fl_spread_last.run_ns = run;
-	fl_spread_last.wait_ns = wait;
-	if (dw < dr / 8)
-		return;	/* a CPU of its own, near enough */
-	cur = sched_getcpu();
-	if (cur < 0 || cur >= CPU_SETSIZE || sched_getaffinity(0, sizeof(all), &all) ||
-	    CPU_COUNT(&all) < 2)
-		return;
-	next = cur;
-	do
-		next = (next + 1) % CPU_SETSIZE;
-	while (!CPU_ISSET(next, &all));
-	CPU_ZERO(&one);
-	CPU_SET(next, &one);
-	if (!sched_setaffinity(0, sizeof(one), &one))
-		sched_setaffinity(0, sizeof(all), &all);
-}
-
-/* Close descriptors @lo to @hi of this thread's table. */
-static notrace void fl_close_range(unsigned lo, unsigned hi)
-{
-	long max;
-
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, lo, hi, 0) == 0)
-		return;
-#endif
-	max = sysconf(_SC_OPEN_MAX);	/* a kernel before 5.9: one by one */
-	if (max < 0 || max > 65536)
-		max = 65536;
-	for (long fd = lo; fd <= (long)hi && fd < max; fd++)
-		close((int)fd);
-}
-
-/*
- * The flush thread's own descriptor table: a copy (unshare(CLONE_FILES))
- * that keeps only the trace's descriptors. What it opens from here on
- * (module files for names, snapshots, a trace created by name) takes no
- * number the program counts on, and a program that closes or reuses
- * descriptors it did not open (a daemon's close-all, closefrom(3)) does
- * not touch the copies this thread writes through. It holds nothing else
- * but descriptor 2 when that is a regular file (say.c): no pipe or socket
- * of the program's is held open by it. Where unshare is refused (a
- * seccomp filter), the table stays shared, as before. Other threads
- * (the fatal-signal handler, the finisher once this thread has ended)
- * write through the process's table, checking the descriptor is still
- * the trace's (own.c, fw_ours()).
- */
-static notrace bool fl_own_files(void)
-{
-	int keep[3], n = fdr_file_fds(keep), say = fdr_say_keep();
-	unsigned from = 0;
-
-	if (unshare(CLONE_FILES))
-		return false;
-	fdr_say_private(say >= 0);
-	if (say >= 0)
-		keep[n++] = say;
-	for (int i = 1; i < n; i++)	/* ascending */
-		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
-			int t = keep[j];
-
-			keep[j] = keep[j - 1];
-			keep[j - 1] = t;
-		}
-	for (int i = 0; i < n; i++) {
-		if ((unsigned)keep[i] > from)
-			fl_close_range(from, (unsigned)keep[i] - 1);
-		from = (unsigned)keep[i] + 1;
-	}
-	fl_close_range(from, ~0u);
-	return true;
 }
 
 /*
@@ -533,43 +349,6 @@ static notrace void fl_pages_ahead(void)
 }
 
 /*
- * The flush thread starts on its starter's CPU (2026-12-02): the starter
- * narrows its own mask to the CPU it runs on for the pthread_create()
- * (the new thread inherits it) and puts its mask back right after; the
- * thread puts the same mask back on itself when its first wait ends
- * (fl_first_wait(): 5 ms, or sooner when there is work). Until then it
- * shares the starter's CPU, where it is woken without an inter-processor
- * interrupt: a process that ends within its first 5 ms (a build's
- * compiler driver, a shell's command) paid for a thread waiting on an
- * idle CPU twice, at its creation and when its exit woke it to end it
- * (50-70 us each in a VM, where such a wake-up exits to the hypervisor):
- * 150 us of a tiny traced process's 0.8 ms. Nothing when the starter may
- * run on one CPU only. A mask another thread of the program set on the
- * starter meanwhile (within a system call) is overwritten by the old one.
- * Caller: the starter, with its signals blocked; then the thread.
- */
-static notrace void fl_pin_here(void)
-{
-	int cpu = sched_getcpu();
-	cpu_set_t one;
-
-	fl_pinned = false;
-	if (cpu < 0 || cpu >= CPU_SETSIZE ||
-	    sched_getaffinity(0, sizeof(fl_start_mask), &fl_start_mask) ||
-	    CPU_COUNT(&fl_start_mask) < 2 || !CPU_ISSET(cpu, &fl_start_mask))
-		return;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	fl_pinned = !sched_setaffinity(0, sizeof(one), &one);
-}
-
-static notrace void fl_unpin(void)
-{
-	if (fl_pinned)
-		sched_setaffinity(0, sizeof(fl_start_mask), &fl_start_mask);
-}
-
-/*
  * The first round waits FL_FIRST_NS (or a flush interval shorter than
  * that), or until someone wakes this thread: a batch of full buffers, a
  * starving pool, a trigger's new function, a snapshot, the finish.
@@ -614,9 +393,7 @@ static notrace void fl_first_wait(uint64_t interval_ns)
  */
 static notrace void fl_set_up(void)
 {
-	fl_short_slice();
-	if (fl_own_files())
-		fl_sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	fl_place_set_up();	/* its time slice, its own descriptor table */
 	fdr_sysunwind_init();	/* the fork stacks' unwinder, before a fork comes in */
 	/* release: the set-up before a fork (fdr_flush_alive_wait()'s acquire) */
 	atomic_store_explicit(&fl_alive, 1, memory_order_release);
@@ -1006,8 +783,7 @@ notrace void fdr_flush_reset_child(void)
 	atomic_store_explicit(&fl_pressure, 0, memory_order_relaxed);
 	fl_grow_target = 0;
 	fl_rate_t0 = 0;
-	memset(&fl_spread_last, 0, sizeof(fl_spread_last));	/* a new thread's times start at 0 */
-	fl_sched_fd = -1;	/* the parent's flush thread's table: not here (fl_main() opens another) */
+	fl_place_reset_child();
 	atomic_store_explicit(&fdr_enqueued, 0, memory_order_relaxed);
 	atomic_store_explicit(&fdr_written, 0, memory_order_relaxed);
 	atomic_store_explicit(&fl_stalled_at, 0, memory_order_relaxed);	/* the parent's progress */

@@ -33,7 +33,7 @@
  * before the program's main() (the start records, which the constructor
  * waits for), so the files the runtime opens for names are opened while
  * no thread of the program runs: where the flush thread cannot have a
- * descriptor table of its own (flush_thread.c, fl_own_files()), a file it
+ * descriptor table of its own (placement.c, fl_own_files()), a file it
  * opened later would take, for a moment, the lowest free number, the one
  * a program that closed standard error is about to get from its next
  * open. Only an object dlopen'ed later is opened while the program runs.
