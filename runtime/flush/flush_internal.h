@@ -52,8 +52,10 @@ void fl_place_set_up(void) fdr_hidden;
 void fl_spread(void) fdr_hidden;
 /* the starter, around pthread_create(): the new thread starts on the starter's CPU */
 void fl_pin_here(void) fdr_hidden;
-/* the starter's mask back (the starter, then the thread after its first wait) */
+/* the starter's mask back on the starter, after its pthread_create() */
 void fl_unpin(void) fdr_hidden;
+/* the thread, as its first wait ends: off the starter's CPU, the starter's mask back */
+void fl_leave_pin(void) fdr_hidden;
 /* a fork child: the parent thread's schedstat and times are not its own */
 void fl_place_reset_child(void) fdr_hidden;
 /* names.c */

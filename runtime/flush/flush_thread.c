@@ -421,8 +421,8 @@ static notrace void *fl_main(void *arg)
 	fl_prefault = true;
 	fl_prefault_all = (bool)(uintptr_t)arg;
 	fl_first_wait(interval_ns);
+	fl_leave_pin();	/* off the program's CPU before any work */
 	fl_set_up();
-	fl_unpin();	/* a CPU of its own from now on, where there is one */
 	fl_pages_ahead();
 	for (;;) {
 		uint32_t seq = atomic_load_explicit(&fl_seq, memory_order_seq_cst);
