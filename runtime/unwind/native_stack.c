@@ -97,15 +97,13 @@ static struct native_mod native_mods[NS_MODS];
 static _Atomic uint32_t native_count;
 static bool native_ready;	/* stacks allowed (fdr_native_init()) */
 /*
- * libunwind's set-up, by the first stack of an ordinary thread
- * (fdr_native_here()): NATIVE_SETUP_NONE, then RUNNING for the one that
- * claimed it (CAS), which notes the pipe; DONE after. A stack taken
- * meanwhile, or in the fatal-signal handler first, just unwinds
- * (libunwind's own lock serialises its set-up); its pipe is then not noted
- * (not guarded), as any pipe not where expected.
+ * The first stack of an ordinary thread (fdr_native_here()) was claimed:
+ * the one that set it (exchange) notes libunwind's pipe after its unwind.
+ * A stack taken meanwhile, or in the fatal-signal handler first, just
+ * unwinds (libunwind's own lock serialises its set-up); its pipe is then
+ * not noted (not guarded), as any pipe not where expected.
  */
-enum { NATIVE_SETUP_NONE, NATIVE_SETUP_RUNNING, NATIVE_SETUP_DONE };
-static _Atomic int native_setup;
+static _Atomic bool native_first_taken;
 
 notrace void fdr_native_module_mapped(uint32_t id, uint64_t start, uint64_t size)
 {
@@ -321,21 +319,15 @@ notrace uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods
 	unw_context_t ctx;
 	unw_cursor_t cur;
 	uint32_t n = 0;
-	bool lent[2];
-	int next[2], saved;
-
-	int expect = NATIVE_SETUP_NONE, fds[2];
-	bool first;
+	bool lent[2], first;
+	int next[2], fds[2], saved;
 
 	if (!native_ready || !max)
 		return 0;
 	native_wait_modules(200);
 	saved = errno;
-	/* acq_rel: pairs with the DONE store below (the pipe noted before it) */
-	first = atomic_compare_exchange_strong_explicit(&native_setup, &expect,
-							NATIVE_SETUP_RUNNING,
-							memory_order_acq_rel,
-							memory_order_acquire);
+	/* relaxed: one claims the note; the pipe itself is checked by fstat (native_pipe_note()) */
+	first = !atomic_exchange_explicit(&native_first_taken, true, memory_order_relaxed);
 	if (first)
 		native_lowest_free(fds);	/* where libunwind's set-up will put its pipe */
 	if (native_pipe_guard(false, lent, next)) {
@@ -343,12 +335,8 @@ notrace uint32_t fdr_native_here(uintptr_t from, uint64_t *addrs, uint32_t *mods
 			n = native_walk(&cur, from, addrs, mods, max);
 		native_pipe_after(lent, next);
 	}
-	if (first) {
-		if (native_pipe_note(fds))
-			native_pipe_move();	/* the program's numbers given back */
-		/* release: the note above before DONE */
-		atomic_store_explicit(&native_setup, NATIVE_SETUP_DONE, memory_order_release);
-	}
+	if (first && native_pipe_note(fds))
+		native_pipe_move();	/* the program's numbers given back */
 	errno = saved;
 	return n;
 }
