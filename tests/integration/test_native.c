@@ -218,6 +218,25 @@ Test(native, a_process_that_takes_no_stack_holds_no_pipe_of_libunwinds)
 	tc_done(&plain);
 }
 
+/*
+ * The flush thread starts on its starter's CPU (runtime/flush/placement.c)
+ * and takes the program's whole CPU set back when its first wait (5 ms)
+ * ends: 100 ms into the run every thread may run where main may.
+ */
+Test(native, the_flush_thread_runs_where_the_program_may_after_its_first_wait)
+{
+	const char *argv[] = { NATIVE_TARGET, "masks", NULL };
+	struct tc_run r;
+	int threads = 0, differ = -1;
+
+	tc_run(&r, argv, MODE_ON);
+	tc_assert_exited_ok(&r);
+	cr_assert_eq(sscanf(r.out, "masks %d %d", &threads, &differ), 2, "output: %s", r.out);
+	cr_expect_geq(threads, 2, "no flush thread: %s", r.out);
+	cr_expect_eq(differ, 0, "a thread still narrowed to one CPU: %s", r.out);
+	tc_done(&r);
+}
+
 /* The same before fdrtrace_start(), in a program that goes on: no start stack, file untouched. */
 Test(native, fdrtrace_start_leaves_the_programs_files_at_libunwinds_descriptors_alone)
 {

@@ -19,10 +19,15 @@
  *                 shell's `exec 3>F` does: libunwind's validation pipe is
  *                 one; then as thread
  *   start_fds F   the same, then as start
+ *   masks         some calls, 100 ms asleep, then print "masks T D": its
+ *                 threads T and how many of them may run on other CPUs
+ *                 than main may (Cpus_allowed_list); the flush thread
+ *                 starts on one CPU and must have main's set back by then
  *   pipes         some calls, then print "pipes N": the pipes among its
  *                 descriptors above 2 (libunwind's validation pipe is one,
  *                 once libunwind has set itself up)
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -114,6 +119,46 @@ static int count_pipes(void)
 	return n;
 }
 
+/* Cpus_allowed_list of /proc/self/task/@tid/status into @out ("" when unreadable). */
+static void task_cpus(const char *tid, char *out, size_t cap)
+{
+	char path[128], line[512];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/task/%s/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Cpus_allowed_list:", 18))
+			snprintf(out, cap, "%s", line + 18);
+	fclose(f);
+}
+
+/* The threads, and those whose CPU set differs from main's. */
+static void print_masks(void)
+{
+	char mine[512], other[512], me[32];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+	int threads = 0, differ = 0;
+
+	snprintf(me, sizeof(me), "%d", (int)getpid());
+	task_cpus(me, mine, sizeof(mine));
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		threads++;
+		task_cpus(d->d_name, other, sizeof(other));
+		if (strcmp(mine, other))
+			differ++;
+	}
+	if (dir)
+		closedir(dir);
+	printf("masks %d %d\n", threads, differ);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -145,6 +190,12 @@ int main(int argc, char **argv)
 		work(10);
 		resume_here();
 		work(10);
+	} else if (!strcmp(mode, "masks")) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+		work(100);
+		nanosleep(&ts, NULL);
+		print_masks();
 	} else if (!strcmp(mode, "pipes")) {
 		work(100);
 		printf("pipes %d\n", count_pipes());
