@@ -9,8 +9,9 @@
  *     fdr_gate_rec to FDR_GATE_COUNTED, the value every start of
  *     recording stores in the gate (lifecycle.c). The hooks' inline fast
  *     path is not changed: it sees a gate that is not FDR_GATE_ON and calls
- *     fdr_record_inactive() (inactive.c), which calls fdr_ax_record().
- *   - fdr_ax_record() is a hook: owner thread, maybe in a signal handler;
+ *     fdr_record_inactive(), this file's hook, which inactive.c's
+ *     fdr_record_not_counted() serves for the other gates (the lazy start).
+ *   - fdr_record_inactive() with the gate COUNTED is a hook: owner thread, maybe in a signal handler;
  *     no locks, no allocation, no system call, errno untouched. It takes
  *     the thread's guard first (a handler meanwhile goes to
  *     fdr_record_reentry(), as for the inline path), looks the function up
@@ -55,7 +56,7 @@
  *     entry (thread.h) names the function's slot (@ax = AX_SLOT_TAG |
  *     slot, ax_nest_enter()), which the hook checks against the slot's id
  *     and increments; a nested counted call's entry is 53 instructions
- *     in fdr_ax_record() (gcc 12) and its exit 26, with no register saved
+ *     in fdr_record_inactive() (gcc 12) and its exit 26, with no register saved
  *     and no taken branch before the entry's ret (docs/performance.md).
  *
  * Memory ordering: ax_fn[id].state is stored with release by the decider
@@ -572,7 +573,7 @@ static notrace fdr_noinline void ax_record_slow(struct fdr_thread *t, void *fn, 
 }
 
 /*
- * Every call fdr_ax_record() does not finish itself: the recorded calls of
+ * Every call fdr_record_inactive() does not finish itself: the recorded calls of
  * functions not known to be timed, the exits that may end an undecided
  * timed call, a counted call that samples, a count whose slot the id
  * cache does not name (a stale tag, a collision of a function timed for
@@ -648,7 +649,7 @@ done:
 
 /*
  * The hook's call of a function known to be timed (@ce->ax == @ce->id),
- * with the rdtscp clock, which fdr_ax_record() has checked: recorded, the
+ * with the rdtscp clock, which fdr_record_inactive() has checked: recorded, the
  * clock read inline. Owner, guard held.
  */
 static notrace fdr_noinline void ax_record_timed(struct fdr_thread *t, void *fn, unsigned action)
@@ -661,24 +662,72 @@ static notrace fdr_noinline void ax_record_timed(struct fdr_thread *t, void *fn,
 }
 
 /*
- * The hook. It finishes by itself the calls that come by the million:
- * the counted calls whose id is in the slot the id cache names and that
- * are not sampled; a recorded call of a function known to be timed goes
- * to ax_record_timed(), everything else to ax_record_other(), with the
+ * The hook's counted call of @ce's function (@ce->addr == @addr) at level
+ * @n: its id in the slot the cache entry names (ax_nest_enter()), or else
+ * in its first slot (a function timed for good, called inside a counted
+ * call), which this thread's table has. A stale tag (the entry since given
+ * to another function, the table cleared in a fork child) names a slot
+ * that does not hold the id. The id is not 0: an entry holds an address
+ * only with its id. Return: false, and nothing done, when the slot is not
+ * the function's (the caller goes out of line). No branch but that one:
+ * a level past AX_NEST is written to the scratch entry.
+ */
+static fdr_always_inline notrace bool ax_enter_counted(struct fdr_ax_thread *x,
+							 const struct fdr_fcache_ent *ce, uint32_t n,
+							 uintptr_t addr)
+{
+	uint32_t id = ce->id, ax = ce->ax;
+	uint32_t h = likely(ax & AX_SLOT_TAG) ? ax & (AX_SLOTS - 1) : ax_hash(id);
+
+	/* (a slot holds an id only once ax_nest_enter() has set @t->ax, which nothing clears) */
+	if (unlikely(atomic_load_explicit(&x->slot[h].id, memory_order_relaxed) != id))
+		return false;
+	x->nest_addr[n < AX_NEST ? n : AX_NEST] = addr;
+	x->nest = n + 1;
+	/* owner only writes it: a load and a store, no locked add */
+	atomic_store_explicit(&x->slot[h].count,
+			      atomic_load_explicit(&x->slot[h].count, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	return true;
+}
+
+/* A gate that is not auto_exclude's (@g): the lazy start, drops (inactive.c). */
+static notrace fdr_noinline fdr_cold void ax_not_counted(void *fn, unsigned action, int g)
+{
+	if (fdr_record_not_counted(fn, action, g))
+		fdr_record_inactive(fn, action);	/* started, with auto_exclude */
+}
+
+/*
+ * The hook, for every gate neither ON nor OFF: the hooks' inline fast path
+ * (fastpath_inline.h) jumps here, and with auto_exclude every call comes.
+ * Any other gate (the lazy start, drops) goes to ax_not_counted(). It
+ * finishes by itself the calls that come by the million: the counted
+ * calls whose id is in the slot the id cache names and that are not
+ * sampled; a recorded call of a function known to be timed goes to
+ * ax_record_timed(), everything else to ax_record_other(), with the
  * guard held, which does it all again from the start. Every call made
  * here is a tail call (fdr_record_reentry(), ax_record_timed(),
- * ax_record_other()): no value is live across a call, no frame is set up,
- * no register saved (gcc 12; two were before ax_record_timed() took the
- * record out, six in the one function this was before that).
+ * ax_record_other(), ax_not_counted()): no value is live across a call, no
+ * frame is set up, no register saved (gcc 12; two were before
+ * ax_record_timed() took the record out, six in the one function this was
+ * before that). This is the hook's own body, not a jump away from
+ * inactive.c: the jump and the second look at the gate were an eighth of
+ * a counted call's instructions.
  */
-notrace void fdr_ax_record(void *fn, unsigned action)
+notrace void fdr_record_inactive(void *fn, unsigned action)
 {
 	struct fdr_thread *t = &fdr_self;
 	struct fdr_ax_thread *x = &ax_self;
 	uintptr_t addr = (uintptr_t)fn;
 	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
-	uint32_t n, id, ax, h;
+	int g = atomic_load_explicit(&fdr_gate, memory_order_relaxed);
+	uint32_t n;
 
+	if (unlikely(g != FDR_GATE_COUNTED)) {
+		ax_not_counted(fn, action, g);
+		return;
+	}
 	if (unlikely(t->guard)) {
 		fdr_record_reentry(t, addr, action);
 		return;
@@ -701,61 +750,40 @@ notrace void fdr_ax_record(void *fn, unsigned action)
 			x->nest = n - 1;
 			goto done;
 		}
-		if (unlikely(ce->addr != addr || ax_nest_slow))
+		/* a counted call inside it (the out-of-line path applies max_depth and the name filters) */
+		if (unlikely(ce->addr != addr || ax_nest_slow || !ax_enter_counted(x, ce, n, addr)))
 			goto other;
-	} else {
-		if (unlikely(ce->addr != addr))
-			goto other;
-		if (likely(ce->ax == ce->id)) {
-			/*
-			 * A function known to be timed: recorded. An exit while
-			 * undecided calls are open (a long-running main() is
-			 * one) goes out of line only when it may be the
-			 * innermost one's, or for what ax_record_other() checks
-			 * first on that path. The record is a tail call: the
-			 * registers it needs are not saved here.
-			 */
-			if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSCP) ||
-			    (action == FDRTRACE_FN_EXIT && x->open &&
-			     unlikely(x->shadow[x->open - 1].addr == addr ||
-				      x->epoch != atomic_load_explicit(&fdr_depth_epoch,
-								       memory_order_relaxed) ||
-				      t->state != FDR_T_ACTIVE || t->ignored)))
-				goto other;
-			ax_record_timed(t, fn, action);
-			return;
-		}
-		/* the outermost call of a counted function, not sampled (any clock) */
-		if (action == FDRTRACE_FN_EXIT ||
-		    unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
-							      memory_order_relaxed) ||
-			     t->state != FDR_T_ACTIVE || t->ignored ||
-			     x->sample_left - 1 >= AX_SAMPLE_EVERY) ||
-		    atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed) != AX_COUNTED)
-			goto other;
+		goto done;
 	}
-	/*
-	 * A counted call enters: its id in the slot the cache entry says
-	 * (ax_nest_enter()), or else in its first slot (a function timed for
-	 * good, called inside a counted call), which this thread's table has.
-	 * A stale tag (the entry since given to another function, the table
-	 * cleared in a fork child) names a slot that does not hold the id.
-	 * The id is not 0: an entry holds an address only with its id.
-	 */
-	id = ce->id;
-	ax = ce->ax;
-	h = likely(ax & AX_SLOT_TAG) ? ax & (AX_SLOTS - 1) : ax_hash(id);
-	/* (a slot holds an id only once ax_nest_enter() has set @t->ax, which nothing clears) */
-	if (unlikely(atomic_load_explicit(&x->slot[h].id, memory_order_relaxed) != id))
+	if (unlikely(ce->addr != addr))
 		goto other;
-	/* no branches: the outermost call counts down to its sample, a deep one's level is scratch */
-	x->sample_left -= !n;
-	x->nest_addr[n < AX_NEST ? n : AX_NEST] = addr;
-	x->nest = n + 1;
-	/* owner only writes it: a load and a store, no locked add */
-	atomic_store_explicit(&x->slot[h].count,
-			      atomic_load_explicit(&x->slot[h].count, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	if (likely(ce->ax == ce->id)) {
+		/*
+		 * A function known to be timed: recorded. An exit while
+		 * undecided calls are open (a long-running main() is one) goes
+		 * out of line only when it may be the innermost one's, or for
+		 * what ax_record_other() checks first on that path. The record
+		 * is a tail call: the registers it needs are not saved here.
+		 */
+		if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSCP) ||
+		    (action == FDRTRACE_FN_EXIT && x->open &&
+		     unlikely(x->shadow[x->open - 1].addr == addr ||
+			      x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+							       memory_order_relaxed) ||
+			      t->state != FDR_T_ACTIVE || t->ignored)))
+			goto other;
+		ax_record_timed(t, fn, action);
+		return;
+	}
+	/* the outermost call of a counted function, not sampled (any clock) */
+	if (action == FDRTRACE_FN_EXIT ||
+	    unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch, memory_order_relaxed) ||
+		     t->state != FDR_T_ACTIVE || t->ignored ||
+		     x->sample_left - 1 >= AX_SAMPLE_EVERY) ||
+	    atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed) != AX_COUNTED ||
+	    unlikely(!ax_enter_counted(x, ce, 0, addr)))
+		goto other;
+	x->sample_left--;	/* the outermost calls count down to the next sampled one */
 done:
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;

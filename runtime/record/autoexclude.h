@@ -5,8 +5,8 @@
  *
  * With auto_exclude=DURATION[;after=N] the gate's recording value is
  * FDR_GATE_COUNTED instead of FDR_GATE_ON: the hooks' inline fast path
- * (fastpath_inline.h) sends every call to fdr_record_inactive(),
- * which sends it here. A function whose first N timed calls took less
+ * (fastpath_inline.h) sends every call to fdr_record_inactive()
+ * (slowpath.h), which is auto_exclude's hook (autoexclude.c). A function whose first N timed calls took less
  * than DURATION on average is then *counted*: its later calls, and every
  * call nested inside one of them, add one to a per-thread count instead
  * of being recorded (no clock read, no store). The counts go into the
@@ -56,8 +56,6 @@ extern bool fdr_ax_on fdr_hidden;
 
 /* Start of recording, after the clock's frequency is known: parse, set fdr_gate_rec. */
 void fdr_ax_init(void) fdr_hidden;
-/* The hooks' path while the gate is FDR_GATE_COUNTED (from fdr_record_inactive()). */
-void fdr_ax_record(void *fn, unsigned action) fdr_hidden fdr_noinline;
 /*
  * Write the decisions not written yet into @rb with @add (the caller holds the file
  * lock: the flush thread's round, after fdr_flush_emit_funcs() named the ids).

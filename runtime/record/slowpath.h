@@ -38,16 +38,28 @@ struct fdr_buffer;
 void fdr_record_slow(struct fdr_thread *t, uintptr_t addr, unsigned action, uint64_t tsc,
 		     unsigned cpu) fdr_hidden fdr_noinline fdr_cold;
 
-/* ---- a hook while recording is not on (inactive.c) ---- */
+/* ---- a hook that found the gate neither ON nor OFF (autoexclude.c, inactive.c) ---- */
 
 /**
  * fdr_record_inactive() - a hook that found the gate neither ON nor OFF
  *
- * LAZY: start recording (through the drain) and record the call;
- * COUNTED: auto_exclude's path; BEFORE_INIT, AFTER_FINI: counted.
+ * COUNTED: auto_exclude's path, this function itself (autoexclude.c);
+ * any other gate: fdr_record_not_counted().
  * Context: the hook's thread, no guard held.
  */
-void fdr_record_inactive(void *fn, unsigned action) fdr_hidden fdr_noinline fdr_cold;
+void fdr_record_inactive(void *fn, unsigned action) fdr_hidden fdr_noinline;
+
+/**
+ * fdr_record_not_counted() - a hook that found the gate @g, neither ON,
+ * OFF nor COUNTED (inactive.c)
+ *
+ * LAZY: start recording (through the drain) and record the call;
+ * BEFORE_INIT, AFTER_FINI: counted as drops.
+ * Context: the hook's thread, no guard held.
+ * Return: true when recording started with auto_exclude and the call is
+ * still to be recorded: the caller passes it to fdr_record_inactive().
+ */
+bool fdr_record_not_counted(void *fn, unsigned action, int g) fdr_hidden fdr_cold;
 
 /* ---- a thread's buffer (buffer.c; the counters: put.c) ---- */
 
