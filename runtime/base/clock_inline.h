@@ -17,6 +17,7 @@
 #error "include clock.h, not clock_inline.h"
 #endif
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -60,6 +61,52 @@ static fdr_always_inline notrace unsigned fdr_clock_cpu(void)
 	}
 #endif
 	return fdr_clock_cpu_slow();
+}
+
+/**
+ * fdr_clock_read_fast - the clock read with no call on any path
+ * @tsc: set to the clock, when read
+ * @cpu: set to the CPU, when read
+ *
+ * rdtscp (the CPU from TSC_AUX), or rdtsc with the CPU from this thread's
+ * rseq area: what the hooks' fast path reads (fastpath_inline.h), and
+ * auto_exclude's recorded calls. Needing no call, it needs no stack frame
+ * in its caller.
+ *
+ * Context: any. Return: false, @tsc and @cpu unset, when the clock needs a
+ * call: CLOCK_MONOTONIC_RAW, or rdtsc without a registered rseq area
+ * (fdr_clock_read() then).
+ */
+static fdr_always_inline notrace bool fdr_clock_read_fast(uint64_t *tsc, unsigned *cpu)
+{
+	uint32_t lo, hi, aux;
+
+	if (likely(fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
+		__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+		*cpu = aux & 0xfffu;	/* TSC_AUX: (node << 12) | cpu */
+		*tsc = ((uint64_t)hi << 32) | lo;
+		return true;
+	}
+#if FDR_HAVE_RSEQ
+	{
+		int32_t id;
+
+		if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSC || !fdr_clock.cpu_from_rseq))
+			return false;
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		/* cpu_id of this thread's struct rseq (fdr_clock_cpu()) */
+		__asm__ __volatile__("movl %%fs:(%1), %0"
+				     : "=r"(id)
+				     : "r"(__rseq_offset + FDR_RSEQ_CPU_ID_OFFSET));
+		if (unlikely(id < 0))
+			return false;
+		*cpu = (unsigned)id;
+		*tsc = ((uint64_t)hi << 32) | lo;
+		return true;
+	}
+#else
+	return false;
+#endif
 }
 
 static fdr_always_inline notrace uint64_t fdr_clock_read(unsigned *cpu)

@@ -577,7 +577,7 @@ static notrace fdr_noinline void ax_record_slow(struct fdr_thread *t, void *fn, 
  * functions not known to be timed, the exits that may end an undecided
  * timed call, a counted call that samples, a count whose slot the id
  * cache does not name (a stale tag, a collision of a function timed for
- * good), clocks other than rdtscp, a restart, filters. Owner, guard held
+ * good), a clock that needs a call, a restart, filters. Owner, guard held
  * (released by the paths it takes).
  */
 static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn, unsigned action)
@@ -585,28 +585,28 @@ static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn,
 	struct fdr_ax_thread *x = &ax_self;
 	uintptr_t addr = (uintptr_t)fn;
 	struct fdr_fcache_ent *ce = &t->cache[(addr >> 4) & (FDR_FCACHE_SIZE - 1)];
-	uint32_t lo, hi, aux;
+	uint64_t tsc;
+	unsigned cpu;
 
 	if (unlikely(ce->addr != addr))
 		goto slow;
 	if (likely(!x->nest)) {
-		if (likely(ce->ax == ce->id && !(action == FDRTRACE_FN_EXIT && x->open) &&
-			   fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
-			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-			/* TSC_AUX: (node << 12) | cpu; releases the guard */
-			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+		if (likely(ce->ax == ce->id && !(action == FDRTRACE_FN_EXIT && x->open))) {
+			if (unlikely(!fdr_clock_read_fast(&tsc, &cpu)))
+				goto slow;
+			fdr_record_at(t, fn, action, tsc, cpu);	/* releases the guard */
 			return;
 		}
 		if (unlikely(x->epoch != atomic_load_explicit(&fdr_depth_epoch,
 							      memory_order_relaxed) ||
-			     t->state != FDR_T_ACTIVE || t->ignored ||
-			     fdr_clock.source != FDRTRACE_CLOCK_RDTSCP))
+			     t->state != FDR_T_ACTIVE || t->ignored))
 			goto slow;
 		if (action == FDRTRACE_FN_EXIT) {
 			/* the exit of a recorded call: evidence when it is an undecided one's */
-			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-			ax_shadow_exit(x, addr, ((uint64_t)hi << 32) | lo);
-			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+			if (unlikely(!fdr_clock_read_fast(&tsc, &cpu)))
+				goto slow;
+			ax_shadow_exit(x, addr, tsc);
+			fdr_record_at(t, fn, action, tsc, cpu);
 			return;
 		}
 		switch (atomic_load_explicit(&ax_fn[ce->id].state, memory_order_relaxed)) {
@@ -617,9 +617,10 @@ static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn,
 			goto done;
 		case AX_UNDECIDED:
 			/* recorded, and timed for the decision */
-			__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-			ax_shadow_enter(x, addr, ce->id, ((uint64_t)hi << 32) | lo);
-			fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+			if (unlikely(!fdr_clock_read_fast(&tsc, &cpu)))
+				goto slow;
+			ax_shadow_enter(x, addr, ce->id, tsc);
+			fdr_record_at(t, fn, action, tsc, cpu);
 			return;
 		default:
 			goto slow;	/* timed: the cache's tag is set there */
@@ -648,17 +649,20 @@ done:
 }
 
 /*
- * The hook's call of a function known to be timed (@ce->ax == @ce->id),
- * with the rdtscp clock, which fdr_record_inactive() has checked: recorded, the
- * clock read inline. Owner, guard held.
+ * The hook's call of a function known to be timed (@ce->ax == @ce->id):
+ * recorded, the clock read inline; a clock that needs a call goes to
+ * ax_record_other(). Owner, guard held.
  */
 static notrace fdr_noinline void ax_record_timed(struct fdr_thread *t, void *fn, unsigned action)
 {
-	uint32_t lo, hi, aux;
+	uint64_t tsc;
+	unsigned cpu;
 
-	__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-	/* TSC_AUX: (node << 12) | cpu; releases the guard */
-	fdr_record_at(t, fn, action, ((uint64_t)hi << 32) | lo, aux & 0xfffu);
+	if (unlikely(!fdr_clock_read_fast(&tsc, &cpu))) {
+		ax_record_other(t, fn, action);
+		return;
+	}
+	fdr_record_at(t, fn, action, tsc, cpu);	/* releases the guard */
 }
 
 /*
@@ -765,12 +769,11 @@ notrace void fdr_record_inactive(void *fn, unsigned action)
 		 * what ax_record_other() checks first on that path. The record
 		 * is a tail call: the registers it needs are not saved here.
 		 */
-		if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSCP) ||
-		    (action == FDRTRACE_FN_EXIT && x->open &&
-		     unlikely(x->shadow[x->open - 1].addr == addr ||
-			      x->epoch != atomic_load_explicit(&fdr_depth_epoch,
-							       memory_order_relaxed) ||
-			      t->state != FDR_T_ACTIVE || t->ignored)))
+		if (action == FDRTRACE_FN_EXIT && x->open &&
+		    unlikely(x->shadow[x->open - 1].addr == addr ||
+			     x->epoch != atomic_load_explicit(&fdr_depth_epoch,
+							      memory_order_relaxed) ||
+			     t->state != FDR_T_ACTIVE || t->ignored))
 			goto other;
 		ax_record_timed(t, fn, action);
 		return;

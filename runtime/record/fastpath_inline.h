@@ -18,7 +18,10 @@
  * The two TSC clocks are read inline here, with no call on any path, so
  * that the compiler needs no stack frame and no saved registers: a clock
  * that needs a call (CLOCK_MONOTONIC_RAW, or a CPU number without rseq)
- * takes fdr_record_generic(), the same path around fdr_clock_read().
+ * takes fdr_record_generic(), the same path around fdr_clock_read(). The
+ * read is fdr_clock_read_fast()'s (clock_inline.h), written out: through
+ * that helper gcc 12 allocates the hooks' registers differently and adds
+ * a jump to the rdtsc path.
  */
 #ifndef FDR_FASTPATH_INLINE_H
 #define FDR_FASTPATH_INLINE_H
