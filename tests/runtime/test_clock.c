@@ -72,11 +72,28 @@ Test(clock, freq_from_pairs_rejects_pairs_that_do_not_move_forward)
 	cr_assert_eq(fdr_clock_freq_from_pairs(20, 10, 10, 20), 0);
 }
 
-Test(clock, auto_follows_cpuid)
+/* glibc registered this thread's rseq area and the kernel keeps its cpu_id */
+static bool rseq_cpu_usable(void)
+{
+#if FDR_HAVE_RSEQ
+	if (!__rseq_size)
+		return false;
+	return *(volatile int32_t *)((char *)__builtin_thread_pointer() + __rseq_offset +
+				     FDR_RSEQ_CPU_ID_OFFSET) >= 0;
+#else
+	return false;
+#endif
+}
+
+Test(clock, auto_takes_rdtsc_with_rseq_else_follows_cpuid)
 {
 	cr_assert_eq(fdr_clock_init(FDR_CLOCK_AUTO), 0);
 	cr_assert_eq(fdr_clock.cpuid_rdtscp, cpuid_rdtscp());
-	if (cpuid_rdtscp())
+	if (fdr_clock.constant_tsc && rseq_cpu_usable()) {
+		/* rdtsc and one load: cheaper than rdtscp on AMD, no dearer on Intel */
+		cr_assert_eq(fdr_clock.source, FDRTRACE_CLOCK_RDTSC);
+		cr_assert(fdr_clock.cpu_from_rseq);
+	} else if (cpuid_rdtscp())
 		cr_assert_eq(fdr_clock.source, FDRTRACE_CLOCK_RDTSCP);
 	else if (cpuid_invariant())
 		cr_assert_eq(fdr_clock.source, FDRTRACE_CLOCK_RDTSC);
