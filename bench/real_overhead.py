@@ -189,6 +189,7 @@ def bench(env, prog, scale, rounds, tmp, uftrace, gcc_only=False):
     times = {c[0]: [] for c in cfgs}
     ratios = {c[0]: [] for c in cfgs}
     extra = {c[0]: (0, 0, 0) for c in cfgs}
+    recs_of = {c[0]: [] for c in cfgs}
     for r in range(rounds):
         this = {}
         for c in cfgs:
@@ -197,6 +198,7 @@ def bench(env, prog, scale, rounds, tmp, uftrace, gcc_only=False):
             times[c[0]].append(secs)
             s0, r0, l0 = extra[c[0]]
             extra[c[0]] = (max(s0, size), max(r0, recs), max(l0, lost))
+            recs_of[c[0]].append(recs)
         for c in cfgs:
             base = c[2] or c[0]
             ratios[c[0]].append(this[c[0]] / this[base])
@@ -214,7 +216,32 @@ def bench(env, prog, scale, rounds, tmp, uftrace, gcc_only=False):
             "%.1f" % (size / 1e6) if size else "",
             "{:,}".format(recs).replace(",", " ") if recs else "",
             "{:,}".format(lost).replace(",", " ") if c[3] in ("link", "record") else ""))
+    excl_ratios(cfgs, ratios, recs_of)
     sys.stdout.flush()
+
+
+def excl_ratios(cfgs, ratios, recs_of):
+    """Issue 34's measure, per round: (auto_exclude - 1) / (full - 1), both x plain.
+
+    Which functions auto_exclude counts depends on timing (a function whose
+    calls average near the threshold goes either way), and with it how many
+    calls are still recorded: each round's ratio is printed with its records,
+    so that a median over rounds of different decisions is seen as such.
+    """
+    full = next((c[0] for c in cfgs if c[3] == "link" and not c[4]
+                 and c[0].startswith("fdrtrace linked, gcc")), None)
+    if not full:
+        return
+    for c in cfgs:
+        if c[3] != "link" or not c[4].startswith("auto_exclude="):
+            continue
+        per = [((a - 1) / (f - 1), n) for a, f, n in
+               zip(ratios[c[0]], ratios[full], recs_of[c[0]]) if f > 1]
+        if not per:
+            continue
+        print("\n(%s - 1) / (full - 1): median %.2f; per round: %s" % (
+            c[4], statistics.median(p for p, _ in per),
+            ", ".join("%.2f (%.2f M records)" % (p, n / 1e6) for p, n in per)))
 
 
 if __name__ == "__main__":
