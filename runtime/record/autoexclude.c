@@ -11,8 +11,9 @@
  *     path is not changed: it sees a gate that is not FDR_GATE_ON and calls
  *     fdr_record_inactive(), this file's hook, which inactive.c's
  *     fdr_record_not_counted() serves for the other gates (the lazy start).
- *   - fdr_record_inactive() with the gate COUNTED is a hook: owner thread, maybe in a signal handler;
- *     no locks, no allocation, no system call, errno untouched. It takes
+ *   - fdr_record_inactive() with the gate COUNTED is a hook: owner
+ *     thread, maybe in a signal handler; no locks, no allocation, no
+ *     system call, errno untouched. It takes
  *     the thread's guard first (a handler meanwhile goes to
  *     fdr_record_reentry(), as for the inline path), looks the function up
  *     *before* reading the clock, and either counts the call (no clock, no
@@ -55,9 +56,9 @@
  *   - The cost of a counted call is the hook's (issue 34): the id cache
  *     entry (thread.h) names the function's slot (@ax = AX_SLOT_TAG |
  *     slot, ax_nest_enter()), which the hook checks against the slot's id
- *     and increments; a nested counted call's entry is 53 instructions
- *     in fdr_record_inactive() (gcc 12) and its exit 26, with no register saved
- *     and no taken branch before the entry's ret (docs/performance.md).
+ *     and increments; a nested counted call's entry is 52 instructions
+ *     in fdr_record_inactive() (gcc 12, its look at the gate included)
+ *     and its exit 28, with no register saved (docs/performance.md).
  *
  * Memory ordering: ax_fn[id].state is stored with release by the decider
  * and read relaxed by hooks (a stale value only means one more call timed
@@ -573,8 +574,8 @@ static notrace fdr_noinline void ax_record_slow(struct fdr_thread *t, void *fn, 
 }
 
 /*
- * Every call fdr_record_inactive() does not finish itself: the recorded calls of
- * functions not known to be timed, the exits that may end an undecided
+ * Every call fdr_record_inactive() does not finish itself: the recorded
+ * calls of functions not known to be timed, the exits that may end an undecided
  * timed call, a counted call that samples, a count whose slot the id
  * cache does not name (a stale tag, a collision of a function timed for
  * good), a clock that needs a call, a restart, filters. Owner, guard held

@@ -6,8 +6,9 @@
  * With auto_exclude=DURATION[;after=N] the gate's recording value is
  * FDR_GATE_COUNTED instead of FDR_GATE_ON: the hooks' inline fast path
  * (fastpath_inline.h) sends every call to fdr_record_inactive()
- * (slowpath.h), which is auto_exclude's hook (autoexclude.c). A function whose first N timed calls took less
- * than DURATION on average is then *counted*: its later calls, and every
+ * (slowpath.h), which is auto_exclude's hook (autoexclude.c). A function
+ * whose first N timed calls took less than DURATION on average is then
+ * *counted*: its later calls, and every
  * call nested inside one of them, add one to a per-thread count instead
  * of being recorded (no clock read, no store). The counts go into the
  * trace as FDRTRACE_EXT_COUNTED records, the decisions as
