@@ -412,14 +412,7 @@ static notrace void clk_warn(const char *msg)
 static notrace bool clk_rseq_usable(void)
 {
 #if FDR_HAVE_RSEQ
-	int32_t id;
-
-	if (__rseq_size == 0)
-		return false;
-	__asm__ __volatile__("movl %%fs:(%1), %0"
-			     : "=r"(id)
-			     : "r"(__rseq_offset + FDR_RSEQ_CPU_ID_OFFSET));
-	return id >= 0;
+	return __rseq_size != 0 && fdr_rseq_cpu_id() >= 0;
 #else
 	return false;
 #endif
@@ -459,7 +452,7 @@ notrace int fdr_clock_begin(enum fdr_clock_choice choice)
 	struct clk_cpu c;
 	struct fdr_clock_info ci;
 	enum fdrtrace_clock_source no_rdtscp;
-	bool rseq_tsc;
+	bool rseq, rseq_tsc;
 
 	clk_cpuid(&c);
 	if (!c.invariant)
@@ -469,7 +462,8 @@ notrace int fdr_clock_begin(enum fdr_clock_choice choice)
 	ci.cpuid_rdtscp = c.rdtscp;
 	ci.constant_tsc = c.invariant || c.flag_constant;
 	ci.nonstop_tsc = c.invariant || c.flag_nonstop;
-	rseq_tsc = ci.constant_tsc && clk_rseq_usable();
+	rseq = clk_rseq_usable();
+	rseq_tsc = ci.constant_tsc && rseq;
 	/* the trial (a SIGILL handler set and reset) only where rdtscp may be taken */
 	if (c.rdtscp && ((choice == FDR_CLOCK_AUTO && !rseq_tsc) ||
 			 choice == FDR_CLOCK_CHOICE_RDTSCP))
@@ -500,7 +494,7 @@ notrace int fdr_clock_begin(enum fdr_clock_choice choice)
 		break;
 	}
 	if (ci.source != FDRTRACE_CLOCK_RDTSCP)
-		ci.cpu_from_rseq = clk_rseq_usable();
+		ci.cpu_from_rseq = rseq;
 	if (ci.source == FDRTRACE_CLOCK_MONOTONIC) {
 		ci.constant_tsc = true;
 		ci.nonstop_tsc = true;

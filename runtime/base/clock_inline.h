@@ -41,6 +41,24 @@ extern const unsigned int __rseq_size;
 
 #define FDR_RSEQ_CPU_ID_OFFSET 4
 
+#if FDR_HAVE_RSEQ
+/*
+ * cpu_id of this thread's struct rseq, at %fs + __rseq_offset + 4: the CPU
+ * it runs on, negative (-1 uninitialised, -2 registration failed) when the
+ * kernel does not keep it. One %fs-relative load; only where glibc says
+ * where the area is (FDR_HAVE_RSEQ).
+ */
+static fdr_always_inline notrace int32_t fdr_rseq_cpu_id(void)
+{
+	int32_t id;
+
+	__asm__ __volatile__("movl %%fs:(%1), %0"
+			     : "=r"(id)
+			     : "r"(__rseq_offset + FDR_RSEQ_CPU_ID_OFFSET));
+	return id;
+}
+#endif
+
 /**
  * fdr_clock_cpu - the CPU this thread runs on, without the TSC
  *
@@ -50,12 +68,8 @@ static fdr_always_inline notrace unsigned fdr_clock_cpu(void)
 {
 #if FDR_HAVE_RSEQ
 	if (likely(fdr_clock.cpu_from_rseq)) {
-		int32_t id;
+		int32_t id = fdr_rseq_cpu_id();
 
-		/* cpu_id of this thread's struct rseq, at %fs + __rseq_offset + 4. */
-		__asm__ __volatile__("movl %%fs:(%1), %0"
-				     : "=r"(id)
-				     : "r"(__rseq_offset + FDR_RSEQ_CPU_ID_OFFSET));
 		if (likely(id >= 0))
 			return (unsigned)id;
 	}
@@ -75,7 +89,7 @@ static fdr_always_inline notrace unsigned fdr_clock_cpu(void)
  *
  * Context: any. Return: false, @tsc and @cpu unset, when the clock needs a
  * call: CLOCK_MONOTONIC_RAW, or rdtsc without a registered rseq area
- * (fdr_clock_read() then).
+ * (fdr_clock_read(), which starts here, then).
  */
 static fdr_always_inline notrace bool fdr_clock_read_fast(uint64_t *tsc, unsigned *cpu)
 {
@@ -93,11 +107,12 @@ static fdr_always_inline notrace bool fdr_clock_read_fast(uint64_t *tsc, unsigne
 
 		if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSC || !fdr_clock.cpu_from_rseq))
 			return false;
+		/*
+		 * No lfence: the TSC may be read a few instructions early,
+		 * which moves a timestamp by nanoseconds, not order of records.
+		 */
 		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-		/* cpu_id of this thread's struct rseq (fdr_clock_cpu()) */
-		__asm__ __volatile__("movl %%fs:(%1), %0"
-				     : "=r"(id)
-				     : "r"(__rseq_offset + FDR_RSEQ_CPU_ID_OFFSET));
+		id = fdr_rseq_cpu_id();
 		if (unlikely(id < 0))
 			return false;
 		*cpu = (unsigned)id;
@@ -111,24 +126,17 @@ static fdr_always_inline notrace bool fdr_clock_read_fast(uint64_t *tsc, unsigne
 
 static fdr_always_inline notrace uint64_t fdr_clock_read(unsigned *cpu)
 {
-	uint32_t lo, hi, aux;
+	uint32_t lo, hi;
+	uint64_t tsc;
 
-	if (likely(fdr_clock.source == FDRTRACE_CLOCK_RDTSCP)) {
-		/* TSC_AUX holds (node << 12) | cpu on Linux. */
-		__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-		*cpu = aux & 0xfffu;
-		return ((uint64_t)hi << 32) | lo;
-	}
-	if (likely(fdr_clock.source == FDRTRACE_CLOCK_RDTSC)) {
-		/*
-		 * No lfence: the TSC may be read a few instructions early,
-		 * which moves a timestamp by nanoseconds, not order of records.
-		 */
-		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-		*cpu = fdr_clock_cpu();
-		return ((uint64_t)hi << 32) | lo;
-	}
+	if (likely(fdr_clock_read_fast(&tsc, cpu)))
+		return tsc;
 	*cpu = fdr_clock_cpu();
+	if (fdr_clock.source == FDRTRACE_CLOCK_RDTSC) {
+		/* no rseq area: the CPU came from sched_getcpu() */
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		return ((uint64_t)hi << 32) | lo;
+	}
 	return fdr_clock_read_monotonic();
 }
 

@@ -68,10 +68,7 @@ static fdr_always_inline notrace void fdr_record(void *fn, unsigned action)
 		if (unlikely(fdr_clock.source != FDRTRACE_CLOCK_RDTSC || !fdr_clock.cpu_from_rseq))
 			goto generic;
 		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-		/* cpu_id of this thread's struct rseq (see clock_inline.h) */
-		__asm__ __volatile__("movl %%fs:(%1), %0"
-				     : "=r"(id)
-				     : "r"(__rseq_offset + FDR_RSEQ_CPU_ID_OFFSET));
+		id = fdr_rseq_cpu_id();
 		if (unlikely(id < 0))
 			goto generic;
 		cpu = (unsigned)id;
