@@ -95,7 +95,8 @@ def configurations(env, prog, src, uftrace, gcc_only=False):
             ("fdrtrace linked, gcc -finstrument-functions", b("gcc"), "plain gcc -O2", "link",
              "", None),
         ] + [("fdrtrace linked, gcc, " + o, b("gcc"), "plain gcc -O2", "link", o, None)
-             for o in [real.EXCL_OPTIONS] + real.EXCL_OPTIONS_ALSO]
+             for o in [real.EXCL_OPTIONS, real.EXCL_OPTIONS + ";patch=off"] +
+             real.EXCL_OPTIONS_ALSO]
     if env.clang:
         cfgs.append(("plain clang -O2", b("plain-clang"), None, None, "", None))
     cfgs += [

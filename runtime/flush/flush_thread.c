@@ -360,6 +360,8 @@ static notrace void fl_pages_ahead(void)
  * most that much later (a SIGKILL before leaves no file).
  */
 #define FL_FIRST_NS 5000000ull
+/* auto_exclude: the wait between rounds while call sites are being patched */
+#define FL_PATCH_NS 2000000
 
 static notrace void fl_first_wait(uint64_t interval_ns)
 {
@@ -427,6 +429,7 @@ static notrace void *fl_main(void *arg)
 	for (;;) {
 		uint32_t seq = atomic_load_explicit(&fl_seq, memory_order_seq_cst);
 		struct timespec to = { 0, 50000000 };
+		bool patching;
 
 		/* the finish is waiting: nothing for later (the pages ahead), only the drain */
 		bool stopping = atomic_load_explicit(&fl_stop, memory_order_acquire);
@@ -471,6 +474,8 @@ static notrace void *fl_main(void *arg)
 		}
 		fl_requested_snapshots();
 		pthread_mutex_unlock(&fl_mutex);
+		/* auto_exclude: the counted calls' sites (the loader's lock: not under ours) */
+		patching = !stopping && fdr_ax_patch_round();
 		fl_let_fork_in();
 		if (atomic_load_explicit(&fl_stop, memory_order_acquire))
 			break;
@@ -484,6 +489,9 @@ static notrace void *fl_main(void *arg)
 			if (next - now < 50000000ull)
 				to.tv_nsec = (long)(next - now);
 		}
+		/* while sites are being patched, the next round soon: the rest of them are as hot */
+		if (patching && to.tv_nsec > FL_PATCH_NS)
+			to.tv_nsec = FL_PATCH_NS;
 		if (fl_prefault || fl_prepare_ids)
 			continue;	/* the next step, after a look at the queue */
 		fl_settle_idle(&to);

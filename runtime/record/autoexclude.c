@@ -38,8 +38,10 @@
  *   - The decision: the exits of recorded calls of undecided functions
  *     add their durations to the function's evidence (ax_fn[id], relaxed
  *     atomics: shared by all threads until decided), from a per-thread
- *     stack of open calls (AX_SHADOW deep; deeper calls, or a longjmp's
- *     leftovers, give no evidence). The exits that bring a function to N,
+ *     stack of open calls (AX_SHADOW deep; deeper calls give no evidence,
+ *     and an exit below a longjmp's leftovers drops them: a coroutine's
+ *     yields left Lua's dispatchers without evidence, recorded through
+ *     the undecided path for the whole run). The exits that bring a function to N,
  *     2N, 4N ... 16N timed calls decide (ax_decide()), on the calls since
  *     the previous point: mean below DURATION -> AX_COUNTED (written down
  *     in ax_dec[], which the flush thread puts in the trace); else the next
@@ -53,6 +55,10 @@
  *     whose table is full for an id, and a thread that ends, add into a
  *     process-wide table (atomic adds; written with tid 0); a call neither
  *     table has room for is counted as lost, and the records say so.
+ *   - The hot call sites of counted calls stop calling the hooks at all:
+ *     the flush thread points them at stubs that count
+ *     (autoexclude_patch.c); the hook remembers each counted call's site
+ *     for it (ax_want()).
  *   - The cost of a counted call is the hook's (issue 34): the id cache
  *     entry (thread.h) names the function's slot (@ax = AX_SLOT_TAG |
  *     slot, ax_nest_enter()), which the hook checks against the slot's id
@@ -97,7 +103,7 @@
 enum ax_state {
 	AX_UNDECIDED = 0,
 	AX_TIMED = 1,		/* decided: every call recorded */
-	AX_COUNTED = 2,		/* decided: counted, not recorded */
+	AX_COUNTED = AX_STATE_COUNTED,	/* decided: counted, not recorded */
 };
 
 /* Per function id: the evidence and the decision (16 bytes). */
@@ -129,19 +135,26 @@ static struct ax_fn *ax_fn;	/* fdr_funcid_capacity() entries, mapped as touched 
  */
 static bool ax_nest_slow;
 
+notrace const _Atomic uint32_t *ax_state_of(uint32_t id)
+{
+	return &ax_fn[id].state;
+}
+
 notrace void fdr_ax_init(void)
 {
 	uint64_t ns;
 	uint32_t after;
+	bool patch;
 	void *m;
-	int on = fdr_ax_parse(fdr_cfg.auto_exclude, &ns, &after);
+	int on = fdr_ax_parse(fdr_cfg.auto_exclude, &ns, &after, &patch);
 
 	fdr_ax_on = false;
+	ax_patching = false;
 	fdr_gate_rec = FDR_GATE_ON;
 	ax_nest_slow = fdr_all_slow || fdr_filtering;
 	if (on < 0) {
-		fdr_say("fdrtrace: FDRTRACE_OPTIONS: auto_exclude='%.200s': expected DURATION[;after=N] "
-			"(DURATION a whole number of ns, us or ms; N from %u to %u) or off; "
+		fdr_say("fdrtrace: FDRTRACE_OPTIONS: auto_exclude='%.200s': expected DURATION[;after=N][;patch=off] "
+			"(DURATION a whole number of ns, us or ms; N from %u to %u; patch=off) or off; "
 			"auto_exclude off\n",
 			fdr_cfg.auto_exclude, FDR_AX_AFTER_MIN, FDR_AX_AFTER_MAX);
 		return;
@@ -174,6 +187,8 @@ notrace void fdr_ax_init(void)
 	if (!ax_ticks)
 		ax_ticks = 1;
 	ax_after = after;
+	/* the stubs count nested calls inline: not with max_depth or a name filter */
+	ax_patching = patch && !ax_nest_slow;
 	fdr_ax_on = true;
 	fdr_gate_rec = FDR_GATE_COUNTED;
 }
@@ -425,8 +440,22 @@ static fdr_always_inline notrace void ax_shadow_exit(struct fdr_ax_thread *x, ui
 	struct ax_fn *f;
 	uint32_t n, raw, point;
 
-	if (!x->open || x->shadow[x->open - 1].addr != addr)
+	if (!x->open)
 		return;
+	if (x->shadow[x->open - 1].addr != addr) {
+		/*
+		 * a longjmp's leftovers above it (a coroutine's yield): the
+		 * innermost open call of @addr closes, the ones above it are
+		 * gone; none: not an undecided call's exit
+		 */
+		uint32_t i = x->open - 1;
+
+		while (i > 0 && x->shadow[i - 1].addr != addr)
+			i--;
+		if (!i)
+			return;
+		x->open = i;
+	}
 	o = &x->shadow[--x->open];
 	f = &ax_fn[o->id];
 	if (atomic_load_explicit(&f->state, memory_order_relaxed) != AX_UNDECIDED ||
@@ -789,6 +818,9 @@ notrace void fdr_record_inactive(void *fn, unsigned action)
 		goto other;
 	x->sample_left--;	/* the outermost calls count down to the next sampled one */
 done:
+	/* the hooks jump here: our return address is the instrumented call's */
+	if (ax_patching)
+		ax_want(x, __builtin_return_address(0), addr, action);
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = 0;
 	return;

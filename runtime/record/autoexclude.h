@@ -40,17 +40,20 @@ typedef int (*fdr_ax_add_fn)(struct fdr_rtbuf *rb, const uint8_t *payload, size_
 
 /**
  * fdr_ax_parse - parse the auto_exclude option
- * @text: "" or "off" (no auto_exclude), or DURATION[;after=N] (',' also
- *	separates, in a quoted value): DURATION a whole number followed by
- *	ns, us or ms, N a whole number in [FDR_AX_AFTER_MIN, FDR_AX_AFTER_MAX]
+ * @text: "" or "off" (no auto_exclude), or DURATION[;after=N][;patch=on|off]
+ *	(the two in any order; ',' also separates, in a quoted value):
+ *	DURATION a whole number followed by ns, us or ms, N a whole number
+ *	in [FDR_AX_AFTER_MIN, FDR_AX_AFTER_MAX]
  * @ns: set to DURATION in nanoseconds (on success, 0 when off)
  * @after: set to N (FDR_AX_AFTER_DEFAULT when not given)
+ * @patch: set to whether counted functions' call sites are patched
+ *	(autoexclude_patch.c; on when not given, false when off)
  *
  * Context: pure; any thread.
  * Return: 1 when on, 0 when off, -EINVAL when @text is none of these (then
  * @ns and @after are unchanged).
  */
-int fdr_ax_parse(const char *text, uint64_t *ns, uint32_t *after) fdr_hidden;
+int fdr_ax_parse(const char *text, uint64_t *ns, uint32_t *after, bool *patch) fdr_hidden;
 
 /* auto_exclude is on in this process (set once at start, before the gate opens) */
 extern bool fdr_ax_on fdr_hidden;
@@ -76,6 +79,15 @@ void fdr_ax_emit_periodic(struct fdr_rtbuf *rb, fdr_ax_add_fn add) fdr_hidden;
 void fdr_ax_flush_soon(void) fdr_hidden;
 /* Thread exit, after @t left the registry: its counts go to the process-wide table. */
 void fdr_ax_thread_exit(struct fdr_thread *t) fdr_hidden;
+/*
+ * Flush thread, each round: patch the call sites of counted calls that
+ * threads asked for (autoexclude_patch.c). It takes the loader's lock
+ * (dl_iterate_phdr(), as the module scan of names.c does): not under one
+ * of the flush thread's own. Return: true when threads asked for sites
+ * not settled before (patched now, or found they cannot be): the next
+ * round should come soon, while counted calls still take the hooks.
+ */
+bool fdr_ax_patch_round(void) fdr_hidden;
 /* Fork child (one thread): the child's trace starts with no counts, every decision. */
 void fdr_ax_after_fork_child(void) fdr_hidden;
 

@@ -20,6 +20,9 @@
 #include "thread.h"
 
 bool fdr_ax_on;
+bool ax_patching;
+uint32_t ax_fast_id[AX_FAST];
+_Atomic uint32_t ax_fast_n;
 uint64_t ax_ticks;
 uint32_t ax_after;
 struct ax_global_slot *ax_global;
@@ -158,6 +161,18 @@ static notrace void ax_emit_thread(struct fdr_thread *t, void *arg)
 		if (o->take)
 			atomic_store_explicit(&x->taken[s], c, memory_order_relaxed);
 	}
+	/* the patched sites' counts: a second pair for the same id, which readers add */
+	for (uint32_t k = 0, n = atomic_load_explicit(&ax_fast_n, memory_order_acquire); k < n;
+	     k++) {
+		uint64_t c = atomic_load_explicit(&x->fast[k], memory_order_relaxed);
+		uint64_t base = o->take ? atomic_load_explicit(&x->fast_taken[k],
+								memory_order_relaxed)
+					: 0;
+
+		ax_out_add(o, ax_fast_id[k], c - base);
+		if (o->take)
+			atomic_store_explicit(&x->fast_taken[k], c, memory_order_relaxed);
+	}
 	ax_out_flush(o);
 }
 
@@ -229,6 +244,15 @@ notrace void fdr_ax_thread_exit(struct fdr_thread *t)
 			ax_count_global(id, c - base);
 		atomic_store_explicit(&x->taken[s], c, memory_order_relaxed);
 	}
+	for (uint32_t k = 0, n = atomic_load_explicit(&ax_fast_n, memory_order_acquire); k < n;
+	     k++) {
+		uint64_t c = atomic_load_explicit(&x->fast[k], memory_order_relaxed);
+		uint64_t base = atomic_load_explicit(&x->fast_taken[k], memory_order_relaxed);
+
+		if (c != base)
+			ax_count_global(ax_fast_id[k], c - base);
+		atomic_store_explicit(&x->fast_taken[k], c, memory_order_relaxed);
+	}
 }
 
 notrace void fdr_ax_after_fork_child(void)
@@ -243,6 +267,10 @@ notrace void fdr_ax_after_fork_child(void)
 		atomic_store_explicit(&x->slot[s].id, 0, memory_order_relaxed);
 		atomic_store_explicit(&x->slot[s].count, 0, memory_order_relaxed);
 		atomic_store_explicit(&x->taken[s], 0, memory_order_relaxed);
+	}
+	for (uint32_t k = 0; k < AX_FAST; k++) {
+		atomic_store_explicit(&x->fast[k], 0, memory_order_relaxed);
+		atomic_store_explicit(&x->fast_taken[k], 0, memory_order_relaxed);
 	}
 	/* zero pages again, without touching them: a child of a shell forks often */
 	saved_errno = errno;

@@ -32,6 +32,13 @@
 #define AX_DECISIONS 4096u	/* functions that may be decided counted-only */
 #define AX_CHUNK 128u		/* pairs in one FDRTRACE_EXT_COUNTED record */
 /*
+ * Call sites patched to count without the hooks (autoexclude_patch.c):
+ * functions with a count of their own in every thread (@fast), and the
+ * call sites a thread asks for, the most recent AX_WANT (a ring).
+ */
+#define AX_FAST 512u
+#define AX_WANT 64u
+/*
  * An id cache entry's @ax (thread.h) that is AX_SLOT_TAG | slot: the
  * function counted in that slot of this thread's table, when the slot
  * holds its id (autoexclude.c, ax_nest_enter()). Ids are below it.
@@ -69,10 +76,22 @@ struct fdr_ax_thread {
 	uint32_t sample_left;	/* outermost counted calls until the next one timed */
 	uint32_t sample_id;	/* the one being timed (0: none) */
 	uint64_t sample_tsc;	/* its entry */
+	uint32_t want_head;	/* @want[want_head % AX_WANT] is the next one written */
 	uintptr_t nest_addr[AX_NEST + 1];	/* [AX_NEST]: scratch, never read */
 	struct ax_open shadow[AX_SHADOW];
 	struct ax_slot slot[AX_SLOTS];
 	_Atomic uint64_t taken[AX_SLOTS];
+	/*
+	 * Patched call sites (autoexclude_patch.c): @fast[k], the calls of
+	 * ax_fast_id[k] the patched sites counted on this thread, written by
+	 * the owner's patched sites only (one add each), read like @slot;
+	 * @fast_taken[k], like @taken. @want: call sites of counted calls,
+	 * (return address, function address | action << 63), written by the
+	 * owner, read racily by the flush thread, which checks each.
+	 */
+	_Atomic uint64_t fast[AX_FAST];
+	_Atomic uint64_t fast_taken[AX_FAST];
+	_Atomic uintptr_t want[AX_WANT][2];
 };
 
 struct ax_global_slot {
@@ -94,6 +113,28 @@ extern struct ax_global_slot *ax_global fdr_hidden;	/* AX_GLOBAL slots, mapped b
 extern struct ax_decision ax_dec[AX_DECISIONS] fdr_hidden;
 extern _Atomic uint32_t ax_dec_next fdr_hidden;	/* entries of ax_dec[] claimed */
 extern fdr_tls struct fdr_ax_thread ax_self fdr_hidden;
+extern bool ax_patching fdr_hidden;	/* call sites are patched (set by fdr_ax_init()) */
+extern uint32_t ax_fast_id[AX_FAST] fdr_hidden;	/* @fast[k]'s function id; 0: not yet */
+extern _Atomic uint32_t ax_fast_n fdr_hidden;	/* entries of ax_fast_id[] in use */
+
+/* ax_fn[id].state of a function decided counted-only (autoexclude.c) */
+#define AX_STATE_COUNTED 2u
+/* The address of function @id's state, which a patched site's stub reads (autoexclude.c). */
+const _Atomic uint32_t *ax_state_of(uint32_t id) fdr_hidden;
+
+/*
+ * A counted call at the call site that returns to @site: remember it, for
+ * the flush thread to patch (fdr_ax_patch_round()). Owner, in the hook.
+ */
+static fdr_always_inline notrace void ax_want(struct fdr_ax_thread *x, const void *site,
+					      uintptr_t fn, unsigned action)
+{
+	_Atomic uintptr_t *w = x->want[x->want_head++ % AX_WANT];
+
+	/* relaxed: the reader checks each word on its own (autoexclude_patch.c) */
+	atomic_store_explicit(&w[0], (uintptr_t)site, memory_order_relaxed);
+	atomic_store_explicit(&w[1], fn | (uintptr_t)(action != 0) << 63, memory_order_relaxed);
+}
 
 /* @n calls of @id into the process-wide table; lost when it has no room. Any thread. */
 void ax_count_global(uint32_t id, uint64_t n) fdr_hidden;

@@ -7,6 +7,7 @@
  * by the unit tests (tests/runtime/test_autoexclude_opt.c).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -30,7 +31,7 @@ static notrace int axo_number(const char **p, uint64_t max, uint64_t *v)
 	return 0;
 }
 
-notrace int fdr_ax_parse(const char *text, uint64_t *ns, uint32_t *after)
+notrace int fdr_ax_parse(const char *text, uint64_t *ns, uint32_t *after, bool *patch)
 {
 	static const struct {
 		const char *unit;
@@ -38,10 +39,12 @@ notrace int fdr_ax_parse(const char *text, uint64_t *ns, uint32_t *after)
 	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 } };
 	const char *p = text;
 	uint64_t v, n = FDR_AX_AFTER_DEFAULT, scale = 0;
+	bool seen_after = false, on = true, seen_patch = false;
 
 	if (!text[0] || !strcmp(text, "off")) {
 		*ns = 0;
 		*after = FDR_AX_AFTER_DEFAULT;
+		*patch = false;
 		return 0;
 	}
 	/* at most an hour: a threshold beyond that means nothing for a call's mean */
@@ -56,17 +59,34 @@ notrace int fdr_ax_parse(const char *text, uint64_t *ns, uint32_t *after)
 	}
 	if (!scale || !v || v > 3600000000000ull / scale)
 		return -EINVAL;
-	if (*p == ';' || *p == ',') {
+	/* then after=N and patch=on|off, each at most once, in any order */
+	while (*p == ';' || *p == ',') {
 		p++;
-		if (strncmp(p, "after=", 6))
+		if (!strncmp(p, "after=", 6) && !seen_after) {
+			p += 6;
+			if (axo_number(&p, FDR_AX_AFTER_MAX, &n) < 0 || n < FDR_AX_AFTER_MIN)
+				return -EINVAL;
+			seen_after = true;
+		} else if (!strncmp(p, "patch=", 6) && !seen_patch) {
+			p += 6;
+			if (!strncmp(p, "on", 2) && (p[2] == ';' || p[2] == ',' || !p[2])) {
+				on = true;
+				p += 2;
+			} else if (!strncmp(p, "off", 3)) {
+				on = false;
+				p += 3;
+			} else {
+				return -EINVAL;
+			}
+			seen_patch = true;
+		} else {
 			return -EINVAL;
-		p += 6;
-		if (axo_number(&p, FDR_AX_AFTER_MAX, &n) < 0 || n < FDR_AX_AFTER_MIN)
-			return -EINVAL;
+		}
 	}
 	if (*p)
 		return -EINVAL;
 	*ns = v * scale;
 	*after = (uint32_t)n;
+	*patch = on;
 	return 1;
 }

@@ -213,30 +213,38 @@ Test(autoexclude, a_bad_value_is_refused_with_one_line_and_every_call_is_recorde
 	tc_done(&r);
 }
 
+/* The run's two traces, read: the parent's and its fork child's (@t[*parent], @t[*child]). */
+static void read_parent_child(struct tc_run *r, struct tc_trace t[2], int *parent, int *child)
+{
+	char paths[4][512];
+	int n = tc_find_traces(r, paths, 4);
+
+	cr_assert_eq(n, 2, "a trace for the parent and one for the child (stderr: %s)", r->err);
+	*parent = *child = -1;
+	for (int i = 0; i < 2; i++) {
+		tc_read(paths[i], &t[i]);
+		cr_assert(t[i].ok, "reader: %s", t[i].error);
+		cr_expect(t[i].closed);
+		if (t[i].forks)
+			*child = i;
+		else
+			*parent = i;
+	}
+	cr_assert(*parent >= 0 && *child >= 0, "the child's trace has its fork record");
+}
+
 Test(autoexclude, threads_and_a_fork_child_each_count_their_own_calls)
 {
 	const char *args[] = { "threads", "4", "50000", NULL };
-	char paths[4][512];
 	struct tc_run r;
-	int n, parent = -1, child = -1;
+	int parent, child;
 	struct tc_trace t[2];
 
 	run_ax(&r, args, AX_OPTS);
 	tc_assert_exited_ok(&r);
 	cr_assert(strstr(r.out, "child hot 50000\n") && strstr(r.out, "parent hot 200000\n"),
 		  "%s", r.out);
-	n = tc_find_traces(&r, paths, 4);
-	cr_assert_eq(n, 2, "a trace for the parent and one for the child (stderr: %s)", r.err);
-	for (int i = 0; i < 2; i++) {
-		tc_read(paths[i], &t[i]);
-		cr_assert(t[i].ok, "reader: %s", t[i].error);
-		cr_expect(t[i].closed);
-		if (t[i].forks)
-			child = i;
-		else
-			parent = i;
-	}
-	cr_assert(parent >= 0 && child >= 0, "the child's trace has its fork record");
+	read_parent_child(&r, t, &parent, &child);
 	cr_expect_eq(all_calls(&t[parent], "hot"), 200000);
 	cr_expect_eq(all_calls(&t[parent], "leaf"), 200000);
 	cr_expect_eq(all_calls(&t[parent], "deep"), 4 * 500);
@@ -392,5 +400,100 @@ Test(autoexclude, exclude_and_max_depth_keep_their_meaning)
 	cr_expect(tc_excluded(&t, "hot"));
 	cr_expect_gt(tc_counted(&t, "hot"), 99000);
 	tc_free(&t);
+	tc_done(&r);
+}
+
+/* "name N\n" in @out: N, or -1 when the line is not there */
+static long printed(const char *out, const char *name)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "%s ", name);
+	for (p = out; (p = strstr(p, key)); p++)
+		if (p == out || p[-1] == '\n')
+			return atol(p + strlen(key));
+	return -1;
+}
+
+/*
+ * The hot call sites patched to count without the hooks
+ * (autoexclude_patch.c), under threads, a 2 kHz timer whose handler calls
+ * an instrumented function, longjmps out of counted calls, and a fork
+ * child running the patched code: every count exact, and the program
+ * sees its own code changed (with patch=off, unchanged).
+ */
+static void check_patched(const char *options, bool patch)
+{
+	/* patched: until the code changes; not: a second in which it would have */
+	const char *args[] = { "patched", "2", patch ? "10" : "1", NULL };
+	struct tc_run r;
+	struct tc_trace t[2];
+	int parent, child;
+
+	run_ax(&r, args, options);
+	tc_assert_exited_ok(&r);
+	cr_assert(strstr(r.out, patch ? "patched yes\n" : "patched no\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "child hot 100000\n"), "%s", r.out);
+	read_parent_child(&r, t, &parent, &child);
+	{
+		const char *names[] = { "hot", "leaf", "deep", "tick", "jumper", "thrower", "after" };
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			long want = printed(r.out, names[i]);
+
+			cr_assert_geq(want, 0, "%s printed: %s", names[i], r.out);
+			cr_expect_eq(all_calls(&t[parent], names[i]), (uint64_t)want,
+				     "%s: %llu recorded + %llu counted, the program made %ld", names[i],
+				     (unsigned long long)tc_calls(&t[parent], names[i]),
+				     (unsigned long long)tc_counted(&t[parent], names[i]), want);
+		}
+	}
+	cr_expect_gt(printed(r.out, "tick"), 0, "the timer fired");
+	cr_expect_eq(all_calls(&t[child], "hot"), 100000);
+	cr_expect_eq(all_calls(&t[child], "leaf"), 100000);
+	cr_expect_eq(all_calls(&t[child], "deep"), 1000);
+	cr_expect_eq(t[parent].counted_lost + t[child].counted_lost, 0);
+	cr_expect(tc_excluded(&t[parent], "hot"));
+	cr_expect(!tc_excluded(&t[parent], "deep"));
+	for (int i = 0; i < 2; i++)
+		tc_free(&t[i]);
+	tc_done(&r);
+}
+
+Test(autoexclude, patched_call_sites_count_exactly_under_threads_signals_longjmp_and_fork,
+     .timeout = 120)
+{
+	check_patched(AX_OPTS, true);
+}
+
+Test(autoexclude, patch_off_leaves_the_program_s_code_alone, .timeout = 120)
+{
+	check_patched(AX_OPTS ";patch=off", false);
+}
+
+/* The nesting stays honest through the stubs: deep, called inside hot, is never recorded under main. */
+Test(autoexclude, patched_sites_keep_nested_calls_under_their_caller, .timeout = 120)
+{
+	const char *args[] = { "patched", "0", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+	char paths[4][512];
+
+	run_ax(&r, args, AX_OPTS);
+	tc_assert_exited_ok(&r);
+	cr_assert(strstr(r.out, "patched yes\n"), "%s", r.out);
+	cr_assert_eq(tc_find_traces(&r, paths, 4), 2);
+	tc_want_log = true;
+	for (int i = 0; i < 2; i++) {
+		tc_read(paths[i], &t);
+		cr_assert(t.ok, "reader: %s", t.error);
+		if (!t.forks) {
+			/* every recorded deep is under a recorded hot (main calls deep only through hot) */
+			cr_expect_eq(callers_of(&t, "deep", "hot"), 0);
+		}
+		tc_free(&t);
+	}
+	tc_want_log = false;
 	tc_done(&r);
 }

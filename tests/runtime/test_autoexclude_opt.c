@@ -8,11 +8,14 @@
 
 #include "autoexclude.h"
 
+static bool last_patch;
+
 static int parse(const char *text, uint64_t *ns, uint32_t *after)
 {
 	*ns = 12345;
 	*after = 777;
-	return fdr_ax_parse(text, ns, after);
+	last_patch = !last_patch;
+	return fdr_ax_parse(text, ns, after, &last_patch);
 }
 
 Test(auto_exclude_option, empty_and_off_turn_it_off)
@@ -72,4 +75,36 @@ Test(auto_exclude_option, anything_else_is_refused_and_leaves_the_outputs_alone)
 		cr_expect_eq(ns, 12345, "'%s' changed the duration", bad[i]);
 		cr_expect_eq(after, 777, "'%s' changed the count", bad[i]);
 	}
+}
+
+Test(auto_exclude_option, patch_is_on_unless_said_off_in_any_order)
+{
+	uint64_t ns;
+	uint32_t after;
+
+	last_patch = true;	/* parse() flips it first: a result that is not set shows */
+	cr_expect_eq(parse("1us", &ns, &after), 1);
+	cr_expect(last_patch);
+	cr_expect_eq(parse("1us;patch=off", &ns, &after), 1);
+	cr_expect(!last_patch);
+	cr_expect_eq(parse("1us,patch=off;after=64", &ns, &after), 1);
+	cr_expect(!last_patch);
+	cr_expect_eq(after, 64);
+	cr_expect_eq(parse("1us;after=64;patch=on", &ns, &after), 1);
+	cr_expect(last_patch);
+	cr_expect_eq(parse("off", &ns, &after), 0);
+	cr_expect(!last_patch);
+}
+
+Test(auto_exclude_option, patch_refuses_other_values_and_repeats)
+{
+	uint64_t ns;
+	uint32_t after;
+
+	cr_expect_eq(parse("1us;patch=yes", &ns, &after), -EINVAL);
+	cr_expect_eq(parse("1us;patch=offf", &ns, &after), -EINVAL);
+	cr_expect_eq(parse("1us;patch=onx", &ns, &after), -EINVAL);
+	cr_expect_eq(parse("1us;patch=off;patch=on", &ns, &after), -EINVAL);
+	cr_expect_eq(parse("1us;after=64;after=64", &ns, &after), -EINVAL);
+	cr_expect_eq(parse("1us;patch=", &ns, &after), -EINVAL);
 }

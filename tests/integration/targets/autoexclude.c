@@ -17,6 +17,14 @@
  *                          deep() after (short at first, slow later)
  *   autoexclude flush N    N calls of hot(i), fdrtrace_flush(), then SIGKILL
  *                          to itself: the trace has what the flush wrote
+ *   autoexclude patched T [S]  the call sites patched (autoexclude_patch.c) under
+ *                          load: T threads and main call hot(i) until the
+ *                          code of hot() or leaf() changes (at most S s, 10;
+ *                          "patched yes" or "patched no"), then main calls
+ *                          hot() 200000 times with a 2 kHz timer whose
+ *                          handler calls tick(), jumper() 100000 times
+ *                          (longjmps out of counted calls), and a fork
+ *                          child calls hot() 100000 times
  *   autoexclude clash N    N calls of pair(i), which calls clash_a() and
  *                          clash_b(), then N of each from main: the two
  *                          share an entry of the thread's id cache (4096
@@ -31,6 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,6 +115,106 @@ static __attribute__((noinline)) void pair(long i)
 	clash_b(i);
 }
 
+static volatile long ticks;
+static volatile int stop_workers;
+
+static __attribute__((noinline)) void tick(void)
+{
+	ticks++;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	tick();
+}
+
+/* The first bytes of hot() and leaf() as built: a patched call site changes them. */
+static unsigned char code_hot[96], code_leaf[48];
+
+static int code_changed(void)
+{
+	return memcmp(code_hot, (const void *)(uintptr_t)hot, sizeof(code_hot)) ||
+	       memcmp(code_leaf, (const void *)(uintptr_t)leaf, sizeof(code_leaf));
+}
+
+static void *spinner(void *arg)
+{
+	long *calls = arg;
+
+	while (!stop_workers)
+		hot((*calls)++);
+	return NULL;
+}
+
+static int patched(long nt, long secs)
+{
+	pthread_t th[16];
+	long calls[16] = { 0 }, total = 0, mine = 0, deep_calls = 0, jumps = 0;
+	struct itimerval it = { { 0, 500 }, { 0, 500 } };
+	struct timespec t0, now;
+	int changed = 0, status;
+	pid_t pid;
+
+	memcpy(code_hot, (const void *)(uintptr_t)hot, sizeof(code_hot));
+	memcpy(code_leaf, (const void *)(uintptr_t)leaf, sizeof(code_leaf));
+	if (nt > 16)
+		nt = 16;
+	for (long k = 0; k < nt; k++)
+		pthread_create(&th[k], NULL, spinner, &calls[k]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int j = 0; j < 4096; j++)
+			hot(mine++);
+		changed = code_changed();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (!changed && now.tv_sec - t0.tv_sec < secs);
+	/* a little longer: more sites patched while the threads run */
+	for (int j = 0; j < 100000; j++)
+		hot(mine++);
+	stop_workers = 1;
+	for (long k = 0; k < nt; k++) {
+		pthread_join(th[k], NULL);
+		total += calls[k];
+	}
+	total += mine;
+	for (long k = 0; k < nt; k++)
+		deep_calls += (calls[k] + 99) / 100;
+	deep_calls += (mine + 99) / 100;
+	/* signals: the handler's calls come between any two instructions of a patched site's stub */
+	signal(SIGALRM, on_alarm);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (long i = 0; i < 200000; i++)
+		hot(i);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	total += 200000;
+	deep_calls += 2000;
+	/* longjmp out of counted calls whose sites may be patched */
+	for (volatile long i = 0; i < 100000; i++) {
+		if (setjmp(jump_env)) {
+			jumps++;
+			after(i);
+			continue;
+		}
+		jumper(i);
+	}
+	printf("hot %ld\nleaf %ld\ndeep %ld\ntick %ld\njumper 100000\nthrower %ld\nafter %ld\n"
+	       "patched %s\n", total, total + 100000, deep_calls, (long)ticks, jumps, jumps,
+	       changed ? "yes" : "no");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		for (long i = 0; i < 100000; i++)
+			hot(i);
+		printf("child hot 100000\n");
+		fflush(stdout);
+		exit(0);
+	}
+	waitpid(pid, &status, 0);
+	return status == 0 ? 0 : 1;
+}
+
 static void *worker(void *arg)
 {
 	long n = (long)arg;
@@ -177,6 +287,8 @@ int main(int argc, char **argv)
 			grower(i);
 		printf("grower %ld\nleaf %ld\ndeep %ld\n", n, n < 3000 ? n : 3000,
 		       n > 3000 ? n - 3000 : 0);
+	} else if (!strcmp(mode, "patched")) {
+		return patched(argc > 2 ? atol(argv[2]) : 1, argc > 3 ? atol(argv[3]) : 10);
 	} else if (!strcmp(mode, "clash")) {
 		for (long i = 0; i < n; i++)
 			pair(i);
