@@ -176,7 +176,8 @@ static notrace void fl_final(struct fdr_rtbuf *rb)
 	uint64_t freq;
 	size_t n;
 
-	if (!fdr_file_created() && !fdr_has_records() && fdr_queue_empty())
+	if (!fdr_file_created() && !fdr_has_records() && fdr_queue_empty() &&
+	    !fdr_ax_has_counts())
 		goto names;	/* no instrumented function ran: no file at all */
 	fdr_file_lock(0);
 	fdr_file_create();
@@ -473,9 +474,14 @@ static notrace void *fl_main(void *arg)
 			fl_prefault_all = false;
 		}
 		fl_requested_snapshots();
-		pthread_mutex_unlock(&fl_mutex);
-		/* auto_exclude: the counted calls' sites (the loader's lock: not under ours) */
+		/*
+		 * auto_exclude: the counted calls' sites. Under fl_mutex, as the
+		 * module scan: a fork waits for it (fl_let_fork_in()), or its child
+		 * would inherit the loader's lock held by dl_iterate_phdr() and a
+		 * site half patched.
+		 */
 		patching = !stopping && fdr_ax_patch_round();
+		pthread_mutex_unlock(&fl_mutex);
 		fl_let_fork_in();
 		if (atomic_load_explicit(&fl_stop, memory_order_acquire))
 			break;

@@ -119,7 +119,7 @@ static notrace void lc_dump(int sig, siginfo_t *info, void *uc)
 	fdr_flush_names_wait(200);	/* ring policy: names were looked up while it ran */
 	if (!rb->data || !fdr_file_lock(2000))
 		return;
-	if (!fdr_file_created() && !fdr_has_records()) {
+	if (!fdr_file_created() && !fdr_has_records() && !fdr_ax_has_counts()) {
 		fdr_file_unlock();	/* nothing instrumented ran: no file */
 		return;
 	}

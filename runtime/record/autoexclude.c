@@ -278,9 +278,12 @@ static fdr_always_inline notrace void ax_nest_enter(struct fdr_thread *t, struct
 	if (x->nest < AX_NEST)
 		x->nest_addr[x->nest] = id ? addr : ~addr;
 	x->nest++;
-	if (unlikely(!atomic_load_explicit(&t->ax, memory_order_relaxed)))
+	if (unlikely(!atomic_load_explicit(&t->ax, memory_order_relaxed))) {
 		/* release: pairs with emitters' acquire (under the slot lock) */
 		atomic_store_explicit(&t->ax, x, memory_order_release);
+		/* counts to write: a process that only counts (a fork child) has a trace too */
+		fdr_mark_recorded();
+	}
 	if (!id)
 		return;
 	s = ax_count(x, id);

@@ -73,6 +73,12 @@ void fdr_ax_emit_decisions(struct fdr_rtbuf *rb, fdr_ax_add_fn add) fdr_hidden;
  * leaves them for the trace. Async-signal-safe.
  */
 void fdr_ax_emit(struct fdr_rtbuf *rb, fdr_ax_add_fn add, bool take) fdr_hidden;
+/*
+ * Counts not in the trace yet, on any thread or the process's table: a
+ * process that only counted (a fork child running decided functions)
+ * still needs its trace file. Async-signal-safe.
+ */
+bool fdr_ax_has_counts(void) fdr_hidden;
 /* Stream policy, flush thread: fdr_ax_emit(@rb, @add, true) about once a second, or when asked. */
 void fdr_ax_emit_periodic(struct fdr_rtbuf *rb, fdr_ax_add_fn add) fdr_hidden;
 /* fdrtrace_flush(), dump_signal (stream): the next fdr_ax_emit_periodic() writes. Async-signal-safe. */
@@ -82,8 +88,9 @@ void fdr_ax_thread_exit(struct fdr_thread *t) fdr_hidden;
 /*
  * Flush thread, each round: patch the call sites of counted calls that
  * threads asked for (autoexclude_patch.c). It takes the loader's lock
- * (dl_iterate_phdr(), as the module scan of names.c does): not under one
- * of the flush thread's own. Return: true when threads asked for sites
+ * (dl_iterate_phdr(), as the module scan of names.c does): called under
+ * fl_mutex, which a fork waits for, so that no child inherits that lock
+ * held or a site half patched. Return: true when threads asked for sites
  * not settled before (patched now, or found they cannot be): the next
  * round should come soon, while counted calls still take the hooks.
  */

@@ -208,6 +208,34 @@ notrace void fdr_ax_emit(struct fdr_rtbuf *rb, fdr_ax_add_fn add, bool take)
 	ax_out_flush(&o);
 }
 
+/* One thread's counts not in the trace yet (slot lock held by fdr_threads_foreach()). */
+static notrace void ax_pending_thread(struct fdr_thread *t, void *arg)
+{
+	struct fdr_ax_thread *x = atomic_load_explicit(&t->ax, memory_order_acquire);
+	bool *any = arg;
+
+	if (!x || *any)
+		return;
+	for (uint32_t s = 0; s < AX_SLOTS && !*any; s++)
+		*any = atomic_load_explicit(&x->slot[s].count, memory_order_relaxed) !=
+		       atomic_load_explicit(&x->taken[s], memory_order_relaxed);
+	for (uint32_t k = 0; k < AX_FAST && !*any; k++)
+		*any = atomic_load_explicit(&x->fast[k], memory_order_relaxed) !=
+		       atomic_load_explicit(&x->fast_taken[k], memory_order_relaxed);
+}
+
+notrace bool fdr_ax_has_counts(void)
+{
+	bool any = false;
+
+	if (!fdr_ax_on)
+		return false;
+	fdr_threads_foreach(ax_pending_thread, &any, 100000);
+	for (uint32_t h = 0; h < AX_GLOBAL && !any; h++)
+		any = atomic_load_explicit(&ax_global[h].pending, memory_order_relaxed) != 0;
+	return any || atomic_load_explicit(&ax_lost_pending, memory_order_relaxed);
+}
+
 notrace void fdr_ax_flush_soon(void)
 {
 	atomic_store_explicit(&ax_flush_asked, true, memory_order_relaxed);

@@ -56,11 +56,11 @@
  */
 #include <link.h>
 #include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "autoexclude.h"
 #include "autoexclude_internal.h"
@@ -489,6 +489,8 @@ static notrace void ax_seen_add(uintptr_t ret)
 	if (ax_nseen >= AX_SEEN / 2)
 		return;		/* half full: the rest is looked at again, rarely */
 	for (uint32_t h = ax_seen_hash(ret);; h = (h + 1) & (AX_SEEN - 1)) {
+		if (ax_seen[h] == ret)
+			return;
 		if (!ax_seen[h]) {
 			ax_seen[h] = ret;
 			ax_nseen++;
@@ -772,6 +774,8 @@ static notrace void ax_site(const struct ax_obj *o, const struct ax_req *q, uint
 	uintptr_t stub;
 	int done;
 
+	if (ax_seen_has(q->ret))
+		return;		/* settled earlier in this round */
 	if (call < lo || q->ret > hi || !ax_calls_hook(o, call, hook, 0xe8)) {
 		uintptr_t other = q->action ? ax_hook_enter
 					    : ax_hook_exit;
@@ -874,13 +878,9 @@ static notrace void ax_collect(struct fdr_thread *t, void *arg)
 		/* the owner writes them meanwhile: each pair checked before use (ax_site()) */
 		uintptr_t ret = atomic_load_explicit(&x->want[i][0], memory_order_relaxed);
 		uintptr_t fa = atomic_load_explicit(&x->want[i][1], memory_order_relaxed);
-		bool dup = false;
 
+		/* (the same site again in this round: ax_site() finds it settled) */
 		if (!ret || ax_seen_has(ret))
-			continue;
-		for (uint32_t n = 0; n < ax_nreqs && !dup; n++)
-			dup = ax_reqs[n].ret == ret;
-		if (dup)
 			continue;
 		ax_reqs[ax_nreqs++] = (struct ax_req){ .ret = ret,
 						       .fn = fa & ~((uintptr_t)1 << 63),

@@ -48,22 +48,26 @@ static notrace struct fdr_buffer *slow_wait(struct fdr_thread *t)
 	return b;
 }
 
+notrace void fdr_mark_recorded(void)
+{
+	/*
+	 * The flush thread links the file at its next round: wake it once
+	 * (not during its first wait, whose end is that round). acq_rel: the
+	 * release pairs with fdr_has_records()'s acquire load (state.c); the
+	 * first thread to set it wakes.
+	 */
+	if (!atomic_load_explicit(&fdr_recorded, memory_order_relaxed) &&
+	    !atomic_exchange_explicit(&fdr_recorded, true, memory_order_acq_rel))
+		fdr_drain_recorded();
+}
+
 /* Take a buffer from the pool and write its preamble. Return: 0 or -ENOBUFS. */
 notrace int slow_claim(struct fdr_thread *t, uint64_t tsc, unsigned cpu)
 {
 	struct fdr_buffer *b = fdr_pool_get();
 	uint8_t *p, *pre, *cap_end;
 
-	/*
-	 * A record (or a drop) is on its way: the process needs its trace
-	 * file. The flush thread links it at its next round: wake it once
-	 * (not during its first wait, whose end is that round).
-	 * acq_rel: the release pairs with fdr_has_records()'s acquire load
-	 * (state.c); the first thread to set it wakes.
-	 */
-	if (!atomic_load_explicit(&fdr_recorded, memory_order_relaxed) &&
-	    !atomic_exchange_explicit(&fdr_recorded, true, memory_order_acq_rel))
-		fdr_drain_recorded();
+	fdr_mark_recorded();	/* a record (or a drop) is on its way */
 
 	if (!b && fdr_cfg.policy == FDR_POLICY_RING)
 		b = fdr_ring_take_oldest();

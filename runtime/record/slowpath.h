@@ -63,6 +63,13 @@ bool fdr_record_not_counted(void *fn, unsigned action, int g) fdr_hidden fdr_col
 
 /* ---- a thread's buffer (buffer.c; the counters: put.c) ---- */
 
+/*
+ * fdr_mark_recorded() - the process has something for its trace (a record,
+ * a drop, an auto_exclude count): the flush thread links the file at its
+ * next round, woken by the first caller. Any thread, async-signal-safe.
+ */
+void fdr_mark_recorded(void) fdr_hidden;
+
 /**
  * fdr_thread_handover() - hand @t's buffer over (queued in stream policy,
  * marked FULL in ring policy), under its slot lock

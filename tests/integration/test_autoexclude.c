@@ -497,3 +497,39 @@ Test(autoexclude, patched_sites_keep_nested_calls_under_their_caller, .timeout =
 	tc_want_log = false;
 	tc_done(&r);
 }
+
+/*
+ * Forks while the flush thread patches call sites: every child starts its
+ * own trace (which walks the loader's objects) and exits; none inherits
+ * the loader's lock held by the parent's patcher (a hang), and the
+ * parent's counts stay exact.
+ */
+Test(autoexclude, forks_while_call_sites_are_patched_never_hang, .timeout = 120)
+{
+	const char *args[] = { "forks", "300", NULL };
+	struct tc_run r;
+	char paths[512][512];
+	int n, parents = 0;
+
+	run_ax(&r, args, AX_OPTS);
+	tc_assert_exited_ok(&r);
+	cr_assert(strstr(r.out, "hot 1500000\nchildren 300\n"), "%s", r.out);
+	n = tc_find_traces(&r, paths, 512);
+	cr_expect_eq(n, 301, "a trace for the parent and each child (stderr: %s)", r.err);
+	for (int i = 0; i < n; i++) {
+		struct tc_trace t;
+
+		tc_read(paths[i], &t);
+		cr_assert(t.ok, "reader: %s", t.error);
+		cr_expect(t.closed);
+		if (!t.forks) {
+			parents++;
+			cr_expect_eq(all_calls(&t, "hot"), 1500000);
+		} else {
+			cr_expect_eq(all_calls(&t, "hot"), 100, "%s: %llu recorded + %llu counted", paths[i], (unsigned long long)tc_calls(&t, "hot"), (unsigned long long)tc_counted(&t, "hot"));
+		}
+		tc_free(&t);
+	}
+	cr_expect_eq(parents, 1);
+	tc_done(&r);
+}

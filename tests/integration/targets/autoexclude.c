@@ -25,6 +25,10 @@
  *                          handler calls tick(), jumper() 100000 times
  *                          (longjmps out of counted calls), and a fork
  *                          child calls hot() 100000 times
+ *   autoexclude forks N    N rounds of 5000 hot(i) calls and a fork child
+ *                          that calls hot() 100 times and exits, while
+ *                          the flush thread patches call sites (a child
+ *                          must not inherit the loader's lock it holds)
  *   autoexclude clash N    N calls of pair(i), which calls clash_a() and
  *                          clash_b(), then N of each from main: the two
  *                          share an entry of the thread's id cache (4096
@@ -287,6 +291,27 @@ int main(int argc, char **argv)
 			grower(i);
 		printf("grower %ld\nleaf %ld\ndeep %ld\n", n, n < 3000 ? n : 3000,
 		       n > 3000 ? n - 3000 : 0);
+	} else if (!strcmp(mode, "forks")) {
+		long calls = 0, children = 0;
+
+		for (long r = 0; r < n; r++) {
+			pid_t pid;
+			int status;
+
+			for (int j = 0; j < 5000; j++)
+				hot(calls++);
+			fflush(stdout);
+			pid = fork();
+			if (pid == 0) {
+				for (long i = 0; i < 100; i++)
+					hot(i);
+				exit(0);	/* (_exit() writes no names: the reader here wants them) */
+			}
+			if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+			    WEXITSTATUS(status) == 0)
+				children++;
+		}
+		printf("hot %ld\nchildren %ld\n", calls, children);
 	} else if (!strcmp(mode, "patched")) {
 		return patched(argc > 2 ? atol(argv[2]) : 1, argc > 3 ? atol(argv[3]) : 10);
 	} else if (!strcmp(mode, "clash")) {
