@@ -19,7 +19,8 @@
  * then sets itself up (fl_set_up()), may run on any CPU the starter
  * could, and faults in the pages ahead. The
  * finish writes the final round on the exiting thread when it can
- * (fl_finish_here()), else wakes it to and joins it.
+ * (fl_finish_here()), else wakes the thread to write it; either way the
+ * thread is joined before the process ends (fdr_flush_finish()).
  *
  * Locks: fl_mutex is held around each round of work; the fork prepare
  * handler takes it so that a child never inherits a half-done write or a
@@ -424,6 +425,13 @@ static notrace void *fl_main(void *arg)
 	fl_prefault = true;
 	fl_prefault_all = (bool)(uintptr_t)arg;
 	fl_first_wait(interval_ns);
+	/*
+	 * Woken by the finish, which wrote the final round itself: nothing to
+	 * set up for (a short process's flush thread ends here, joined). Seen
+	 * late, the loop below finds it under fl_mutex.
+	 */
+	if (atomic_load_explicit(&fl_finished, memory_order_acquire))
+		return NULL;
 	fl_leave_pin();	/* off the program's CPU before any work */
 	fl_set_up();
 	fl_pages_ahead();
@@ -641,16 +649,14 @@ notrace void fdr_flush_note_exec(const char *path, uint32_t tid, uint64_t tsc)
  * The final round on the caller's thread (the exit handler's, or exec's),
  * once the flush thread has written the start records: it takes fl_mutex
  * (the flush thread's round in progress ends first; fl_stop, set before,
- * keeps that round from starting work for later), writes what is queued
- * and the close, and lets the thread go without waiting for it. Before
- * (2026-12-02), the exit woke the flush thread to write them and joined
- * it: two hand-overs to another thread, each a wait for a CPU, 0.05 ms
- * on an idle machine and milliseconds on a busy one, in every traced
- * process. Writing from another thread than the flush thread is what the
- * _exit and fatal-signal dumps do. The thread, detached, ends when it
- * next takes the mutex (fl_finished); at exit or exec the kernel ends it
- * first, and after an exec that failed it ends on its own. Only when the
- * trace is in this thread's descriptor table as it is (fdr_file_here()).
+ * keeps that round from starting work for later) and writes what is
+ * queued and the close; the caller then wakes the thread only to end it
+ * (fdr_flush_finish()). Before (2026-12-02), the exit woke the flush
+ * thread to write them and waited for it: a hand-over to another thread
+ * and back, each a wait for a CPU, in every traced process. Writing from
+ * another thread than the flush thread is what the _exit and
+ * fatal-signal dumps do. Only when the trace is in this thread's
+ * descriptor table as it is (fdr_file_here()).
  * Return: true when the final round is written (here, or by the flush
  * thread, which saw fl_stop first); false: the flush thread must write
  * it (it did not start in 2 s, on a stopped machine; or the trace is
@@ -730,19 +736,21 @@ notrace void fdr_flush_finish(uint8_t how)
 	if (!fl_running)
 		return;
 	atomic_store_explicit(&fl_stop, 1, memory_order_release);
-	if (fl_finish_here()) {
-		/*
-		 * Not woken: it ends by itself at its next wake-up (5 or 50 ms
-		 * at most), finding fl_finished under fl_mutex, or with the
-		 * process, whose exit or exec comes next. Waking it cost the
-		 * exit 4-70 us (a wake-up of an idle CPU: 50-70 us in a VM) to
-		 * end a thread the exit ends anyway.
-		 */
-		pthread_detach(fl_thread);
-	} else {
-		fdr_flush_wake();
-		pthread_join(fl_thread, NULL);
-	}
+	/*
+	 * Written here or not, the thread is woken and joined: it ends before
+	 * the process does, finding fl_finished (or fl_stop) under fl_mutex.
+	 * Left asleep for the exit to kill, it was the process's last thread
+	 * to end, and the parent paid for it: the kernel sends SIGCHLD from
+	 * that thread's release, then flushes its /proc entries while the
+	 * parent's wait4() flushes the process's, and the parent spins on
+	 * the entries the other holds until it runs again. bash's SIGCHLD
+	 * handler spent 1-5 ms in waitpid(WNOHANG) per child so (2026-12-02,
+	 * workload.bash, policy=ring buffer_max=4: 6-23 such calls a run,
+	 * none joined; the workload's wall time the same or less joined).
+	 */
+	(void)fl_finish_here();
+	fdr_flush_wake();
+	pthread_join(fl_thread, NULL);
 	fl_running = false;
 }
 
