@@ -185,7 +185,8 @@ Test(direct_io, a_kill_while_idle_leaves_every_byte_written)
 
 	need_direct_io();
 	tc_kill_ms = 1500;
-	run_target(&r, argv, "buffer_size=8K direct_io=always");
+	/* on_full=wait: a flush thread starved of CPU (CI beside other work) must not make it lose records */
+	run_target(&r, argv, "buffer_size=8K direct_io=always on_full=wait");
 	tc_kill_ms = 0;
 	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL, "status 0x%x: %s",
 		  r.status, r.err);
@@ -246,7 +247,8 @@ Test(direct_io, a_file_size_limit_stops_recording_cleanly)
 
 	need_direct_io();
 	tc_fsize_limit = 3 << 20;
-	run_target(&r, argv, "buffer_size=12K direct_io=always");
+	/* on_full=wait: a lossy run (a starved flush thread) might never reach the limit */
+	run_target(&r, argv, "buffer_size=12K direct_io=always on_full=wait");
 	tc_fsize_limit = 0;
 	tc_assert_exited_ok(&r);
 	cr_expect(strstr(r.err, "write failed: File too large; recording stopped"), "%s", r.err);
