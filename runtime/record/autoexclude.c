@@ -295,22 +295,48 @@ static fdr_always_inline notrace void ax_nest_enter(struct fdr_thread *t, struct
 
 
 /*
- * A decision point: @n timed calls of @id, N x 2^k. Judged on the calls
- * since the previous point (the first: all N): the first calls of a
- * function are timed while its callees are still recorded, and the
- * hooks' own cost inflates them; later windows, with the short callees
- * counted, say what the function costs. Only the thread whose call made
- * @n comes here, and the points come in order.
+ * The calls of @id open on this thread at @tsc (x->shadow[0..x->open)):
+ * each has run tsc - its entry so far, a lower bound of its duration,
+ * added to @calls and @sum. Evidence from closed calls alone favours the
+ * short ones: a dispatcher's first call, open through the whole run (Lua's
+ * luaV_execute under its main chunk), never gave any, while its short
+ * calls from C (a sort comparator's) made a mean below DURATION; counted,
+ * that open call and every call under it were counted for the rest of
+ * the run (0.4 M records of 1.6 M in one run of workload.lua).
  */
-static notrace fdr_noinline void ax_decide(uint32_t id, struct ax_fn *f, uint32_t n,
-					  uint32_t point, uint64_t tsc)
+static notrace void ax_open_evidence(const struct fdr_ax_thread *x, uint32_t id, uint64_t tsc,
+				     uint32_t *calls, uint64_t *sum)
+{
+	for (uint32_t i = 0; i < x->open && i < AX_SHADOW; i++) {
+		if (x->shadow[i].id == id && tsc > x->shadow[i].tsc) {
+			(*calls)++;
+			*sum += tsc - x->shadow[i].tsc;
+		}
+	}
+}
+
+/*
+ * A decision point: @n timed calls of @id, N x 2^k. Judged on the calls
+ * since the previous point (the first: all N), with the thread's calls of
+ * @id still open (ax_open_evidence()): the first calls of a function are
+ * timed while its callees are still recorded, and the hooks' own cost
+ * inflates them; later windows, with the short callees counted, say what
+ * the function costs. Only the thread whose call made @n comes here, and
+ * the points come in order.
+ */
+static notrace fdr_noinline void ax_decide(const struct fdr_ax_thread *x, uint32_t id,
+					  struct ax_fn *f, uint32_t n, uint32_t point,
+					  uint64_t tsc)
 {
 	uint64_t total = atomic_load_explicit(&f->sum, memory_order_relaxed);
 	uint32_t base_n = atomic_load_explicit(&f->samples, memory_order_relaxed);
 	uint64_t sum = total - atomic_load_explicit(&f->ssum, memory_order_relaxed);
 	uint32_t calls = n - base_n;
-	__extension__ unsigned __int128 limit = (unsigned __int128)ax_ticks * calls;
+	__extension__ unsigned __int128 limit;
 	uint32_t state = AX_TIMED;
+
+	ax_open_evidence(x, id, tsc, &calls, &sum);
+	limit = __extension__ (unsigned __int128)ax_ticks * calls;
 
 	/* a counted function may be timed again later (ax_sample()): one slot kept for that */
 	if (sum < limit && !(fdr_triggering && fdr_trigger_uncached(id)) &&
@@ -436,33 +462,17 @@ static fdr_always_inline notrace void ax_shadow_enter(struct fdr_ax_thread *x, u
 	x->shadow[x->open++] = (struct ax_open){ .addr = addr, .id = id, .tsc = tsc };
 }
 
-static fdr_always_inline notrace void ax_shadow_exit(struct fdr_ax_thread *x, uintptr_t addr,
-						     uint64_t tsc)
+/*
+ * A recorded call of undecided @id ended, @d ticks long (at most that, for
+ * a call a longjmp left): its evidence, and the decision at N, 2N, 4N ...
+ */
+static notrace void ax_evidence(const struct fdr_ax_thread *x, uint32_t id, uint64_t d,
+				uint64_t tsc)
 {
-	struct ax_open *o;
-	struct ax_fn *f;
+	struct ax_fn *f = &ax_fn[id];
 	uint32_t n, raw, point;
 
-	if (!x->open)
-		return;
-	if (x->shadow[x->open - 1].addr != addr) {
-		/*
-		 * a longjmp's leftovers above it (a coroutine's yield): the
-		 * innermost open call of @addr closes, the ones above it are
-		 * gone; none: not an undecided call's exit
-		 */
-		uint32_t i = x->open - 1;
-
-		while (i > 0 && x->shadow[i - 1].addr != addr)
-			i--;
-		if (!i)
-			return;
-		x->open = i;
-	}
-	o = &x->shadow[--x->open];
-	f = &ax_fn[o->id];
-	if (atomic_load_explicit(&f->state, memory_order_relaxed) != AX_UNDECIDED ||
-	    tsc < o->tsc)
+	if (atomic_load_explicit(&f->state, memory_order_relaxed) != AX_UNDECIDED)
 		return;
 	/*
 	 * Loads and stores, not locked adds (the hooks' cost is what the
@@ -473,14 +483,50 @@ static fdr_always_inline notrace void ax_shadow_exit(struct fdr_ax_thread *x, ui
 	 */
 	n = atomic_load_explicit(&f->calls, memory_order_relaxed) + 1;
 	atomic_store_explicit(&f->calls, n, memory_order_relaxed);
-	atomic_store_explicit(&f->sum, atomic_load_explicit(&f->sum, memory_order_relaxed) +
-				       (tsc - o->tsc), memory_order_relaxed);
+	atomic_store_explicit(&f->sum, atomic_load_explicit(&f->sum, memory_order_relaxed) + d,
+			      memory_order_relaxed);
 	raw = atomic_load_explicit(&f->slow, memory_order_relaxed);
 	point = raw ? raw : ax_after;
 	if (unlikely(n >= point) &&
 	    atomic_compare_exchange_strong_explicit(&f->slow, &raw, 2 * point,
 						    memory_order_relaxed, memory_order_relaxed))
-		ax_decide(o->id, f, n, point, tsc);
+		ax_decide(x, id, f, n, point, tsc);
+}
+
+static fdr_always_inline notrace void ax_shadow_exit(struct fdr_ax_thread *x, uintptr_t addr,
+						     uint64_t tsc)
+{
+	const struct ax_open *o;
+
+	if (!x->open)
+		return;
+	if (x->shadow[x->open - 1].addr != addr) {
+		/*
+		 * a longjmp's leftovers above it (a coroutine's yield): the
+		 * innermost open call of @addr closes, the ones above it are
+		 * gone; none: not an undecided call's exit
+		 */
+		uint32_t i = x->open - 1, top = x->open;
+
+		while (i > 0 && x->shadow[i - 1].addr != addr)
+			i--;
+		if (!i)
+			return;
+		x->open = i;
+		/*
+		 * The calls jumped over ended before this exit: each lasted at
+		 * most until now, evidence that can only err towards timing
+		 * (a function every call of which a longjmp ends, Lua's
+		 * luaD_throw and lua_yieldk, got none and stayed undecided,
+		 * its calls recorded the slow way for the whole run).
+		 */
+		for (uint32_t j = i; j < top; j++)
+			if (tsc >= x->shadow[j].tsc)
+				ax_evidence(x, x->shadow[j].id, tsc - x->shadow[j].tsc, tsc);
+	}
+	o = &x->shadow[--x->open];
+	if (tsc >= o->tsc)
+		ax_evidence(x, o->id, tsc - o->tsc, tsc);
 }
 
 /* recording restarted (fdrtrace_start()): the calls open at the stop may have returned unseen */
@@ -557,8 +603,17 @@ static notrace fdr_noinline enum ax_do ax_slow(struct fdr_thread *t, uintptr_t a
 		}
 		goto done;
 	}
-	if (!id)
-		return AX_DO_RECORD;	/* new (the slow path gives it an id), or filtered */
+	if (!id) {
+		/*
+		 * New: its id now, so that this first call is timed as evidence
+		 * too; a dispatcher's first call is often its longest, open
+		 * through the run (ax_open_evidence()). With a filter, the slow
+		 * path gives it one (or leaves it out).
+		 */
+		if (ce->addr == ~addr || fdr_filtering || !(id = fdr_funcid_get(addr)))
+			return AX_DO_RECORD;
+		ax_cache_fill(ce, addr, id);
+	}
 	/* not from the cache's tag: a counted function may be timed again (ax_sample()) */
 	state = atomic_load_explicit(&ax_fn[id].state, memory_order_relaxed);
 	if (state == AX_COUNTED) {

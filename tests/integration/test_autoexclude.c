@@ -344,6 +344,56 @@ Test(autoexclude, a_counted_function_that_grows_slow_is_timed_again)
 	tc_done(&r);
 }
 
+/*
+ * A function whose first call is long and still open while its other calls,
+ * all short, reach the decision points: the open call's time so far is
+ * evidence, and the function is never counted (it would have been at the
+ * first point, its long call and all under it hidden with it).
+ */
+Test(autoexclude, a_call_still_open_counts_in_the_decision)
+{
+	const char *args[] = { "outer", "2000", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	run_ax(&r, args, AX_OPTS);
+	tc_assert_exited_ok(&r);
+	cr_assert(strstr(r.out, "dispatch 2001\nleaf 2000\ndeep 100\n"), "%s", r.out);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_eq(all_calls(&t, "leaf"), 2000);
+	cr_expect(tc_excluded(&t, "leaf"), "leaf is short: counted");
+	cr_expect(!tc_excluded(&t, "dispatch"), "dispatch was decided counted");
+	cr_expect_eq(tc_calls(&t, "dispatch"), 2001, "every call of dispatch recorded");
+	cr_expect_eq(tc_calls(&t, "deep"), 100);
+	tc_free(&t);
+	tc_done(&r);
+}
+
+/*
+ * A function no call of which returns (a longjmp ends each, as a
+ * coroutine's yield): each call lasted at most until the exit below it
+ * that the longjmp reached, evidence enough to count it when short.
+ */
+Test(autoexclude, calls_a_longjmp_ends_are_evidence_too)
+{
+	const char *args[] = { "yields", "20000", NULL };
+	struct tc_run r;
+	struct tc_trace t;
+
+	run_ax(&r, args, AX_OPTS);
+	tc_assert_exited_ok(&r);
+	cr_assert(strstr(r.out, "catcher 20000\nyielder 20000\nleaf 20000\n"), "%s", r.out);
+	tc_assert_one_trace(&r, &t);
+	cr_expect_eq(all_calls(&t, "catcher"), 20000);
+	cr_expect_eq(all_calls(&t, "yielder"), 20000);
+	cr_expect_eq(all_calls(&t, "leaf"), 20000);
+	cr_expect(tc_excluded(&t, "yielder"), "yielder stayed undecided");
+	cr_expect_gt(tc_counted(&t, "yielder"), 15000, "yielder counted %llu times",
+		     (unsigned long long)tc_counted(&t, "yielder"));
+	tc_free(&t);
+	tc_done(&r);
+}
+
 Test(autoexclude, fdrtrace_flush_writes_the_counts_so_far)
 {
 	const char *args[] = { "flush", "100000", NULL };

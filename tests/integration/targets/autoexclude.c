@@ -33,6 +33,12 @@
  *                          clash_b(), then N of each from main: the two
  *                          share an entry of the thread's id cache (4096
  *                          bytes apart), each call evicts the other's id
+ *   autoexclude outer N    one call of dispatch(-1), open through the run:
+ *                          100 calls of deep() (about 2 ms), then N short
+ *                          calls of dispatch(i), each calling leaf()
+ *   autoexclude yields N   N calls of catcher(i), each calling yielder(i),
+ *                          which calls leaf() and longjmps back to catcher:
+ *                          no call of yielder ever returns
  *
  * Each mode prints the calls it made of each function ("hot 100000").
  */
@@ -100,6 +106,34 @@ static __attribute__((noinline)) void grower(long i)
 		leaf(i);
 	else
 		deep(i);
+}
+
+/* its first call runs the others: long itself, its other calls short */
+static __attribute__((noinline)) void dispatch(long i)
+{
+	if (i >= 0) {
+		leaf(i);
+		return;
+	}
+	for (long k = 0; k < 100; k++)
+		deep(k);
+	for (long k = 0; k < -i - 1; k++)
+		dispatch(k);
+}
+
+static jmp_buf yield_env;
+
+static __attribute__((noinline)) void yielder(long i)
+{
+	leaf(i);
+	longjmp(yield_env, 1);
+}
+
+static __attribute__((noinline)) void catcher(long i)
+{
+	if (setjmp(yield_env))
+		return;
+	yielder(i);
 }
 
 /* 4096-byte aligned: the same entry of the id cache ((addr >> 4) % 256) */
@@ -314,6 +348,13 @@ int main(int argc, char **argv)
 		printf("hot %ld\nchildren %ld\n", calls, children);
 	} else if (!strcmp(mode, "patched")) {
 		return patched(argc > 2 ? atol(argv[2]) : 1, argc > 3 ? atol(argv[3]) : 10);
+	} else if (!strcmp(mode, "outer")) {
+		dispatch(-n - 1);
+		printf("dispatch %ld\nleaf %ld\ndeep 100\n", n + 1, n);
+	} else if (!strcmp(mode, "yields")) {
+		for (long i = 0; i < n; i++)
+			catcher(i);
+		printf("catcher %ld\nyielder %ld\nleaf %ld\n", n, n, n);
 	} else if (!strcmp(mode, "clash")) {
 		for (long i = 0; i < n; i++)
 			pair(i);
