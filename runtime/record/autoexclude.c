@@ -510,7 +510,14 @@ static fdr_always_inline notrace void ax_shadow_exit(struct fdr_ax_thread *x, ui
 
 		while (i > 0 && x->shadow[i - 1].addr != addr)
 			i--;
-		if (!i)
+		/*
+		 * Only an undecided function's exit is one of a call pushed
+		 * here: a function decided since its open call was pushed has
+		 * its later calls unpushed, and the exit of one of them would
+		 * close the open one and everything above it, still running.
+		 */
+		if (!i || atomic_load_explicit(&ax_fn[x->shadow[i - 1].id].state,
+					       memory_order_relaxed) != AX_UNDECIDED)
 			return;
 		x->open = i;
 		/*
@@ -679,7 +686,14 @@ static notrace fdr_noinline void ax_record_other(struct fdr_thread *t, void *fn,
 	if (unlikely(ce->addr != addr))
 		goto slow;
 	if (likely(!x->nest)) {
-		if (likely(ce->ax == ce->id && !(action == FDRTRACE_FN_EXIT && x->open))) {
+		/*
+		 * A timed function's call, or its exit: recorded at once. Its
+		 * exit looks at the shadow only when the innermost open call
+		 * there is one of its (pushed while it was undecided).
+		 */
+		if (likely(ce->ax == ce->id &&
+			   !(action == FDRTRACE_FN_EXIT && x->open &&
+			     x->shadow[x->open - 1].addr == addr))) {
 			if (unlikely(!fdr_clock_read_fast(&tsc, &cpu)))
 				goto slow;
 			fdr_record_at(t, fn, action, tsc, cpu);	/* releases the guard */

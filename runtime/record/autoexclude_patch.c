@@ -100,6 +100,7 @@ struct ax_region {
 	 * AX_FAST]: the exit stub
 	 */
 	uint32_t stub_at[2 * AX_FAST + 1];
+	bool writable;		/* made writable in this round (ax_writable_end()) */
 };
 
 struct ax_req {
@@ -427,17 +428,54 @@ static notrace struct ax_region *ax_region_for(uintptr_t lo, uintptr_t hi)
 	return NULL;
 }
 
+/*
+ * Write access for a round. A page made writable for one write and back
+ * for the next cost two mprotect() calls a site, the second a TLB
+ * shootdown on every CPU running the program (kernel functions for it
+ * were 3% of a Lua run's samples, its hundreds of sites and stubs
+ * patched in its first rounds). So a round makes each executable segment
+ * it patches (ax_seg) and each stub region it writes writable once, and
+ * ax_writable_end() gives them back their protection: at the end of the
+ * segment's sites, and of the object's (still inside dl_iterate_phdr(),
+ * before the loader may unmap either).
+ */
+static struct {
+	uintptr_t p0, p1;	/* the segment's pages no other segment shares */
+	int prot;
+	int state;		/* 0: as mapped, 1: writable, -1: refused */
+} ax_seg;
+
+static notrace bool ax_seg_writable(void)
+{
+	if (!ax_seg.state)
+		ax_seg.state = mprotect((void *)ax_seg.p0, ax_seg.p1 - ax_seg.p0,
+					ax_seg.prot | PROT_WRITE) == 0 ? 1 : -1;
+	return ax_seg.state > 0;
+}
+
+/* The segment's protection back (its sites done), and the regions' (@regions). */
+static notrace void ax_writable_end(bool regions)
+{
+	if (ax_seg.state > 0)
+		mprotect((void *)ax_seg.p0, ax_seg.p1 - ax_seg.p0, ax_seg.prot);
+	ax_seg.state = 0;
+	for (uint32_t i = 0; regions && i < ax_nregions; i++) {
+		if (ax_regions[i].writable)
+			mprotect(ax_regions[i].code, AX_REGION_SIZE, PROT_READ | PROT_EXEC);
+		ax_regions[i].writable = false;
+	}
+}
+
 /* Write @len bytes of code at @dst in a region (pages R+X, maybe running other stubs). */
 static notrace bool ax_region_write(struct ax_region *r, uint32_t at, const uint8_t *code,
 				    uint32_t len)
 {
-	uintptr_t p0 = ((uintptr_t)r->code + at) & ~(uintptr_t)(AX_PAGE - 1);
-	uintptr_t p1 = ((uintptr_t)r->code + at + len + AX_PAGE - 1) & ~(uintptr_t)(AX_PAGE - 1);
-
-	if (mprotect((void *)p0, p1 - p0, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
-		return false;
+	if (!r->writable) {
+		if (mprotect(r->code, AX_REGION_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+			return false;
+		r->writable = true;
+	}
 	memcpy(r->code + at, code, len);
-	mprotect((void *)p0, p1 - p0, PROT_READ | PROT_EXEC);
 	return true;
 }
 
@@ -704,10 +742,10 @@ static notrace int ax_repoint(uintptr_t at, uintptr_t stub, int prot, uint8_t op
 		ax_nsplits++;
 		return 1;
 	}
-	if (!ax_protect(at, prot | PROT_WRITE))
+	(void)prot;	/* the segment's: ax_seg */
+	if (!ax_seg_writable())
 		return 0;
 	ok = ax_cas_bytes(at + 1, (const uint8_t *)&rel32, 4);
-	ax_protect(at, prot);
 	return ok ? 1 : -1;
 }
 
@@ -851,6 +889,10 @@ static notrace int ax_patch_obj(struct dl_phdr_info *info, size_t size, void *ar
 		hi = hi < phi ? hi : phi;
 		if (lo >= hi)
 			continue;
+		ax_seg.p0 = lo & ~(uintptr_t)(AX_PAGE - 1);
+		ax_seg.p1 = (hi + AX_PAGE - 1) & ~(uintptr_t)(AX_PAGE - 1);
+		ax_seg.prot = prot;
+		ax_seg.state = 0;
 		for (uint32_t n = 0; n < ax_nreqs; n++) {
 			if (ax_reqs[n].ret > lo && ax_reqs[n].ret <= hi) {
 				ax_reqs[n].found = true;
@@ -861,7 +903,9 @@ static notrace int ax_patch_obj(struct dl_phdr_info *info, size_t size, void *ar
 				ax_tail_exits(&o, ax_reqs[n].fn, lo, hi, prot);
 		}
 		ax_split_run();	/* this segment's, before the loader may unmap it */
+		ax_writable_end(false);
 	}
+	ax_writable_end(true);
 	return 0;
 }
 

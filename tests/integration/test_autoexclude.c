@@ -485,6 +485,8 @@ static void check_patched(const char *options, bool patch)
 	tc_assert_exited_ok(&r);
 	cr_assert(strstr(r.out, patch ? "patched yes\n" : "patched no\n"), "%s", r.out);
 	cr_assert(strstr(r.out, "child hot 100000\n"), "%s", r.out);
+	/* the pages patched (and the stubs') are not left writable and executable */
+	cr_expect(strstr(r.out, "rwx 0\n"), "%s", r.out);
 	read_parent_child(&r, t, &parent, &child);
 	{
 		const char *names[] = { "hot", "leaf", "deep", "tick", "jumper", "thrower", "after" };

@@ -176,6 +176,43 @@ static int code_changed(void)
 	       memcmp(code_leaf, (const void *)(uintptr_t)leaf, sizeof(code_leaf));
 }
 
+/* Mappings both writable and executable now (/proc/self/maps "rwx"). */
+static int rwx_mappings(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char perms[8];
+
+		if (sscanf(line, "%*s %7s", perms) == 1 && !strncmp(perms, "rwx", 3))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Patching makes pages writable for a round only: once the rounds stop
+ * (no new sites), no mapping stays writable and executable. Looked at
+ * again for up to 2 s, as a round may be under way at any one look.
+ */
+static int rwx_left(void)
+{
+	int n = rwx_mappings();
+
+	for (int i = 0; i < 200 && n > 0; i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		nanosleep(&ts, NULL);
+		n = rwx_mappings();
+	}
+	return n;
+}
+
 static void *spinner(void *arg)
 {
 	long *calls = arg;
@@ -238,8 +275,8 @@ static int patched(long nt, long secs)
 		jumper(i);
 	}
 	printf("hot %ld\nleaf %ld\ndeep %ld\ntick %ld\njumper 100000\nthrower %ld\nafter %ld\n"
-	       "patched %s\n", total, total + 100000, deep_calls, (long)ticks, jumps, jumps,
-	       changed ? "yes" : "no");
+	       "patched %s\nrwx %d\n", total, total + 100000, deep_calls, (long)ticks, jumps,
+	       jumps, changed ? "yes" : "no", rwx_left());
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
