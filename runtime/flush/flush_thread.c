@@ -364,6 +364,16 @@ static notrace void fl_pages_ahead(void)
 #define FL_FIRST_NS 5000000ull
 /* auto_exclude: the wait between rounds while call sites are being patched */
 #define FL_PATCH_NS 2000000
+/*
+ * ... and the longest wait while patching is on at all: a phase of the
+ * program that starts calling counted functions from new sites has them
+ * on the hooks until the next round. With the 50 ms wait, Lua's sort
+ * phase made 0.25 M hooked calls of lua_pushvalue alone (each site
+ * patched by then) and 4.5 M calls inside counted calls took the hooks in
+ * one run of workload.lua 2. A round with nothing asked for reads each
+ * thread's 64 requests and stops.
+ */
+#define FL_AX_IDLE_NS 5000000
 
 static notrace void fl_first_wait(uint64_t interval_ns)
 {
@@ -506,6 +516,8 @@ static notrace void *fl_main(void *arg)
 		/* while sites are being patched, the next round soon: the rest of them are as hot */
 		if (patching && to.tv_nsec > FL_PATCH_NS)
 			to.tv_nsec = FL_PATCH_NS;
+		else if (to.tv_nsec > FL_AX_IDLE_NS && !stopping && fdr_ax_patch_on())
+			to.tv_nsec = FL_AX_IDLE_NS;
 		if (fl_prefault || fl_prepare_ids)
 			continue;	/* the next step, after a look at the queue */
 		fl_settle_idle(&to);

@@ -95,6 +95,8 @@ void fdr_ax_thread_exit(struct fdr_thread *t) fdr_hidden;
  * round should come soon, while counted calls still take the hooks.
  */
 bool fdr_ax_patch_round(void) fdr_hidden;
+/* Whether call sites are patched at all (auto_exclude on, patch=on, not given up). */
+bool fdr_ax_patch_on(void) fdr_hidden;
 /* Fork child (one thread): the child's trace starts with no counts, every decision. */
 void fdr_ax_after_fork_child(void) fdr_hidden;
 

@@ -933,6 +933,11 @@ static notrace void ax_collect(struct fdr_thread *t, void *arg)
 	}
 }
 
+notrace bool fdr_ax_patch_on(void)
+{
+	return ax_patching;
+}
+
 notrace bool fdr_ax_patch_round(void)
 {
 
