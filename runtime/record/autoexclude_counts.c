@@ -138,7 +138,48 @@ notrace void fdr_ax_emit_decisions(struct fdr_rtbuf *rb, fdr_ax_add_fn add)
 	}
 }
 
-/* One thread's table (slot lock held by fdr_threads_foreach()). */
+/*
+ * One count of a thread (ax_counts_each()): @c calls of @id so far, of
+ * which *@taken are in the trace (or in the process-wide table). Return:
+ * false to stop the walk.
+ */
+typedef bool (*ax_count_fn)(void *arg, uint32_t id, uint64_t c, _Atomic uint64_t *taken);
+
+/*
+ * Every count of @x: the slots of its table with an id, then the patched
+ * sites' counts per function (@fast: a second count for an id the table
+ * may hold too, which readers add). The owner writes the counts
+ * meanwhile, or has left the registry; the caller alone writes @taken.
+ */
+static notrace void ax_counts_each(struct fdr_ax_thread *x, ax_count_fn fn, void *arg)
+{
+	for (uint32_t s = 0; s < AX_SLOTS; s++) {
+		/* acquire: pairs with the owner's release store of the id after its first count */
+		uint32_t id = atomic_load_explicit(&x->slot[s].id, memory_order_acquire);
+
+		if (id && !fn(arg, id, atomic_load_explicit(&x->slot[s].count, memory_order_relaxed),
+			      &x->taken[s]))
+			return;
+	}
+	/* acquire: pairs with ax_fast_index()'s release (the id before its count) */
+	for (uint32_t k = 0, n = atomic_load_explicit(&ax_fast_n, memory_order_acquire); k < n;
+	     k++)
+		if (!fn(arg, ax_fast_id[k], atomic_load_explicit(&x->fast[k], memory_order_relaxed),
+			&x->fast_taken[k]))
+			return;
+}
+
+static notrace bool ax_emit_count(void *arg, uint32_t id, uint64_t c, _Atomic uint64_t *taken)
+{
+	struct ax_out *o = arg;
+
+	ax_out_add(o, id, c - (o->take ? atomic_load_explicit(taken, memory_order_relaxed) : 0));
+	if (o->take)
+		atomic_store_explicit(taken, c, memory_order_relaxed);
+	return true;
+}
+
+/* One thread's counts (slot lock held by fdr_threads_foreach()). */
 static notrace void ax_emit_thread(struct fdr_thread *t, void *arg)
 {
 	struct ax_out *o = arg;
@@ -148,31 +189,7 @@ static notrace void ax_emit_thread(struct fdr_thread *t, void *arg)
 	if (!x)
 		return;
 	o->tid = (uint32_t)t->tid;
-	for (uint32_t s = 0; s < AX_SLOTS; s++) {
-		/* acquire: pairs with the owner's release store of the id after its first count */
-		uint32_t id = atomic_load_explicit(&x->slot[s].id, memory_order_acquire);
-		uint64_t c, base;
-
-		if (!id)
-			continue;
-		c = atomic_load_explicit(&x->slot[s].count, memory_order_relaxed);
-		base = o->take ? atomic_load_explicit(&x->taken[s], memory_order_relaxed) : 0;
-		ax_out_add(o, id, c - base);
-		if (o->take)
-			atomic_store_explicit(&x->taken[s], c, memory_order_relaxed);
-	}
-	/* the patched sites' counts: a second pair for the same id, which readers add */
-	for (uint32_t k = 0, n = atomic_load_explicit(&ax_fast_n, memory_order_acquire); k < n;
-	     k++) {
-		uint64_t c = atomic_load_explicit(&x->fast[k], memory_order_relaxed);
-		uint64_t base = o->take ? atomic_load_explicit(&x->fast_taken[k],
-								memory_order_relaxed)
-					: 0;
-
-		ax_out_add(o, ax_fast_id[k], c - base);
-		if (o->take)
-			atomic_store_explicit(&x->fast_taken[k], c, memory_order_relaxed);
-	}
+	ax_counts_each(x, ax_emit_count, o);
 	ax_out_flush(o);
 }
 
@@ -208,20 +225,23 @@ notrace void fdr_ax_emit(struct fdr_rtbuf *rb, fdr_ax_add_fn add, bool take)
 	ax_out_flush(&o);
 }
 
+/* Stops the walk at the first count not all in the trace (*@arg: set then). */
+static notrace bool ax_pending_count(void *arg, uint32_t id, uint64_t c, _Atomic uint64_t *taken)
+{
+	bool *any = arg;
+
+	(void)id;
+	*any = c != atomic_load_explicit(taken, memory_order_relaxed);
+	return !*any;
+}
+
 /* One thread's counts not in the trace yet (slot lock held by fdr_threads_foreach()). */
 static notrace void ax_pending_thread(struct fdr_thread *t, void *arg)
 {
 	struct fdr_ax_thread *x = atomic_load_explicit(&t->ax, memory_order_acquire);
-	bool *any = arg;
 
-	if (!x || *any)
-		return;
-	for (uint32_t s = 0; s < AX_SLOTS && !*any; s++)
-		*any = atomic_load_explicit(&x->slot[s].count, memory_order_relaxed) !=
-		       atomic_load_explicit(&x->taken[s], memory_order_relaxed);
-	for (uint32_t k = 0; k < AX_FAST && !*any; k++)
-		*any = atomic_load_explicit(&x->fast[k], memory_order_relaxed) !=
-		       atomic_load_explicit(&x->fast_taken[k], memory_order_relaxed);
+	if (x && !*(bool *)arg)
+		ax_counts_each(x, ax_pending_count, arg);
 }
 
 notrace bool fdr_ax_has_counts(void)
@@ -256,6 +276,18 @@ notrace void fdr_ax_emit_periodic(struct fdr_rtbuf *rb, fdr_ax_add_fn add)
 	fdr_ax_emit(rb, add, true);
 }
 
+/* What the trace does not have yet, into the process-wide table. */
+static notrace bool ax_exit_count(void *arg, uint32_t id, uint64_t c, _Atomic uint64_t *taken)
+{
+	uint64_t base = atomic_load_explicit(taken, memory_order_relaxed);
+
+	(void)arg;
+	if (c != base)
+		ax_count_global(id, c - base);
+	atomic_store_explicit(taken, c, memory_order_relaxed);
+	return true;
+}
+
 notrace void fdr_ax_thread_exit(struct fdr_thread *t)
 {
 	struct fdr_ax_thread *x = atomic_load_explicit(&t->ax, memory_order_relaxed);
@@ -263,24 +295,7 @@ notrace void fdr_ax_thread_exit(struct fdr_thread *t)
 	if (!fdr_ax_on || !x)
 		return;
 	/* no emitter holds our slot any more (the caller left the registry): @taken is final */
-	for (uint32_t s = 0; s < AX_SLOTS; s++) {
-		uint32_t id = atomic_load_explicit(&x->slot[s].id, memory_order_relaxed);
-		uint64_t c = atomic_load_explicit(&x->slot[s].count, memory_order_relaxed);
-		uint64_t base = atomic_load_explicit(&x->taken[s], memory_order_relaxed);
-
-		if (id && c != base)
-			ax_count_global(id, c - base);
-		atomic_store_explicit(&x->taken[s], c, memory_order_relaxed);
-	}
-	for (uint32_t k = 0, n = atomic_load_explicit(&ax_fast_n, memory_order_acquire); k < n;
-	     k++) {
-		uint64_t c = atomic_load_explicit(&x->fast[k], memory_order_relaxed);
-		uint64_t base = atomic_load_explicit(&x->fast_taken[k], memory_order_relaxed);
-
-		if (c != base)
-			ax_count_global(ax_fast_id[k], c - base);
-		atomic_store_explicit(&x->fast_taken[k], c, memory_order_relaxed);
-	}
+	ax_counts_each(x, ax_exit_count, NULL);
 }
 
 notrace void fdr_ax_after_fork_child(void)
