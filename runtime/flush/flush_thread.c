@@ -668,26 +668,24 @@ notrace void fdr_flush_note_exec(const char *path, uint32_t tid, uint64_t tsc)
  * and back, each a wait for a CPU, in every traced process. Writing from
  * another thread than the flush thread is what the _exit and
  * fatal-signal dumps do. Only when the trace is in this thread's
- * descriptor table as it is (fdr_file_here()).
- * Return: true when the final round is written (here, or by the flush
- * thread, which saw fl_stop first); false: the flush thread must write
- * it (it did not start in 2 s, on a stopped machine; or the trace is
- * only in its table, or under a file size limit: fdr_file_here()).
+ * descriptor table as it is (fdr_file_here()); else (the thread did not
+ * start in 2 s, on a stopped machine; the trace is only in its table, or
+ * under a file size limit) the flush thread writes it when the caller
+ * wakes it, or did already, having seen fl_stop first.
  */
-static notrace bool fl_finish_here(void)
+static notrace void fl_finish_here(void)
 {
-	bool done;
+	bool here;
 
 	fdr_flush_started_wait(2000);	/* the start records first in the file */
 	if (!atomic_load_explicit(&fl_started, memory_order_acquire))
-		return false;
+		return;
 	pthread_mutex_lock(&fl_mutex);
-	done = atomic_load_explicit(&fl_finished, memory_order_relaxed);
-	if (!done) {
+	if (!atomic_load_explicit(&fl_finished, memory_order_relaxed)) {
 		fdr_file_lock(0);
-		done = fdr_file_here();
+		here = fdr_file_here();
 		fdr_file_unlock();
-		if (done) {
+		if (here) {
 			fl_requested_snapshots();	/* a trigger just before the exit: its snapshot */
 			/* seq_cst: before fl_final() takes the file lock (fl_settle_idle() looks under it) */
 			atomic_store_explicit(&fl_finished, true, memory_order_seq_cst);
@@ -695,7 +693,6 @@ static notrace bool fl_finish_here(void)
 		}
 	}
 	pthread_mutex_unlock(&fl_mutex);
-	return done;
 }
 
 /*
@@ -760,7 +757,7 @@ notrace void fdr_flush_finish(uint8_t how)
 	 * workload.bash, policy=ring buffer_max=4: 6-23 such calls a run,
 	 * none joined; the workload's wall time the same or less joined).
 	 */
-	(void)fl_finish_here();
+	fl_finish_here();
 	fdr_flush_wake();
 	pthread_join(fl_thread, NULL);
 	fl_running = false;

@@ -153,8 +153,8 @@ notrace void fdr_ax_init(void)
 	fdr_gate_rec = FDR_GATE_ON;
 	ax_nest_slow = fdr_all_slow || fdr_filtering;
 	if (on < 0) {
-		fdr_say("fdrtrace: FDRTRACE_OPTIONS: auto_exclude='%.200s': expected DURATION[;after=N][;patch=off] "
-			"(DURATION a whole number of ns, us or ms; N from %u to %u; patch=off) or off; "
+		fdr_say("fdrtrace: FDRTRACE_OPTIONS: auto_exclude='%.200s': expected DURATION[;after=N][;patch=on|off] "
+			"(DURATION a whole number of ns, us or ms; N from %u to %u) or off; "
 			"auto_exclude off\n",
 			fdr_cfg.auto_exclude, FDR_AX_AFTER_MIN, FDR_AX_AFTER_MAX);
 		return;

@@ -35,12 +35,14 @@
  *     call's. The counts and the nesting are the hook's own: a count of a
  *     call is in @slot or in @fast, never both, never neither.
  *   - The write: only the call's rel32 changes, with one locked
- *     compare-and-swap of the aligned 8 or 16 bytes that hold it, the page
- *     made writable (and still executable) for it and given back its
- *     segment's protection. Another thread then executes either the old
- *     call (the hook) or the new (the stub), both right: nothing needs
- *     the new code seen at once. A site whose rel32 straddles an aligned
- *     16-byte block is left alone (its calls keep the hook).
+ *     compare-and-swap of the aligned 8 or 16 bytes that hold it, the
+ *     segment made writable (and still executable) for the round and
+ *     given back its protection at its end (ax_seg). Another thread then
+ *     executes either the old call (the hook) or the new (the stub), both
+ *     right: nothing needs the new code seen at once. A site whose rel32
+ *     no aligned 16 bytes hold is changed in three steps at the segment's
+ *     end (ax_split_run()); one whose first two bytes straddle 16 bytes
+ *     is left alone (its calls keep the hook).
  *   - The stubs live in executable pages mapped within ±2 GiB of the
  *     object (a rel32 reaches them), generated once per (object, function)
  *     and never changed or unmapped: a fork child keeps them with the
@@ -636,15 +638,6 @@ static notrace bool ax_cas_bytes(uintptr_t at, const uint8_t *bytes, unsigned n)
 	return false;
 }
 
-/* The pages that hold the 5 bytes at @at, given protection @prot (with or without write). */
-static notrace bool ax_protect(uintptr_t at, int prot)
-{
-	uintptr_t p0 = at & ~(uintptr_t)(AX_PAGE - 1);
-	uintptr_t p1 = ((at + 5) | (AX_PAGE - 1)) + 1;
-
-	return mprotect((void *)p0, p1 - p0, prot) == 0;
-}
-
 /*
  * Sites whose rel32 no aligned 16 bytes hold, changed at the round's end
  * (ax_split_run()) in three steps, each made visible to every thread
@@ -660,8 +653,7 @@ static struct {
 	uintptr_t at;
 	uint8_t insn[5];	/* the new instruction */
 	uint8_t orig[2];	/* the old one's first two bytes */
-	bool writable, spun;	/* (ax_split_run()) */
-	int prot;
+	bool spun;		/* (ax_split_run()) */
 } ax_splits[AX_SPLITS];
 static uint32_t ax_nsplits;
 static int ax_sync_core;	/* 0: not asked yet, 1: registered, -1: not available */
@@ -671,7 +663,10 @@ static notrace bool ax_sync(void)
 	return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) == 0;
 }
 
-/* The split sites of this round (in the object's dl_iterate_phdr() callback: no dlclose()). */
+/*
+ * The split sites of this segment, in this round (in the object's
+ * dl_iterate_phdr() callback: no dlclose()), before ax_writable_end().
+ */
 static notrace void ax_split_run(void)
 {
 	static const uint8_t spin[2] = { 0xeb, 0xfe };	/* jmp . */
@@ -679,15 +674,12 @@ static notrace void ax_split_run(void)
 	bool synced;
 
 	ax_nsplits = 0;
-	if (!n)
+	if (!n || !ax_seg_writable())
 		return;
-	/* every page writable first: two sites may share one */
 	for (uint32_t i = 0; i < n; i++) {
 		memcpy(ax_splits[i].orig, (const void *)ax_splits[i].at, 2);
-		ax_splits[i].writable = ax_protect(ax_splits[i].at, ax_splits[i].prot | PROT_WRITE);
+		ax_splits[i].spun = ax_cas_bytes(ax_splits[i].at, spin, 2);
 	}
-	for (uint32_t i = 0; i < n; i++)
-		ax_splits[i].spun = ax_splits[i].writable && ax_cas_bytes(ax_splits[i].at, spin, 2);
 	synced = ax_sync();
 	for (uint32_t i = 0; i < n; i++) {
 		if (!ax_splits[i].spun)
@@ -706,18 +698,15 @@ static notrace void ax_split_run(void)
 			if (ax_splits[i].spun)
 				ax_cas_bytes(ax_splits[i].at, ax_splits[i].insn, 2);
 	}
-	for (uint32_t i = 0; i < n; i++)
-		if (ax_splits[i].writable)
-			ax_protect(ax_splits[i].at, ax_splits[i].prot);
 }
 
 /*
  * Point the call (or jmp: @op) at @at to @stub: its rel32 only, in one
  * locked write of the aligned 8 or 16 bytes that hold it, or at the
- * round's end in three steps (ax_split_run()). @prot: the segment's.
+ * round's end in three steps (ax_split_run()); in the segment ax_seg.
  * Return: 1 patched (or to be), 0 not possible here for good, -1 not now.
  */
-static notrace int ax_repoint(uintptr_t at, uintptr_t stub, int prot, uint8_t op)
+static notrace int ax_repoint(uintptr_t at, uintptr_t stub, uint8_t op)
 {
 	int64_t rel = (int64_t)stub - (int64_t)(at + 5);
 	int32_t rel32 = (int32_t)rel;
@@ -738,11 +727,9 @@ static notrace int ax_repoint(uintptr_t at, uintptr_t stub, int prot, uint8_t op
 		ax_splits[ax_nsplits].at = at;
 		ax_splits[ax_nsplits].insn[0] = op;
 		memcpy(ax_splits[ax_nsplits].insn + 1, &rel32, 4);
-		ax_splits[ax_nsplits].prot = prot;
 		ax_nsplits++;
 		return 1;
 	}
-	(void)prot;	/* the segment's: ax_seg */
 	if (!ax_seg_writable())
 		return 0;
 	ok = ax_cas_bytes(at + 1, (const uint8_t *)&rel32, 4);
@@ -776,7 +763,7 @@ static notrace uint32_t ax_fast_index(uint32_t id)
  */
 #define AX_TAIL_SCAN 2048u
 static notrace void ax_tail_exits(const struct ax_obj *o, uintptr_t fn, uintptr_t lo,
-				  uintptr_t hi, int prot)
+				  uintptr_t hi)
 {
 	uintptr_t key = fn | (uintptr_t)1 << 62;	/* in the seen set: scanned */
 	uintptr_t hook = ax_hook_exit, end, stub = 0;
@@ -795,18 +782,18 @@ static notrace void ax_tail_exits(const struct ax_obj *o, uintptr_t fn, uintptr_
 			if (!stub)
 				return;
 		}
-		ax_repoint(at, stub, prot, 0xe9);
+		ax_repoint(at, stub, 0xe9);
 	}
 }
 
-/* Look at one wanted site in the object (its executable segment [@lo, @hi), protection @prot). */
+/* Look at one wanted site in the object (its executable segment [@lo, @hi): ax_seg). */
 static notrace void ax_site(const struct ax_obj *o, const struct ax_req *q, uintptr_t lo,
-			    uintptr_t hi, int prot)
+			    uintptr_t hi)
 {
 	uintptr_t call = q->ret - 5;
 	uintptr_t hook = q->action ? ax_hook_exit
 				   : ax_hook_enter;
-	uint32_t id = fdr_funcid_find(q->fn), k, which = 2 * AX_FAST;
+	uint32_t id, k, which = 2 * AX_FAST;
 	bool counted;
 	struct ax_region *r;
 	uintptr_t stub;
@@ -824,6 +811,7 @@ static notrace void ax_site(const struct ax_obj *o, const struct ax_req *q, uint
 		ax_seen_add(q->ret);	/* not a call of the hook: never will be */
 		return;
 	}
+	id = fdr_funcid_find(q->fn);
 	if (!id) {
 		ax_seen_add(q->ret);	/* no id: not a function the hooks count */
 		return;
@@ -848,7 +836,7 @@ static notrace void ax_site(const struct ax_obj *o, const struct ax_req *q, uint
 		ax_seen_add(q->ret);
 		return;
 	}
-	done = ax_repoint(call, stub, prot, 0xe8);
+	done = ax_repoint(call, stub, 0xe8);
 	if (done >= 0)
 		ax_seen_add(q->ret);
 }
@@ -896,11 +884,11 @@ static notrace int ax_patch_obj(struct dl_phdr_info *info, size_t size, void *ar
 		for (uint32_t n = 0; n < ax_nreqs; n++) {
 			if (ax_reqs[n].ret > lo && ax_reqs[n].ret <= hi) {
 				ax_reqs[n].found = true;
-				ax_site(&o, &ax_reqs[n], lo, hi, prot);
+				ax_site(&o, &ax_reqs[n], lo, hi);
 			}
 			/* an exit's hook may have been jumped to at the function's end */
 			if (ax_reqs[n].action)
-				ax_tail_exits(&o, ax_reqs[n].fn, lo, hi, prot);
+				ax_tail_exits(&o, ax_reqs[n].fn, lo, hi);
 		}
 		ax_split_run();	/* this segment's, before the loader may unmap it */
 		ax_writable_end(false);
